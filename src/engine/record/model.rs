@@ -1,0 +1,292 @@
+//! The audit record (CONTRACT §7), `schema_version` 3, and its append-only history.
+//!
+//! The derived fields (`audit_state`, `latest_verdict`, certification fields) are a fold
+//! over `history`; they are stored for readers, and loading checks they agree.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::engine::report::{InvocationMode, Severity, Verdict};
+use crate::ids::{
+    Artifact, AuditId, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber, RepoName,
+    TaskId, WorkUnit,
+};
+
+pub const SCHEMA_VERSION: u32 = 3;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub schema_version: u32,
+    pub id: AuditId,
+    pub repository: RepoName,
+    pub pull_request: PrNumber,
+    pub work_unit: WorkUnit,
+    pub goal: String,
+    pub completion_oracle: String,
+    pub evidence: Option<Evidence>,
+    pub candidate_artifact: Artifact,
+    /// Canonical order: deduplicated and sorted by byte order.
+    pub covered_tasks: Vec<TaskId>,
+    pub audit_budget: u32,
+    pub audit_state: AuditState,
+    pub audit_blocked_reason: Option<BlockedReason>,
+    pub latest_verdict: Option<Verdict>,
+    pub certified_artifact: Option<Artifact>,
+    pub certified_covered_tasks: Option<Vec<TaskId>>,
+    pub certification_grade: Option<Grade>,
+    pub producer_authenticated: Option<bool>,
+    pub history: Vec<Event>,
+}
+
+/// Evidence text and the commit it was given for; it does not carry over to a new head.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    pub text: String,
+    #[serde(rename = "for")]
+    pub given_for: Artifact,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditState {
+    Open,
+    AwaitingHuman,
+    Certified,
+    Blocked,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockedReason {
+    AuditBudgetExhausted,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Grade {
+    SessionReported,
+    Authenticated,
+}
+
+impl Grade {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Grade::SessionReported => "session_reported",
+            Grade::Authenticated => "authenticated",
+        }
+    }
+}
+
+/// One history entry. `prev` chains it to the entry before (CONTRACT §7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    #[serde(flatten)]
+    pub kind: EventKind,
+    pub at: DateTime<Utc>,
+    pub actor: Login,
+    pub comment_url: Option<String>,
+    pub delivery: DeliveryId,
+    pub prev: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    Created(Created),
+    Report(ReportRun),
+    InvocationFailure(InvocationFailure),
+    Baseline(Baseline),
+    Resolution(Resolution),
+    LimitationAcceptance(LimitationAcceptance),
+    Override(Override),
+    Disposition(Disposition),
+    Waiver(Waiver),
+    Veto(Veto),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Created {
+    pub pull_request: PrNumber,
+    pub work_unit: WorkUnit,
+    pub goal: String,
+    pub completion_oracle: String,
+    pub evidence: Option<Evidence>,
+    pub candidate_artifact: Artifact,
+    pub covered_tasks: Vec<TaskId>,
+    pub audit_budget: u32,
+}
+
+/// An accepted report: one run. Carries what the gate and the views need of it, so that
+/// they read one file; the whole normalized report is at `report`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportRun {
+    pub run: u32,
+    pub invocation_ref: String,
+    pub invocation_mode: InvocationMode,
+    pub candidate_artifact: Artifact,
+    pub covered_tasks: Vec<TaskId>,
+    pub verdict: Verdict,
+    pub report_digest: String,
+    pub grade: Grade,
+    /// Path of the stored normalized report on the records branch.
+    pub report: String,
+    pub receipt_id: Option<String>,
+    /// `true` when the report came as a seed-002 handoff block.
+    #[serde(default)]
+    pub handoff: bool,
+    pub findings: Vec<FindingSummary>,
+    pub limitations: Vec<LimitationSummary>,
+    pub elegance: Option<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindingSummary {
+    pub id: FindingId,
+    pub key: Option<FindingKey>,
+    pub severity: Severity,
+    pub blocking: bool,
+    pub cross_remit: bool,
+    pub claim: String,
+    pub evidence_refs: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitationSummary {
+    pub id: LimitationId,
+    pub key: FindingKey,
+    pub text: String,
+    pub authority: Option<String>,
+}
+
+/// An invocation that failed without a report (seed 000 §4): recorded, no budget used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvocationFailure {
+    pub invocation_ref: String,
+    pub candidate_artifact: Artifact,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaselineCause {
+    Manual,
+    Push,
+    Reopen,
+    BaseChange,
+    Adopt,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub cause: BaselineCause,
+    pub pull_request: PrNumber,
+    pub candidate_artifact: Artifact,
+    pub covered_tasks: Vec<TaskId>,
+    pub evidence: Option<Evidence>,
+}
+
+/// A finding named across events: its id in run `run`, and its key when it had one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindingRef {
+    pub id: FindingId,
+    pub key: Option<FindingKey>,
+    pub run: u32,
+}
+
+/// A human answer: to `needs_human_decision` (no `finding`), or to a contested finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolution {
+    pub note: String,
+    /// `human: <login>`, always the commenter's own login.
+    pub authority: String,
+    pub finding: Option<FindingRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcceptedLimitation {
+    pub id: LimitationId,
+    pub key: FindingKey,
+}
+
+/// `/audit resolve L-NN`: a human accepts limitations (by key) of run `run`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LimitationAcceptance {
+    pub run: u32,
+    pub limitations: Vec<AcceptedLimitation>,
+    pub note: String,
+    pub authority: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Override {
+    pub budget: u32,
+    pub previous_budget: u32,
+    pub note: String,
+    pub authority: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DispositionKind {
+    #[serde(rename = "fix")]
+    Fix,
+    #[serde(rename = "file")]
+    File,
+    #[serde(rename = "reject")]
+    Reject,
+    #[serde(rename = "follow-up")]
+    FollowUp,
+}
+
+impl DispositionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DispositionKind::Fix => "fix",
+            DispositionKind::File => "file",
+            DispositionKind::Reject => "reject",
+            DispositionKind::FollowUp => "follow-up",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Disposition {
+    pub finding: FindingRef,
+    pub disposition: DispositionKind,
+    pub note: String,
+    pub authority: String,
+    /// The issue a `file` disposition opened.
+    pub issue: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum WaiverBasis {
+    #[serde(rename = "triage-threshold")]
+    TriageThreshold,
+    #[serde(rename = "cross-remit")]
+    CrossRemit,
+}
+
+impl WaiverBasis {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaiverBasis::TriageThreshold => "triage-threshold",
+            WaiverBasis::CrossRemit => "cross-remit",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Waiver {
+    pub findings: Vec<FindingRef>,
+    pub basis: WaiverBasis,
+    pub reason: String,
+    pub authority: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Veto {
+    pub key: FindingKey,
+    pub effective_from_round: u32,
+    pub reason: String,
+    pub authority: String,
+}

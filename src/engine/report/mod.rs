@@ -1,0 +1,5 @@
+//! Report intake: parsing, normalization, digest and the record-independent rules.
+
+pub mod model;
+
+pub use model::*;

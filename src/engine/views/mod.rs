@@ -1,0 +1,1 @@
+//! Views of a record as data: PR-body sections, check-run text, replies.

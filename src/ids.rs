@@ -1,0 +1,218 @@
+//! Newtypes for identifiers that are easy to mix up. Each validates on construction and
+//! (de)serializes as its plain string or number, so a malformed id never enters the core.
+
+use std::fmt;
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// A value did not have the form its type requires.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} must look like {expected}, got {got:?}")]
+pub struct IdError {
+    pub what: &'static str,
+    pub expected: &'static str,
+    pub got: String,
+}
+
+macro_rules! string_id {
+    ($(#[$doc:meta])* $name:ident, $what:literal, $expected:literal, $re:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn new(value: impl Into<String>) -> Result<Self, IdError> {
+                static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new($re).expect("valid id regex"));
+                let value = value.into();
+                if RE.is_match(&value) {
+                    Ok(Self(value))
+                } else {
+                    Err(IdError { what: $what, expected: $expected, got: value })
+                }
+            }
+
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = IdError;
+            fn try_from(value: String) -> Result<Self, IdError> {
+                Self::new(value)
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(value: $name) -> String {
+                value.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = IdError;
+            fn from_str(s: &str) -> Result<Self, IdError> {
+                Self::new(s)
+            }
+        }
+    };
+}
+
+string_id!(
+    /// An audit record id, `AUD-<n>`.
+    AuditId, "an audit id", "AUD-7", r"^AUD-[1-9][0-9]*$"
+);
+string_id!(
+    /// A full 40-hex commit SHA, lowercase.
+    CommitSha, "a commit SHA", "40 lowercase hex digits", r"^[0-9a-f]{40}$"
+);
+string_id!(
+    /// A covered task: `#12` (an issue of the repository) or `T-041`.
+    TaskId, "a task id", "#12 or T-041", r"^(#[1-9][0-9]*|[A-Za-z][A-Za-z0-9_.-]*-[0-9]+)$"
+);
+string_id!(
+    /// A work unit: `pr:42`, `phase:4`, `milestone:M2`, `epic:x`, `custom:x`, `work-unit:x`.
+    WorkUnit, "a work unit", "pr:42, phase:4, milestone:M2, epic:x, custom:x or work-unit:x",
+    r"^(pr:[1-9][0-9]*|phase:[^\s]+|milestone:[^\s]+|epic:[^\s]+|custom:[^\s]+|work-unit:[^\s]+)$"
+);
+string_id!(
+    /// A GitHub login (users and `name[bot]` apps).
+    Login, "a GitHub login", "octocat or my-app[bot]", r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
+);
+string_id!(
+    /// A finding id inside one report, `A-NN`.
+    FindingId, "a finding id", "A-01", r"^A-[0-9]{2,}$"
+);
+string_id!(
+    /// A limitation id inside one report, `L-NN`.
+    LimitationId, "a limitation id", "L-01", r"^L-[0-9]{2,}$"
+);
+string_id!(
+    /// A key that names a finding or limitation across runs.
+    FindingKey, "a finding key", "webhook-replay", r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$"
+);
+string_id!(
+    /// A repository's full name, `owner/repo`.
+    RepoName, "a repository", "owner/repo", r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$"
+);
+
+impl AuditId {
+    pub fn from_number(n: u64) -> Self {
+        Self(format!("AUD-{n}"))
+    }
+
+    pub fn number(&self) -> u64 {
+        self.0[4..].parse().expect("validated AUD-<n>")
+    }
+}
+
+impl WorkUnit {
+    pub fn for_pull(number: PrNumber) -> Self {
+        Self(format!("pr:{}", number.0))
+    }
+
+    /// `pr:` units may default their covered tasks from the PR body; others need them named.
+    pub fn is_pull_request(&self) -> bool {
+        self.0.starts_with("pr:")
+    }
+}
+
+impl Login {
+    /// Logins compare case-insensitively on GitHub.
+    pub fn same_as(&self, other: &Login) -> bool {
+        self.0.eq_ignore_ascii_case(&other.0)
+    }
+}
+
+impl RepoName {
+    pub fn owner(&self) -> &str {
+        self.0.split_once('/').map(|(o, _)| o).unwrap_or_default()
+    }
+
+    pub fn name(&self) -> &str {
+        self.0.split_once('/').map(|(_, n)| n).unwrap_or_default()
+    }
+}
+
+/// `commit:<sha>`: the exact frozen candidate an audit binds to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Artifact(CommitSha);
+
+impl Artifact {
+    pub fn commit(sha: CommitSha) -> Self {
+        Self(sha)
+    }
+
+    pub fn sha(&self) -> &CommitSha {
+        &self.0
+    }
+
+    /// The first seven hex digits, as GitHub shows commits.
+    pub fn short(&self) -> &str {
+        &self.0.as_str()[..7]
+    }
+}
+
+impl TryFrom<String> for Artifact {
+    type Error = IdError;
+    fn try_from(value: String) -> Result<Self, IdError> {
+        let err = || IdError {
+            what: "a candidate artifact",
+            expected: "commit:<40 hex>",
+            got: value.clone(),
+        };
+        let sha = value.strip_prefix("commit:").ok_or_else(err)?;
+        CommitSha::new(sha).map(Self).map_err(|_| err())
+    }
+}
+
+impl From<Artifact> for String {
+    fn from(value: Artifact) -> String {
+        value.to_string()
+    }
+}
+
+impl fmt::Display for Artifact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "commit:{}", self.0)
+    }
+}
+
+impl std::str::FromStr for Artifact {
+    type Err = IdError;
+    fn from_str(s: &str) -> Result<Self, IdError> {
+        Self::try_from(s.to_owned())
+    }
+}
+
+/// A pull request number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PrNumber(pub u64);
+
+impl fmt::Display for PrNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// GitHub's `X-GitHub-Delivery` GUID. Free-form on purpose: it is only compared.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct DeliveryId(pub String);
+
+impl fmt::Display for DeliveryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}

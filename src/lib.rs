@@ -1,4 +1,12 @@
 //! auditloop: a GitHub App that runs PR-driven audit loops and reports the gate as a check run.
 
+pub mod app;
+pub mod cli;
+pub mod config;
 pub mod engine;
+pub mod events;
+pub mod github;
 pub mod ids;
+pub mod metrics;
+pub mod server;
+pub mod telemetry;

@@ -1,0 +1,57 @@
+//! `auditloop serve`: resolve the configuration, build the GitHub client, serve.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::app::AuditApp;
+use crate::config::{ServeArgs, ServeConfig};
+use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
+use crate::metrics::Metrics;
+use crate::server::{serve, AppState};
+
+pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
+    let config = match ServeConfig::resolve(args, env, &|p| std::fs::read_to_string(p)) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("auditloop: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("auditloop: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(start(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("auditloop: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Builds the app from a resolved configuration and serves until a shutdown signal.
+pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
+    let metrics = Metrics::new();
+    let github = GitHubApp::new(
+        GitHubSettings {
+            app_id: config.app_id,
+            private_key: config.private_key.clone(),
+            api_url: config.github_api_url.clone(),
+            timeout: Duration::from_secs(8),
+            retry: RetryPolicy::default(),
+        },
+        metrics.clone(),
+    )?;
+    let app = AuditApp::new(Arc::new(github));
+    let state = AppState::new(config.webhook_secrets.clone(), metrics, Arc::new(app));
+    serve(config.listen, state).await?;
+    Ok(())
+}

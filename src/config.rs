@@ -1,0 +1,311 @@
+//! Operator configuration (CONTRACT §1): flags, then `AUDITLOOP_*` environment variables,
+//! then Probot's names, then a `.env` file (loaded into the environment at start-up without
+//! overriding what is already set). Secrets are held in `secrecy` types and never printed.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use secrecy::{ExposeSecret, SecretString};
+
+use crate::engine::config::Assurance;
+
+/// The flags of `auditloop serve`; every one may also come from the environment.
+#[derive(clap::Args, Clone, Default)]
+pub struct ServeArgs {
+    /// GitHub App id [env: AUDITLOOP_APP_ID, APP_ID]
+    #[arg(long)]
+    pub app_id: Option<String>,
+    /// The App's PEM private key, inline [env: AUDITLOOP_PRIVATE_KEY, PRIVATE_KEY]
+    #[arg(long)]
+    pub private_key: Option<String>,
+    /// Path to the App's PEM private key [env: AUDITLOOP_PRIVATE_KEY_PATH, PRIVATE_KEY_PATH]
+    #[arg(long)]
+    pub private_key_path: Option<PathBuf>,
+    /// Webhook secret; several, comma-separated, while rotating [env: AUDITLOOP_WEBHOOK_SECRET, WEBHOOK_SECRET]
+    #[arg(long)]
+    pub webhook_secret: Option<String>,
+    /// REST base URL; GitHub Enterprise Server is https://HOST/api/v3 [env: AUDITLOOP_GITHUB_API_URL]
+    #[arg(long)]
+    pub github_api_url: Option<String>,
+    /// Address to bind [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000]
+    #[arg(long)]
+    pub listen: Option<String>,
+    /// Operator-pinned Ed25519 auditor keys (TOML) [env: AUDITLOOP_TRUST_STORE]
+    #[arg(long)]
+    pub trust_store: Option<PathBuf>,
+    /// standard or hardened; a repository can raise it, never lower it [env: AUDITLOOP_MIN_ASSURANCE]
+    #[arg(long)]
+    pub min_assurance: Option<String>,
+}
+
+/// Logging flags, shared by every subcommand.
+#[derive(clap::Args, Clone, Default, Debug)]
+pub struct LogArgs {
+    /// Log filter in tracing env-filter syntax [env: AUDITLOOP_LOG] [default: info]
+    #[arg(long, global = true)]
+    pub log: Option<String>,
+    /// pretty or json [env: AUDITLOOP_LOG_FORMAT] [default: pretty]
+    #[arg(long, global = true)]
+    pub log_format: Option<String>,
+}
+
+/// One or more webhook secrets; a delivery signed with any of them is accepted.
+#[derive(Clone)]
+pub struct WebhookSecrets(Vec<SecretString>);
+
+impl WebhookSecrets {
+    /// Splits a comma-separated list; empty entries are ignored.
+    pub fn parse(list: &str) -> Option<Self> {
+        let secrets: Vec<SecretString> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| SecretString::from(s.to_owned()))
+            .collect();
+        (!secrets.is_empty()).then_some(Self(secrets))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.0.iter().map(|s| s.expose_secret().as_bytes())
+    }
+}
+
+impl std::fmt::Debug for WebhookSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WebhookSecrets([{} redacted])", self.0.len())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Pretty,
+    Json,
+}
+
+#[derive(Debug, Clone)]
+pub struct LogConfig {
+    pub filter: String,
+    pub format: LogFormat,
+}
+
+/// Everything `serve` needs, resolved and checked.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub app_id: u64,
+    pub private_key: PrivateKey,
+    pub webhook_secrets: WebhookSecrets,
+    pub github_api_url: String,
+    pub listen: SocketAddr,
+    pub trust_store: Option<PathBuf>,
+    pub min_assurance: Assurance,
+}
+
+/// The App's PEM key. Debug never shows it.
+#[derive(Clone)]
+pub struct PrivateKey(pub SecretString);
+
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PrivateKey(redacted)")
+    }
+}
+
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// Names every missing setting, with its flag and environment names, on one line.
+    #[error("missing {}. Set them as flags, environment variables or in .env (README.md, "Configuration", says how to register the GitHub App)", .0.join("; "))]
+    Missing(Vec<&'static str>),
+    #[error("{setting}: {message}")]
+    Invalid {
+        setting: &'static str,
+        message: String,
+    },
+}
+
+const APP_ID: &str = "AUDITLOOP_APP_ID (--app-id, or APP_ID)";
+const PRIVATE_KEY: &str = "AUDITLOOP_PRIVATE_KEY or AUDITLOOP_PRIVATE_KEY_PATH (--private-key, --private-key-path, or PRIVATE_KEY, PRIVATE_KEY_PATH)";
+const WEBHOOK_SECRET: &str = "AUDITLOOP_WEBHOOK_SECRET (--webhook-secret, or WEBHOOK_SECRET)";
+
+/// Reads a setting: the flag, else the environment variable, else Probot's fallback name.
+fn pick(
+    flag: Option<String>,
+    env: &dyn Fn(&str) -> Option<String>,
+    names: &[&str],
+) -> Option<String> {
+    flag.or_else(|| names.iter().find_map(|n| env(n)))
+        .filter(|v| !v.trim().is_empty())
+}
+
+impl ServeConfig {
+    /// True when no App credential at all is configured: `serve` then points to `setup`.
+    pub fn has_no_credentials(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> bool {
+        pick(args.app_id.clone(), env, &["AUDITLOOP_APP_ID", "APP_ID"]).is_none()
+            && pick(
+                args.private_key.clone(),
+                env,
+                &["AUDITLOOP_PRIVATE_KEY", "PRIVATE_KEY"],
+            )
+            .is_none()
+            && pick(
+                args.private_key_path
+                    .as_ref()
+                    .map(|p| p.display().to_string()),
+                env,
+                &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
+            )
+            .is_none()
+    }
+
+    /// Resolves flags and environment; `read_file` loads the PEM when a path is given.
+    pub fn resolve(
+        args: &ServeArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+        read_file: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+    ) -> Result<Self, ConfigError> {
+        let app_id = pick(args.app_id.clone(), env, &["AUDITLOOP_APP_ID", "APP_ID"]);
+        let key_inline = pick(
+            args.private_key.clone(),
+            env,
+            &["AUDITLOOP_PRIVATE_KEY", "PRIVATE_KEY"],
+        );
+        let key_path = pick(
+            args.private_key_path
+                .as_ref()
+                .map(|p| p.display().to_string()),
+            env,
+            &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
+        );
+        let secret = pick(
+            args.webhook_secret.clone(),
+            env,
+            &["AUDITLOOP_WEBHOOK_SECRET", "WEBHOOK_SECRET"],
+        );
+
+        let mut missing = Vec::new();
+        if app_id.is_none() {
+            missing.push(APP_ID);
+        }
+        if key_inline.is_none() && key_path.is_none() {
+            missing.push(PRIVATE_KEY);
+        }
+        let secrets = secret.as_deref().and_then(WebhookSecrets::parse);
+        if secrets.is_none() {
+            missing.push(WEBHOOK_SECRET);
+        }
+        let (Some(app_id), Some(webhook_secrets)) = (app_id, secrets) else {
+            return Err(ConfigError::Missing(missing));
+        };
+        if !missing.is_empty() {
+            return Err(ConfigError::Missing(missing));
+        }
+
+        let app_id = app_id
+            .trim()
+            .parse::<u64>()
+            .map_err(|_| ConfigError::Invalid {
+                setting: "AUDITLOOP_APP_ID",
+                message: "must be the App's numeric id".into(),
+            })?;
+        let pem = match (key_inline, key_path) {
+            // Inline keys often arrive with literal `\n` from .env files.
+            (Some(inline), _) => inline.replace("\\n", "\n"),
+            (None, Some(path)) => {
+                read_file(std::path::Path::new(&path)).map_err(|e| ConfigError::Invalid {
+                    setting: "AUDITLOOP_PRIVATE_KEY_PATH",
+                    message: format!("cannot read {path}: {e}"),
+                })?
+            }
+            (None, None) => unreachable!("checked above"),
+        };
+        if !pem.contains("-----BEGIN") {
+            return Err(ConfigError::Invalid {
+                setting: "AUDITLOOP_PRIVATE_KEY",
+                message: "is not a PEM private key (expected -----BEGIN RSA PRIVATE KEY-----)"
+                    .into(),
+            });
+        }
+
+        let github_api_url = pick(
+            args.github_api_url.clone(),
+            env,
+            &["AUDITLOOP_GITHUB_API_URL"],
+        )
+        .unwrap_or_else(|| DEFAULT_API_URL.to_owned());
+        let parsed: http::Uri = github_api_url.parse().map_err(|_| ConfigError::Invalid {
+            setting: "AUDITLOOP_GITHUB_API_URL",
+            message: format!("{github_api_url:?} is not a URL"),
+        })?;
+        if parsed.scheme().is_none() || parsed.host().is_none() {
+            return Err(ConfigError::Invalid {
+                setting: "AUDITLOOP_GITHUB_API_URL",
+                message: format!("{github_api_url:?} needs a scheme and host, e.g. https://ghe.example.com/api/v3"),
+            });
+        }
+
+        let listen_text = pick(args.listen.clone(), env, &["AUDITLOOP_LISTEN"])
+            .unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
+        let listen = listen_text.parse().map_err(|_| ConfigError::Invalid {
+            setting: "AUDITLOOP_LISTEN",
+            message: format!("{listen_text:?} is not an address like 0.0.0.0:3000"),
+        })?;
+
+        let trust_store = pick(
+            args.trust_store.as_ref().map(|p| p.display().to_string()),
+            env,
+            &["AUDITLOOP_TRUST_STORE"],
+        )
+        .map(PathBuf::from);
+
+        let min_assurance = match pick(
+            args.min_assurance.clone(),
+            env,
+            &["AUDITLOOP_MIN_ASSURANCE"],
+        )
+        .as_deref()
+        {
+            None | Some("standard") => Assurance::Standard,
+            Some("hardened") => Assurance::Hardened,
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    setting: "AUDITLOOP_MIN_ASSURANCE",
+                    message: format!("{other:?} is neither standard nor hardened"),
+                })
+            }
+        };
+
+        Ok(Self {
+            app_id,
+            private_key: PrivateKey(SecretString::from(pem)),
+            webhook_secrets,
+            github_api_url: github_api_url.trim_end_matches('/').to_owned(),
+            listen,
+            trust_store,
+            min_assurance,
+        })
+    }
+}
+
+impl LogConfig {
+    pub fn resolve(
+        args: &LogArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let filter =
+            pick(args.log.clone(), env, &["AUDITLOOP_LOG"]).unwrap_or_else(|| "info".to_owned());
+        let format = match pick(args.log_format.clone(), env, &["AUDITLOOP_LOG_FORMAT"]).as_deref()
+        {
+            None | Some("pretty") => LogFormat::Pretty,
+            Some("json") => LogFormat::Json,
+            Some(other) => {
+                return Err(ConfigError::Invalid {
+                    setting: "AUDITLOOP_LOG_FORMAT",
+                    message: format!("{other:?} is neither pretty nor json"),
+                })
+            }
+        };
+        Ok(Self { filter, format })
+    }
+}

@@ -1,0 +1,145 @@
+//! Typed webhook events: the `X-GitHub-Event` name picks the payload type.
+
+mod payload;
+
+pub use payload::*;
+
+/// A parsed delivery body. Events auditloop does not handle keep only their name.
+#[derive(Debug, Clone)]
+pub enum Event {
+    PullRequest(Box<PullRequestEvent>),
+    IssueComment(Box<IssueCommentEvent>),
+    CheckRun(Box<CheckRunEvent>),
+    CheckSuite(Box<CheckSuiteEvent>),
+    MergeGroup(Box<MergeGroupEvent>),
+    Installation {
+        name: String,
+        payload: InstallationEvent,
+    },
+    Ping,
+    Unhandled {
+        name: String,
+    },
+}
+
+/// A payload that is not valid JSON, or lacks a field auditloop needs.
+#[derive(Debug, thiserror::Error)]
+#[error("{event} payload: {path}: {message}")]
+pub struct PayloadError {
+    pub event: String,
+    pub path: String,
+    pub message: String,
+}
+
+fn typed<T: serde::de::DeserializeOwned>(event: &str, body: &[u8]) -> Result<T, PayloadError> {
+    let de = &mut serde_json::Deserializer::from_slice(body);
+    serde_path_to_error::deserialize(de).map_err(|e| PayloadError {
+        event: event.to_owned(),
+        path: e.path().to_string(),
+        message: e.inner().to_string(),
+    })
+}
+
+impl Event {
+    pub fn parse(name: &str, body: &[u8]) -> Result<Self, PayloadError> {
+        Ok(match name {
+            "pull_request" => Event::PullRequest(Box::new(typed(name, body)?)),
+            "issue_comment" => Event::IssueComment(Box::new(typed(name, body)?)),
+            "check_run" => Event::CheckRun(Box::new(typed(name, body)?)),
+            "check_suite" => Event::CheckSuite(Box::new(typed(name, body)?)),
+            "merge_group" => Event::MergeGroup(Box::new(typed(name, body)?)),
+            "installation" | "installation_repositories" | "installation_target" => {
+                Event::Installation {
+                    name: name.to_owned(),
+                    payload: typed(name, body)?,
+                }
+            }
+            "ping" => {
+                typed::<serde::de::IgnoredAny>(name, body)?;
+                Event::Ping
+            }
+            _ => {
+                // Still refuse a body that is not JSON at all: GitHub never sends one.
+                typed::<serde::de::IgnoredAny>(name, body)?;
+                Event::Unhandled {
+                    name: name.to_owned(),
+                }
+            }
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Event::PullRequest(_) => "pull_request",
+            Event::IssueComment(_) => "issue_comment",
+            Event::CheckRun(_) => "check_run",
+            Event::CheckSuite(_) => "check_suite",
+            Event::MergeGroup(_) => "merge_group",
+            Event::Installation { name, .. } | Event::Unhandled { name } => name,
+            Event::Ping => "ping",
+        }
+    }
+
+    pub fn repository(&self) -> Option<&str> {
+        match self {
+            Event::PullRequest(e) => Some(&e.repository.full_name),
+            Event::IssueComment(e) => Some(&e.repository.full_name),
+            Event::CheckRun(e) => Some(&e.repository.full_name),
+            Event::CheckSuite(e) => Some(&e.repository.full_name),
+            Event::MergeGroup(e) => Some(&e.repository.full_name),
+            _ => None,
+        }
+    }
+
+    /// The pull request a delivery is about, when the payload names one.
+    pub fn pull_number(&self) -> Option<u64> {
+        match self {
+            Event::PullRequest(e) => Some(e.number),
+            Event::IssueComment(e) => e.issue.pull_request.as_ref().map(|_| e.issue.number),
+            Event::CheckRun(e) => e.check_run.pull_requests.first().map(|p| p.number),
+            Event::CheckSuite(e) => e.check_suite.pull_requests.first().map(|p| p.number),
+            Event::MergeGroup(e) => e.merge_group.queued_pull(),
+            _ => None,
+        }
+    }
+
+    /// Deliveries with the same key are handled one after the other; others concurrently.
+    /// Events that may touch several PRs (check runs by head SHA) serialize per repository.
+    pub fn serial_key(&self) -> String {
+        match (self.repository(), self) {
+            (Some(repo), Event::PullRequest(_) | Event::IssueComment(_)) => {
+                match self.pull_number() {
+                    Some(n) => format!("{}#{n}", repo.to_ascii_lowercase()),
+                    None => repo.to_ascii_lowercase(),
+                }
+            }
+            (Some(repo), _) => repo.to_ascii_lowercase(),
+            (None, _) => String::new(),
+        }
+    }
+
+    pub fn action(&self) -> Option<String> {
+        let text = |v: &dyn std::fmt::Debug| format!("{v:?}");
+        match self {
+            Event::PullRequest(e) => Some(text(&e.action)),
+            Event::IssueComment(e) => Some(text(&e.action)),
+            Event::CheckRun(e) => Some(text(&e.action)),
+            Event::CheckSuite(e) => Some(text(&e.action)),
+            Event::MergeGroup(e) => Some(text(&e.action)),
+            Event::Installation { payload, .. } => payload.action.clone(),
+            _ => None,
+        }
+    }
+
+    pub fn installation_id(&self) -> Option<u64> {
+        match self {
+            Event::PullRequest(e) => e.installation.map(|i| i.id),
+            Event::IssueComment(e) => e.installation.map(|i| i.id),
+            Event::CheckRun(e) => e.installation.map(|i| i.id),
+            Event::CheckSuite(e) => e.installation.map(|i| i.id),
+            Event::MergeGroup(e) => e.installation.map(|i| i.id),
+            Event::Installation { payload, .. } => payload.installation.map(|i| i.id),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Sending one call: relative routes only (octocrab attaches auth to those, and joins the
+//! Enterprise base path), the delivery id header, our retry policy, and metrics by route.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, Request};
+use http_body_util::BodyExt;
+use octocrab::Octocrab;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::github::error::GitHubError;
+use crate::github::retry::{Attempt, Decision, RetryPolicy};
+use crate::ids::DeliveryId;
+use crate::metrics::Metrics;
+
+/// One GitHub REST call. `route` is the documented template, used for metrics and errors.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub method: Method,
+    pub route: &'static str,
+    pub path: String,
+    pub body: Option<serde_json::Value>,
+    /// Whether repeating it after an unknown outcome is harmless.
+    pub idempotent: bool,
+}
+
+impl Call {
+    pub fn new(method: Method, route: &'static str, path: impl Into<String>) -> Self {
+        let idempotent = method != Method::POST;
+        Self {
+            method,
+            route,
+            path: path.into(),
+            body: None,
+            idempotent,
+        }
+    }
+
+    pub fn get(route: &'static str, path: impl Into<String>) -> Self {
+        Self::new(Method::GET, route, path)
+    }
+
+    pub fn post(route: &'static str, path: impl Into<String>, body: &impl Serialize) -> Self {
+        Self::new(Method::POST, route, path).json(body)
+    }
+
+    pub fn patch(route: &'static str, path: impl Into<String>, body: &impl Serialize) -> Self {
+        Self::new(Method::PATCH, route, path).json(body)
+    }
+
+    pub fn json(mut self, body: &impl Serialize) -> Self {
+        self.body = Some(serde_json::to_value(body).unwrap_or(serde_json::Value::Null));
+        self
+    }
+
+    /// A POST that is safe to repeat (for example one GitHub deduplicates by content).
+    pub fn idempotent(mut self, yes: bool) -> Self {
+        self.idempotent = yes;
+        self
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiResponse {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl ApiResponse {
+    pub fn json<T: DeserializeOwned>(&self, route: &'static str) -> Result<T, GitHubError> {
+        let de = &mut serde_json::Deserializer::from_slice(&self.body);
+        serde_path_to_error::deserialize(de).map_err(|e| GitHubError::Decode {
+            route,
+            message: format!("{}: {}", e.path(), e.inner()),
+        })
+    }
+
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+#[derive(Clone)]
+pub struct Api {
+    octo: Arc<Octocrab>,
+    delivery: Option<DeliveryId>,
+    metrics: Metrics,
+    retry: RetryPolicy,
+}
+
+/// octocrab's errors, without anything that could carry a token.
+pub(crate) fn describe(e: &octocrab::Error) -> String {
+    match e {
+        octocrab::Error::GitHub { source, .. } => {
+            format!("{} ({})", source.message, source.status_code)
+        }
+        other => {
+            let mut text = other.to_string();
+            text.truncate(300);
+            text
+        }
+    }
+}
+
+fn now_epoch() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+impl Api {
+    pub(crate) fn new(
+        octo: Arc<Octocrab>,
+        delivery: Option<DeliveryId>,
+        metrics: Metrics,
+        retry: RetryPolicy,
+    ) -> Self {
+        Self {
+            octo,
+            delivery,
+            metrics,
+            retry,
+        }
+    }
+
+    pub fn delivery(&self) -> Option<&DeliveryId> {
+        self.delivery.as_ref()
+    }
+
+    fn build(&self, call: &Call) -> Result<Request<String>, GitHubError> {
+        let mut builder = Request::builder()
+            .method(call.method.clone())
+            .uri(call.path.as_str())
+            .header("accept", "application/vnd.github+json")
+            .header("x-github-api-version", "2022-11-28");
+        if let Some(id) = &self.delivery {
+            builder = builder.header("x-github-delivery", id.0.as_str());
+        }
+        let body = match &call.body {
+            Some(v) => {
+                builder = builder.header("content-type", "application/json");
+                v.to_string()
+            }
+            None => String::new(),
+        };
+        builder
+            .body(body)
+            .map_err(|e| GitHubError::Setup(format!("{}: {e}", call.route)))
+    }
+
+    async fn attempt(&self, call: &Call) -> Result<ApiResponse, String> {
+        let request = self.build(call).map_err(|e| e.to_string())?;
+        let response = self.octo.execute(request).await.map_err(|e| describe(&e))?;
+        let (parts, body) = response.into_parts();
+        let body = body.collect().await.map_err(|e| describe(&e))?.to_bytes();
+        Ok(ApiResponse {
+            status: parts.status.as_u16(),
+            headers: parts.headers,
+            body,
+        })
+    }
+
+    /// Sends `call`, retrying per policy. Any answer is returned, success or not; only a
+    /// call that got no usable answer is an error.
+    pub async fn send(&self, call: Call) -> Result<ApiResponse, GitHubError> {
+        let mut attempt = 1;
+        loop {
+            let outcome = self.attempt(&call).await;
+            let decision = match &outcome {
+                Ok(r) => {
+                    self.metrics.api_call(call.route, &r.status.to_string());
+                    if let Some(n) =
+                        header(&r.headers, "x-ratelimit-remaining").and_then(|v| v.parse().ok())
+                    {
+                        self.metrics.rate_limit_remaining(n);
+                    }
+                    let answered = Attempt::Answered {
+                        status: r.status,
+                        retry_after: header(&r.headers, "retry-after"),
+                        ratelimit_remaining: header(&r.headers, "x-ratelimit-remaining"),
+                        ratelimit_reset: header(&r.headers, "x-ratelimit-reset"),
+                        body: &r.body,
+                    };
+                    self.retry
+                        .decide(attempt, call.idempotent, answered, now_epoch())
+                }
+                Err(_) => {
+                    self.metrics.api_call(call.route, "transport_error");
+                    self.retry
+                        .decide(attempt, call.idempotent, Attempt::Transport, now_epoch())
+                }
+            };
+            match (decision, outcome) {
+                (Decision::Accept, Ok(r)) => return Ok(r),
+                (Decision::Retry(wait), _) => {
+                    tracing::warn!(route = call.route, attempt, ?wait, "retrying GitHub call");
+                    tokio::time::sleep(wait).await;
+                    attempt += 1;
+                }
+                (Decision::RateLimited(wait), _) => {
+                    return Err(GitHubError::RateLimited {
+                        route: call.route,
+                        wait,
+                    })
+                }
+                (_, Ok(r)) => return Ok(r),
+                (_, Err(message)) => {
+                    return Err(GitHubError::Transport {
+                        route: call.route,
+                        message,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Sends `call` and requires a 2xx answer.
+    pub async fn send_ok(&self, call: Call) -> Result<ApiResponse, GitHubError> {
+        let route = call.route;
+        let r = self.send(call).await?;
+        if r.is_success() {
+            Ok(r)
+        } else {
+            Err(status_error(route, &r))
+        }
+    }
+
+    /// Sends `call`, requires 2xx, and decodes the JSON answer.
+    pub async fn json<T: DeserializeOwned>(&self, call: Call) -> Result<T, GitHubError> {
+        let route = call.route;
+        self.send_ok(call).await?.json(route)
+    }
+}
+
+/// GitHub's `message` field, bounded, for errors and logs.
+pub fn status_error(route: &'static str, r: &ApiResponse) -> GitHubError {
+    let message = serde_json::from_slice::<serde_json::Value>(&r.body)
+        .ok()
+        .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))
+        .unwrap_or_default()
+        .chars()
+        .take(300)
+        .collect();
+    GitHubError::Status {
+        route,
+        status: r.status,
+        message,
+    }
+}

@@ -1,0 +1,97 @@
+//! The App's GitHub client on octocrab: App JWT auth, one installation client per
+//! installation (octocrab caches its token and refreshes it 30 s before expiry, and on 401),
+//! and a configurable base URL so GitHub Enterprise Server works.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use octocrab::models::{AppId, InstallationId};
+use octocrab::Octocrab;
+use secrecy::ExposeSecret;
+use tokio::sync::Mutex;
+
+use crate::config::PrivateKey;
+use crate::github::api::Api;
+use crate::github::error::GitHubError;
+use crate::github::retry::RetryPolicy;
+use crate::ids::DeliveryId;
+use crate::metrics::Metrics;
+
+pub struct GitHubSettings {
+    pub app_id: u64,
+    pub private_key: PrivateKey,
+    pub api_url: String,
+    pub timeout: Duration,
+    pub retry: RetryPolicy,
+}
+
+pub struct GitHubApp {
+    app: Arc<Octocrab>,
+    installations: Mutex<HashMap<u64, Arc<Octocrab>>>,
+    metrics: Metrics,
+    retry: RetryPolicy,
+}
+
+const TOKEN_ROUTE: &str = "POST /app/installations/{installation_id}/access_tokens";
+
+impl GitHubApp {
+    pub fn new(settings: GitHubSettings, metrics: Metrics) -> Result<Self, GitHubError> {
+        let key = jsonwebtoken::EncodingKey::from_rsa_pem(
+            settings.private_key.0.expose_secret().as_bytes(),
+        )
+        .map_err(|e| {
+            GitHubError::Setup(format!("the App private key is not an RSA PEM key: {e}"))
+        })?;
+        let app = Octocrab::builder()
+            .base_uri(settings.api_url.as_str())
+            .map_err(|e| GitHubError::Setup(format!("bad GitHub API URL: {e}")))?
+            .app(AppId(settings.app_id), key)
+            .set_connect_timeout(Some(settings.timeout))
+            .set_read_timeout(Some(settings.timeout))
+            .set_write_timeout(Some(settings.timeout))
+            .build()
+            .map_err(|e| GitHubError::Setup(e.to_string()))?;
+        Ok(Self {
+            app: Arc::new(app),
+            installations: Mutex::new(HashMap::new()),
+            metrics,
+            retry: settings.retry,
+        })
+    }
+
+    /// A client for calls made with the App's own JWT (`/app/...`).
+    pub fn app_api(&self, delivery: Option<DeliveryId>) -> Api {
+        Api::new(self.app.clone(), delivery, self.metrics.clone(), self.retry)
+    }
+
+    /// A client for one installation, for the calls of one delivery. The token is minted
+    /// once per installation and reused across deliveries until octocrab refreshes it.
+    pub async fn installation(
+        &self,
+        installation: u64,
+        delivery: Option<DeliveryId>,
+    ) -> Result<Api, GitHubError> {
+        let mut map = self.installations.lock().await;
+        let octo = match map.get(&installation) {
+            Some(octo) => octo.clone(),
+            None => {
+                let minted = self
+                    .app
+                    .installation_and_token(InstallationId(installation))
+                    .await;
+                let status = if minted.is_ok() { "201" } else { "error" };
+                self.metrics.api_call(TOKEN_ROUTE, status);
+                let (octo, _token) = minted.map_err(|e| GitHubError::Token {
+                    installation,
+                    message: super::api::describe(&e),
+                })?;
+                let octo = Arc::new(octo);
+                map.insert(installation, octo.clone());
+                octo
+            }
+        };
+        drop(map);
+        Ok(Api::new(octo, delivery, self.metrics.clone(), self.retry))
+    }
+}

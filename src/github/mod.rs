@@ -1,0 +1,12 @@
+//! GitHub through octocrab: App auth, installation tokens, retries, and the REST calls
+//! auditloop makes, each named by its documented route.
+
+pub mod api;
+pub mod client;
+pub mod error;
+pub mod retry;
+
+pub use api::{Api, ApiResponse, Call};
+pub use client::{GitHubApp, GitHubSettings};
+pub use error::GitHubError;
+pub use retry::RetryPolicy;

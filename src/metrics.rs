@@ -1,0 +1,111 @@
+//! Prometheus metrics for `/metrics`. Labels carry event names, outcomes, route templates
+//! and status codes only: never payload text, tokens or secrets.
+
+use std::sync::atomic::AtomicI64;
+use std::sync::Arc;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct DeliveryLabels {
+    pub event: String,
+    pub outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ApiLabels {
+    pub route: String,
+    pub status: String,
+}
+
+#[derive(Clone)]
+pub struct Metrics {
+    registry: Arc<Registry>,
+    deliveries: Family<DeliveryLabels, Counter>,
+    api_calls: Family<ApiLabels, Counter>,
+    handling: Histogram,
+    rate_limit_remaining: Gauge<i64, AtomicI64>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("auditloop");
+        let deliveries = Family::<DeliveryLabels, Counter>::default();
+        let api_calls = Family::<ApiLabels, Counter>::default();
+        let handling = Histogram::new(exponential_buckets(0.005, 2.0, 12));
+        let rate_limit_remaining = Gauge::<i64, AtomicI64>::default();
+        rate_limit_remaining.set(-1);
+        registry.register(
+            "deliveries",
+            "Webhook deliveries by event and outcome",
+            deliveries.clone(),
+        );
+        registry.register(
+            "github_api_calls",
+            "GitHub API calls by route and status",
+            api_calls.clone(),
+        );
+        registry.register(
+            "delivery_handling_seconds",
+            "Time to handle one delivery",
+            handling.clone(),
+        );
+        registry.register(
+            "github_rate_limit_remaining",
+            "x-ratelimit-remaining of the latest GitHub answer (-1 before any)",
+            rate_limit_remaining.clone(),
+        );
+        Self {
+            registry: Arc::new(registry),
+            deliveries,
+            api_calls,
+            handling,
+            rate_limit_remaining,
+        }
+    }
+
+    pub fn delivery(&self, event: &str, outcome: &str) {
+        self.deliveries
+            .get_or_create(&DeliveryLabels {
+                event: event.to_owned(),
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+
+    pub fn api_call(&self, route: &str, status: &str) {
+        self.api_calls
+            .get_or_create(&ApiLabels {
+                route: route.to_owned(),
+                status: status.to_owned(),
+            })
+            .inc();
+    }
+
+    pub fn observe_handling(&self, seconds: f64) {
+        self.handling.observe(seconds);
+    }
+
+    pub fn rate_limit_remaining(&self, remaining: i64) {
+        self.rate_limit_remaining.set(remaining);
+    }
+
+    /// The OpenMetrics text exposition.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut out, &self.registry);
+        out
+    }
+}

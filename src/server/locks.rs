@@ -1,0 +1,55 @@
+//! One async lock per key (a pull request, or a repository): deliveries for the same key
+//! run one after the other, different keys run concurrently. Idle entries are dropped.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
+
+#[derive(Default)]
+pub struct KeyedLocks {
+    map: Mutex<HashMap<String, Arc<AsyncMutex<()>>>>,
+}
+
+pub struct KeyGuard<'a> {
+    owner: &'a KeyedLocks,
+    key: String,
+    guard: Option<OwnedMutexGuard<()>>,
+}
+
+impl KeyedLocks {
+    pub async fn lock(&self, key: &str) -> KeyGuard<'_> {
+        let lock = {
+            let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+            map.entry(key.to_owned()).or_default().clone()
+        };
+        let guard = lock.lock_owned().await;
+        KeyGuard {
+            owner: self,
+            key: key.to_owned(),
+            guard: Some(guard),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Drop for KeyGuard<'_> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        let mut map = self.owner.map.lock().unwrap_or_else(|p| p.into_inner());
+        // Only the map holds it now: nobody waits, so the entry can go.
+        if map
+            .get(&self.key)
+            .is_some_and(|l| Arc::strong_count(l) == 1)
+        {
+            map.remove(&self.key);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Router, shared state, and the delivery pipeline: dedupe, per-PR serialization, handling,
+//! metrics, and an answer only after the effects are written.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{FromRef, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use tracing::Instrument;
+
+use crate::config::WebhookSecrets;
+use crate::metrics::Metrics;
+use crate::server::deliveries::HandledDeliveries;
+use crate::server::locks::KeyedLocks;
+use crate::server::webhook::Delivery;
+
+/// What a handler made of a delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handled {
+    /// Effects written (or nothing was needed).
+    Done,
+    /// An event or action auditloop does not act on.
+    Ignored,
+}
+
+impl Handled {
+    fn as_str(self) -> &'static str {
+        match self {
+            Handled::Done => "handled",
+            Handled::Ignored => "ignored",
+        }
+    }
+}
+
+/// Failures underneath: GitHub (or the network) failed, so GitHub's delivery should be
+/// retried. User mistakes never come here: they are answered on the PR.
+#[derive(Debug, thiserror::Error)]
+pub enum HandlerError {
+    #[error("GitHub failed: {0}")]
+    GitHub(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+#[async_trait::async_trait]
+pub trait Handler: Send + Sync + 'static {
+    async fn handle(&self, delivery: &Delivery) -> Result<Handled, HandlerError>;
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    secrets: WebhookSecrets,
+    handled: HandledDeliveries,
+    locks: KeyedLocks,
+    metrics: Metrics,
+    handler: Arc<dyn Handler>,
+}
+
+impl AppState {
+    pub fn new(secrets: WebhookSecrets, metrics: Metrics, handler: Arc<dyn Handler>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                secrets,
+                handled: HandledDeliveries::new(10_000),
+                locks: KeyedLocks::default(),
+                metrics,
+                handler,
+            }),
+        }
+    }
+
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+}
+
+impl FromRef<AppState> for WebhookSecrets {
+    fn from_ref(state: &AppState) -> Self {
+        state.inner.secrets.clone()
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/webhook", post(webhook))
+        .route("/api/github/webhooks", post(webhook))
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/metrics", get(metrics))
+        .with_state(state)
+}
+
+async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            "content-type",
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.inner.metrics.render(),
+    )
+        .into_response()
+}
+
+async fn webhook(State(state): State<AppState>, delivery: Delivery) -> Response {
+    let span = tracing::info_span!(
+        "delivery",
+        id = %delivery.id,
+        event = delivery.event.name(),
+        action = delivery.event.action().as_deref().unwrap_or(""),
+        repo = delivery.event.repository().unwrap_or(""),
+        pr = delivery.event.pull_number(),
+    );
+    handle(state, delivery).instrument(span).await
+}
+
+async fn handle(state: AppState, delivery: Delivery) -> Response {
+    let inner = &state.inner;
+    let event = delivery.event.name().to_owned();
+    if inner.handled.contains(&delivery.id) {
+        inner.metrics.delivery(&event, "duplicate");
+        return (StatusCode::OK, "already handled").into_response();
+    }
+    let started = Instant::now();
+    let _serial = inner.locks.lock(&delivery.event.serial_key()).await;
+    // A concurrent copy of this delivery may have finished while we waited.
+    if inner.handled.contains(&delivery.id) {
+        inner.metrics.delivery(&event, "duplicate");
+        return (StatusCode::OK, "already handled").into_response();
+    }
+    let result = inner.handler.handle(&delivery).await;
+    inner
+        .metrics
+        .observe_handling(started.elapsed().as_secs_f64());
+    match result {
+        Ok(handled) => {
+            inner.handled.mark(delivery.id.clone());
+            inner.metrics.delivery(&event, handled.as_str());
+            tracing::info!(outcome = handled.as_str(), "delivery done");
+            (StatusCode::OK, handled.as_str()).into_response()
+        }
+        Err(e) => {
+            inner.metrics.delivery(&event, "failed");
+            tracing::error!(error = %e, "delivery failed; GitHub may redeliver it");
+            let status = match e {
+                HandlerError::GitHub(_) => StatusCode::BAD_GATEWAY,
+                HandlerError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            (
+                status,
+                "delivery failed; nothing was half-written, redeliver it",
+            )
+                .into_response()
+        }
+    }
+}
+
+/// Binds and serves until SIGTERM or SIGINT, then finishes in-flight deliveries.
+pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    tracing::info!(address = %listener.local_addr()?, "auditloop listening");
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down: finishing in-flight deliveries");
+}

@@ -116,7 +116,7 @@ pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// Names every missing setting, with its flag and environment names, on one line.
-    #[error("missing {}. Set them as flags, environment variables or in .env (README.md, "Configuration", says how to register the GitHub App)", .0.join("; "))]
+    #[error("missing {}. Set them as flags, environment variables or in .env (README.md tells how to register the GitHub App)", .0.join("; "))]
     Missing(Vec<&'static str>),
     #[error("{setting}: {message}")]
     Invalid {

@@ -1,0 +1,182 @@
+//! Operator configuration: flags, environment, Probot's names, `.env`, and what a missing
+//! setting says.
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use auditloop::config::{ConfigError, ServeArgs, ServeConfig};
+
+const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n";
+
+fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let map: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |k| map.get(k).cloned()
+}
+
+fn no_file(_: &std::path::Path) -> std::io::Result<String> {
+    Err(std::io::Error::other("no file"))
+}
+
+#[test]
+fn nothing_configured_names_every_missing_setting() {
+    let err = ServeConfig::resolve(&ServeArgs::default(), &env(&[]), &no_file).unwrap_err();
+    let ConfigError::Missing(missing) = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(missing.len(), 3);
+    let text = err.to_string();
+    for name in [
+        "AUDITLOOP_APP_ID",
+        "AUDITLOOP_PRIVATE_KEY",
+        "AUDITLOOP_PRIVATE_KEY_PATH",
+        "AUDITLOOP_WEBHOOK_SECRET",
+    ] {
+        assert!(text.contains(name), "{text}");
+    }
+    assert_eq!(text.lines().count(), 1);
+}
+
+#[test]
+fn probot_names_are_fallbacks_and_auditloop_names_win() {
+    let cfg = ServeConfig::resolve(
+        &ServeArgs::default(),
+        &env(&[
+            ("APP_ID", "11"),
+            ("PRIVATE_KEY", PEM),
+            ("WEBHOOK_SECRET", "s1"),
+            ("AUDITLOOP_APP_ID", "22"),
+        ]),
+        &no_file,
+    )
+    .unwrap();
+    assert_eq!(cfg.app_id, 22);
+    assert_eq!(cfg.github_api_url, "https://api.github.com");
+    assert_eq!(cfg.listen.to_string(), "0.0.0.0:3000");
+}
+
+#[test]
+fn flags_win_over_the_environment() {
+    let args = ServeArgs {
+        app_id: Some("5".into()),
+        listen: Some("127.0.0.1:9000".into()),
+        github_api_url: Some("https://ghe.example.com/api/v3/".into()),
+        ..ServeArgs::default()
+    };
+    let cfg = ServeConfig::resolve(
+        &args,
+        &env(&[
+            ("AUDITLOOP_APP_ID", "6"),
+            ("AUDITLOOP_PRIVATE_KEY", PEM),
+            ("AUDITLOOP_WEBHOOK_SECRET", "a,b"),
+        ]),
+        &no_file,
+    )
+    .unwrap();
+    assert_eq!(cfg.app_id, 5);
+    assert_eq!(cfg.listen.to_string(), "127.0.0.1:9000");
+    assert_eq!(cfg.github_api_url, "https://ghe.example.com/api/v3");
+    assert_eq!(cfg.webhook_secrets.iter().count(), 2);
+}
+
+#[test]
+fn the_key_can_come_from_a_path_or_inline_with_escaped_newlines() {
+    let read = |p: &std::path::Path| {
+        assert_eq!(p, std::path::Path::new("/keys/app.pem"));
+        Ok(PEM.to_owned())
+    };
+    let e = env(&[
+        ("AUDITLOOP_APP_ID", "1"),
+        ("AUDITLOOP_PRIVATE_KEY_PATH", "/keys/app.pem"),
+        ("AUDITLOOP_WEBHOOK_SECRET", "s"),
+    ]);
+    assert!(ServeConfig::resolve(&ServeArgs::default(), &e, &read).is_ok());
+    let inline = PEM.replace('\n', "\\n");
+    let e = env(&[
+        ("AUDITLOOP_APP_ID", "1"),
+        ("AUDITLOOP_PRIVATE_KEY", &inline),
+        ("AUDITLOOP_WEBHOOK_SECRET", "s"),
+    ]);
+    assert!(ServeConfig::resolve(&ServeArgs::default(), &e, &no_file).is_ok());
+}
+
+#[test]
+fn invalid_values_name_their_setting() {
+    let base = [
+        ("AUDITLOOP_APP_ID", "1"),
+        ("AUDITLOOP_PRIVATE_KEY", PEM),
+        ("AUDITLOOP_WEBHOOK_SECRET", "s"),
+    ];
+    for (extra, setting) in [
+        (("AUDITLOOP_LISTEN", "nope"), "AUDITLOOP_LISTEN"),
+        (
+            ("AUDITLOOP_MIN_ASSURANCE", "paranoid"),
+            "AUDITLOOP_MIN_ASSURANCE",
+        ),
+        (
+            ("AUDITLOOP_GITHUB_API_URL", "ghe.example.com"),
+            "AUDITLOOP_GITHUB_API_URL",
+        ),
+    ] {
+        let mut pairs = base.to_vec();
+        pairs.push(extra);
+        let err = ServeConfig::resolve(&ServeArgs::default(), &env(&pairs), &no_file).unwrap_err();
+        assert!(err.to_string().starts_with(setting), "{err}");
+    }
+    let err = ServeConfig::resolve(
+        &ServeArgs::default(),
+        &env(&[
+            ("AUDITLOOP_APP_ID", "x"),
+            ("AUDITLOOP_PRIVATE_KEY", PEM),
+            ("AUDITLOOP_WEBHOOK_SECRET", "s"),
+        ]),
+        &no_file,
+    )
+    .unwrap_err();
+    assert!(err.to_string().starts_with("AUDITLOOP_APP_ID"));
+}
+
+#[test]
+fn debug_output_never_shows_secrets() {
+    let cfg = ServeConfig::resolve(
+        &ServeArgs::default(),
+        &env(&[
+            ("AUDITLOOP_APP_ID", "1"),
+            ("AUDITLOOP_PRIVATE_KEY", PEM),
+            ("AUDITLOOP_WEBHOOK_SECRET", "hunter2"),
+        ]),
+        &no_file,
+    )
+    .unwrap();
+    let text = format!("{cfg:?}");
+    assert!(
+        !text.contains("hunter2") && !text.contains("MIIB"),
+        "{text}"
+    );
+}
+
+/// The binary reads `.env` from its working directory and says exactly what is still missing.
+#[test]
+fn the_binary_reads_dotenv_and_names_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".env"),
+        "AUDITLOOP_APP_ID=123\nAUDITLOOP_WEBHOOK_SECRET=abc\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_auditloop"))
+        .current_dir(dir.path())
+        .env_clear()
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("AUDITLOOP_PRIVATE_KEY"), "{err}");
+    assert!(
+        !err.contains("AUDITLOOP_APP_ID"),
+        "APP_ID came from .env: {err}"
+    );
+    assert!(!err.contains("abc"), "secrets are not echoed: {err}");
+}

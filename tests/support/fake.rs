@@ -1,0 +1,303 @@
+//! A stateful fake of GitHub's REST API on wiremock. It keeps pull requests, comments,
+//! reactions, check runs, permissions and installation tokens as data, records every
+//! request, and can be told to fail the next matching calls.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use serde_json::{json, Value};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    pub headers: BTreeMap<String, String>,
+    pub body: Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct CheckRun {
+    pub id: u64,
+    pub body: Value,
+}
+
+#[derive(Debug, Clone)]
+pub struct Comment {
+    pub id: u64,
+    pub issue: u64,
+    pub body: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Injected {
+    pub method: &'static str,
+    pub path_contains: String,
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+#[derive(Debug, Default)]
+pub struct State {
+    pub requests: Vec<Recorded>,
+    pub tokens_minted: u32,
+    pub check_runs: Vec<CheckRun>,
+    pub comments: Vec<Comment>,
+    pub reactions: Vec<(u64, String)>,
+    pub pulls: BTreeMap<u64, Value>,
+    /// login -> role name (`admin`, `maintain`, `write`, `triage`, `read`).
+    pub permissions: BTreeMap<String, String>,
+    pub injected: VecDeque<Injected>,
+    next_id: u64,
+}
+
+impl State {
+    fn id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+}
+
+pub struct FakeGitHub {
+    pub server: MockServer,
+    pub state: Arc<Mutex<State>>,
+    /// `""` for api.github.com, `/api/v3` for GitHub Enterprise Server.
+    pub prefix: String,
+}
+
+pub const APP_SLUG: &str = "auditloop-test";
+
+impl FakeGitHub {
+    pub async fn start() -> Self {
+        Self::start_with_prefix("").await
+    }
+
+    pub async fn start_with_prefix(prefix: &str) -> Self {
+        let server = MockServer::start().await;
+        let state = Arc::new(Mutex::new(State {
+            next_id: 1000,
+            ..State::default()
+        }));
+        Mock::given(wiremock::matchers::any())
+            .respond_with(Router {
+                state: state.clone(),
+                prefix: prefix.to_owned(),
+            })
+            .mount(&server)
+            .await;
+        Self {
+            server,
+            state,
+            prefix: prefix.to_owned(),
+        }
+    }
+
+    /// The base URL auditloop is configured with.
+    pub fn api_url(&self) -> String {
+        format!("{}{}", self.server.uri(), self.prefix)
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap()
+    }
+
+    /// Makes the next call whose method and path match answer `status` instead.
+    pub fn fail_next(
+        &self,
+        method: &'static str,
+        path_contains: &str,
+        status: u16,
+        headers: &[(&str, &str)],
+    ) {
+        self.state().injected.push_back(Injected {
+            method,
+            path_contains: path_contains.to_owned(),
+            status,
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            body: json!({"message": format!("injected {status}")}),
+        });
+    }
+
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state().requests.clone()
+    }
+
+    pub fn add_pull(&self, number: u64, head_sha: &str, body: &str, author: &str) {
+        self.state().pulls.insert(
+            number,
+            json!({"number": number, "state": "open", "body": body, "user": {"login": author, "type": "User"},
+                   "head": {"sha": head_sha, "ref": "feature"}, "base": {"sha": "0".repeat(40), "ref": "main"}}),
+        );
+    }
+}
+
+struct Router {
+    state: Arc<Mutex<State>>,
+    prefix: String,
+}
+
+fn reply(status: u16, body: Value) -> ResponseTemplate {
+    ResponseTemplate::new(status)
+        .set_body_json(body)
+        .insert_header("x-ratelimit-remaining", "4999")
+        .insert_header("x-ratelimit-limit", "5000")
+}
+
+impl Respond for Router {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let mut state = self.state.lock().unwrap();
+        let method = req.method.to_string();
+        let full_path = req.url.path().to_owned();
+        let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+        state.requests.push(Recorded {
+            method: method.clone(),
+            path: full_path.clone(),
+            headers: req
+                .headers
+                .iter()
+                .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
+                .collect(),
+            body: body.clone(),
+        });
+        let Some(path) = full_path.strip_prefix(self.prefix.as_str()) else {
+            return reply(
+                404,
+                json!({"message": "Not Found (outside the API prefix)"}),
+            );
+        };
+        if let Some(pos) = state
+            .injected
+            .iter()
+            .position(|i| i.method == method && path.contains(i.path_contains.as_str()))
+        {
+            let inj = state.injected.remove(pos).unwrap();
+            let mut t = ResponseTemplate::new(inj.status).set_body_json(inj.body);
+            for (k, v) in inj.headers {
+                t = t.insert_header(k.as_str(), v.as_str());
+            }
+            return t;
+        }
+        let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+        route(&mut state, &method, &segs, body)
+    }
+}
+
+fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> ResponseTemplate {
+    match (method, segs) {
+        ("GET", ["app"]) => reply(
+            200,
+            json!({"id": 1, "slug": APP_SLUG, "name": "auditloop test"}),
+        ),
+        ("POST", ["app", "installations", _id, "access_tokens"]) => {
+            state.tokens_minted += 1;
+            let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+            reply(
+                201,
+                json!({"token": format!("ghs_faketoken{}", state.tokens_minted), "expires_at": expires, "permissions": {"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write"}, "repository_selection": "all"}),
+            )
+        }
+        ("POST", ["repos", _o, _r, "check-runs"]) => {
+            let id = state.id();
+            let mut run = body.clone();
+            run["id"] = json!(id);
+            state.check_runs.push(CheckRun {
+                id,
+                body: run.clone(),
+            });
+            reply(201, run)
+        }
+        ("PATCH", ["repos", _o, _r, "check-runs", id]) => {
+            let id: u64 = id.parse().unwrap_or(0);
+            match state.check_runs.iter_mut().find(|c| c.id == id) {
+                Some(run) => {
+                    if let (Some(dst), Some(src)) = (run.body.as_object_mut(), body.as_object()) {
+                        for (k, v) in src {
+                            dst.insert(k.clone(), v.clone());
+                        }
+                    }
+                    reply(200, run.body.clone())
+                }
+                None => reply(404, json!({"message": "Not Found"})),
+            }
+        }
+        ("GET", ["repos", _o, _r, "collaborators", login, "permission"]) => {
+            match state.permissions.get(*login).cloned() {
+                Some(role) => reply(200, permission_body(login, &role)),
+                None => reply(404, json!({"message": "Not Found"})),
+            }
+        }
+        ("POST", ["repos", _o, _r, "issues", n, "comments"]) => {
+            let id = state.id();
+            let issue = n.parse().unwrap_or(0);
+            let text = body["body"].as_str().unwrap_or_default().to_owned();
+            state.comments.push(Comment {
+                id,
+                issue,
+                body: text.clone(),
+            });
+            reply(
+                201,
+                json!({"id": id, "body": text, "user": {"login": format!("{APP_SLUG}[bot]"), "type": "Bot"}}),
+            )
+        }
+        ("GET", ["repos", _o, _r, "issues", n, "comments"]) => {
+            let issue: u64 = n.parse().unwrap_or(0);
+            let list: Vec<Value> = state
+                .comments
+                .iter()
+                .filter(|c| c.issue == issue)
+                .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": format!("{APP_SLUG}[bot]"), "type": "Bot"}}))
+                .collect();
+            reply(200, Value::Array(list))
+        }
+        ("POST", ["repos", _o, _r, "issues", "comments", id, "reactions"]) => {
+            let id = id.parse().unwrap_or(0);
+            let content = body["content"].as_str().unwrap_or_default().to_owned();
+            state.reactions.push((id, content.clone()));
+            reply(201, json!({"id": state.next_id, "content": content}))
+        }
+        ("GET", ["repos", _o, _r, "pulls", n]) => match state.pulls.get(&n.parse().unwrap_or(0)) {
+            Some(pr) => reply(200, pr.clone()),
+            None => reply(404, json!({"message": "Not Found"})),
+        },
+        ("PATCH", ["repos", _o, _r, "pulls", n]) => {
+            match state.pulls.get_mut(&n.parse().unwrap_or(0)) {
+                Some(pr) => {
+                    if let Some(b) = body.get("body") {
+                        pr["body"] = b.clone();
+                    }
+                    reply(200, pr.clone())
+                }
+                None => reply(404, json!({"message": "Not Found"})),
+            }
+        }
+        _ => reply(
+            404,
+            json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
+        ),
+    }
+}
+
+/// GitHub's answer: `permission` folds maintain into write and triage into read.
+fn permission_body(login: &str, role: &str) -> Value {
+    let folded = match role {
+        "maintain" => "write",
+        "triage" => "read",
+        other => other,
+    };
+    let rank = ["read", "triage", "write", "maintain", "admin"]
+        .iter()
+        .position(|r| *r == role)
+        .unwrap_or(0);
+    json!({
+        "permission": folded,
+        "role_name": role,
+        "user": {"login": login, "permissions": {
+            "pull": true, "triage": rank >= 1, "push": rank >= 2, "maintain": rank >= 3, "admin": rank >= 4
+        }}
+    })
+}

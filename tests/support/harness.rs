@@ -1,0 +1,104 @@
+//! The real auditloop server, bound on loopback, talking to a fake GitHub.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use auditloop::app::AuditApp;
+use auditloop::config::{PrivateKey, WebhookSecrets};
+use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};
+use auditloop::metrics::Metrics;
+use auditloop::server::{router, AppState};
+use secrecy::SecretString;
+use serde_json::Value;
+
+use super::deliveries::sign;
+use super::fake::FakeGitHub;
+
+pub const SECRET: &str = "test-webhook-secret";
+
+pub fn app_key() -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/app-key.pem",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub http: reqwest::Client,
+}
+
+impl TestApp {
+    pub async fn start(github: &FakeGitHub) -> Self {
+        Self::start_with(github, SECRET).await
+    }
+
+    /// Serves with `secrets` (comma-separated, as operators configure them).
+    pub async fn start_with(github: &FakeGitHub, secrets: &str) -> Self {
+        let metrics = Metrics::new();
+        let gh = GitHubApp::new(
+            GitHubSettings {
+                app_id: 1,
+                private_key: PrivateKey(SecretString::from(app_key())),
+                api_url: github.api_url(),
+                timeout: Duration::from_secs(5),
+                retry: RetryPolicy {
+                    max_attempts: 3,
+                    max_wait: Duration::from_secs(3),
+                    backoff: Duration::from_millis(20),
+                },
+            },
+            metrics.clone(),
+        )
+        .expect("client");
+        let state = AppState::new(
+            WebhookSecrets::parse(secrets).unwrap(),
+            metrics,
+            Arc::new(AuditApp::new(Arc::new(gh))),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, router(state)).await });
+        Self {
+            addr,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Posts a delivery signed with the test secret.
+    pub async fn deliver(&self, event: &str, id: &str, payload: &Value) -> reqwest::Response {
+        let body = serde_json::to_vec(payload).unwrap();
+        let sig = sign(SECRET, &body);
+        self.post_raw(event, id, body, Some(&sig)).await
+    }
+
+    pub async fn post_raw(
+        &self,
+        event: &str,
+        id: &str,
+        body: Vec<u8>,
+        signature: Option<&str>,
+    ) -> reqwest::Response {
+        let mut req = self
+            .http
+            .post(self.url("/webhook"))
+            .header("content-type", "application/json")
+            .header("x-github-event", event)
+            .header("x-github-delivery", id);
+        if let Some(sig) = signature {
+            req = req.header("x-hub-signature-256", sig);
+        }
+        req.body(body).send().await.unwrap()
+    }
+
+    pub async fn get_text(&self, path: &str) -> (u16, String) {
+        let r = self.http.get(self.url(path)).send().await.unwrap();
+        (r.status().as_u16(), r.text().await.unwrap())
+    }
+}

@@ -1,0 +1,6 @@
+//! The test kit shared by the end-to-end tests.
+#![allow(dead_code)]
+
+pub mod deliveries;
+pub mod fake;
+pub mod harness;

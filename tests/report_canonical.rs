@@ -59,7 +59,11 @@ fn rfc8785_number_table() {
         ("333333333.3333332", "333333333.3333332"),
     ];
     for (input, expected) in cases {
-        assert_eq!(jcs(&format!("[{input}]")), format!("[{expected}]"), "{input}");
+        assert_eq!(
+            jcs(&format!("[{input}]")),
+            format!("[{expected}]"),
+            "{input}"
+        );
     }
 }
 
@@ -68,7 +72,10 @@ fn canonical_bytes_are_what_the_digest_hashes() {
     let intake = parse_report(VALID).expect("valid");
     let text = String::from_utf8(intake.canonical.clone()).expect("UTF-8");
     assert!(text.starts_with("{\"assessment\":"), "keys sorted: {text}");
-    assert!(!text.contains('\n') || text.contains("\\n"), "no insignificant white space");
+    assert!(
+        !text.contains('\n') || text.contains("\\n"),
+        "no insignificant white space"
+    );
     let expected = format!("sha256:{}", sha256_hex(&intake.canonical));
     assert_eq!(intake.digest.as_str(), expected);
 }
@@ -92,7 +99,9 @@ fn typed_and_value_normalization_agree() {
 /// Pads free texts with white space and CRLFs (ids must stay valid, so only long texts).
 fn pad_strings(v: &mut Value) {
     match v {
-        Value::String(s) if s.contains(' ') => *s = format!(" \r\n\t{}\r\n ", s.replace('\n', "\r\n")),
+        Value::String(s) if s.contains(' ') => {
+            *s = format!(" \r\n\t{}\r\n ", s.replace('\n', "\r\n"))
+        }
         Value::Array(items) => items.iter_mut().for_each(pad_strings),
         Value::Object(map) => map.values_mut().for_each(pad_strings),
         _ => {}

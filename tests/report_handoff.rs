@@ -52,26 +52,117 @@ fn refusals_name_their_rule() {
     let replace = |from: &str, to: &str| GOOD.replace(from, to);
     let cases: Vec<(String, Rule, &str)> = vec![
         (replace("AUDIT: FAIL\n", ""), Rule::HandoffStatus, "AUDIT"),
-        (replace("AUDIT: FAIL", "AUDIT: PASS | FAIL | BLOCKED | ERROR"), Rule::HandoffStatus, "line 1"),
-        (replace("AUDIT: FAIL", "AUDIT: fail"), Rule::HandoffStatus, "line 1"),
-        (replace("AUDIT: FAIL", "AUDIT: OK"), Rule::HandoffStatus, "line 1"),
-        (replace("Output: docs/audits/plan-audit.md\n", ""), Rule::HandoffField, "Output"),
-        (replace("Sections covered: 9", "Sections covered: nine"), Rule::HandoffField, "line 3"),
-        (replace("Sections covered: 9", "Sections covered: -1"), Rule::HandoffField, "line 3"),
-        (replace("critical=1, warning=2, info=0", "critical=1, warning=2"), Rule::HandoffField, "line 4"),
-        (replace("critical=1, warning=2, info=0", "critical=x, warning=2, info=0"), Rule::HandoffField, "line 4"),
-        (replace("critical=1, warning=2, info=0", "warning=2, critical=1, info=0"), Rule::HandoffField, "line 4"),
-        (replace("critical=1", "critical=99999999999"), Rule::HandoffField, "line 4"),
-        (replace("Findings: critical=1, warning=2, info=0\n", ""), Rule::HandoffField, "Findings"),
-        (replace("Open questions: 3", "Open questions: some"), Rule::HandoffField, "line 5"),
-        (replace("Open questions: 3\n", ""), Rule::HandoffField, "Open questions"),
-        (replace("Reason: Requirement R4 has no step in the plan.", "Reason: <one line>"), Rule::Placeholder, "line 6"),
-        (replace("Reason: Requirement R4 has no step in the plan.", "Reason: TBD"), Rule::Placeholder, "line 6"),
-        (replace("Reason: Requirement R4 has no step in the plan.", "Reason:"), Rule::Placeholder, "line 6"),
-        (replace("Output: docs/audits/plan-audit.md", "Output: <OUTPUT_PATH or \"not written\">"), Rule::Placeholder, "line 2"),
+        (
+            replace("AUDIT: FAIL", "AUDIT: PASS | FAIL | BLOCKED | ERROR"),
+            Rule::HandoffStatus,
+            "line 1",
+        ),
+        (
+            replace("AUDIT: FAIL", "AUDIT: fail"),
+            Rule::HandoffStatus,
+            "line 1",
+        ),
+        (
+            replace("AUDIT: FAIL", "AUDIT: OK"),
+            Rule::HandoffStatus,
+            "line 1",
+        ),
+        (
+            replace("Output: docs/audits/plan-audit.md\n", ""),
+            Rule::HandoffField,
+            "Output",
+        ),
+        (
+            replace("Sections covered: 9", "Sections covered: nine"),
+            Rule::HandoffField,
+            "line 3",
+        ),
+        (
+            replace("Sections covered: 9", "Sections covered: -1"),
+            Rule::HandoffField,
+            "line 3",
+        ),
+        (
+            replace("critical=1, warning=2, info=0", "critical=1, warning=2"),
+            Rule::HandoffField,
+            "line 4",
+        ),
+        (
+            replace(
+                "critical=1, warning=2, info=0",
+                "critical=x, warning=2, info=0",
+            ),
+            Rule::HandoffField,
+            "line 4",
+        ),
+        (
+            replace(
+                "critical=1, warning=2, info=0",
+                "warning=2, critical=1, info=0",
+            ),
+            Rule::HandoffField,
+            "line 4",
+        ),
+        (
+            replace("critical=1", "critical=99999999999"),
+            Rule::HandoffField,
+            "line 4",
+        ),
+        (
+            replace("Findings: critical=1, warning=2, info=0\n", ""),
+            Rule::HandoffField,
+            "Findings",
+        ),
+        (
+            replace("Open questions: 3", "Open questions: some"),
+            Rule::HandoffField,
+            "line 5",
+        ),
+        (
+            replace("Open questions: 3\n", ""),
+            Rule::HandoffField,
+            "Open questions",
+        ),
+        (
+            replace(
+                "Reason: Requirement R4 has no step in the plan.",
+                "Reason: <one line>",
+            ),
+            Rule::Placeholder,
+            "line 6",
+        ),
+        (
+            replace(
+                "Reason: Requirement R4 has no step in the plan.",
+                "Reason: TBD",
+            ),
+            Rule::Placeholder,
+            "line 6",
+        ),
+        (
+            replace("Reason: Requirement R4 has no step in the plan.", "Reason:"),
+            Rule::Placeholder,
+            "line 6",
+        ),
+        (
+            replace(
+                "Output: docs/audits/plan-audit.md",
+                "Output: <OUTPUT_PATH or \"not written\">",
+            ),
+            Rule::Placeholder,
+            "line 2",
+        ),
         (format!("{GOOD}\nAUDIT: PASS"), Rule::HandoffField, "line 7"),
-        (format!("{GOOD}\nVerdict: great"), Rule::HandoffUnknownLine, "line 7"),
-        (format!("{GOOD}\njust prose"), Rule::HandoffUnknownLine, "line 7"),
+        (
+            format!("{GOOD}\nVerdict: great"),
+            Rule::HandoffUnknownLine,
+            "line 7",
+        ),
+        (
+            format!("{GOOD}\njust prose"),
+            Rule::HandoffUnknownLine,
+            "line 7",
+        ),
         (String::new(), Rule::HandoffStatus, "AUDIT"),
     ];
     for (text, rule, path) in cases {
@@ -86,9 +177,14 @@ fn refusals_name_their_rule() {
 
 #[test]
 fn collects_every_problem() {
-    let problems = parse_handoff("AUDIT: MAYBE\nFindings: lots\nReason: TODO").expect_err("refused");
+    let problems =
+        parse_handoff("AUDIT: MAYBE\nFindings: lots\nReason: TODO").expect_err("refused");
     let rules: Vec<&str> = problems.iter().map(|p| p.rule.name()).collect();
     assert!(rules.contains(&"handoff-status"), "{rules:?}");
     assert!(rules.contains(&"placeholder"), "{rules:?}");
-    assert_eq!(rules.iter().filter(|r| **r == "handoff-field").count(), 4, "{problems:#?}");
+    assert_eq!(
+        rules.iter().filter(|r| **r == "handoff-field").count(),
+        4,
+        "{problems:#?}"
+    );
 }

@@ -17,14 +17,24 @@ fn changed(change: impl FnOnce(&mut Value)) -> String {
 }
 
 fn set(pointer: &str, new: Value) -> impl FnOnce(&mut Value) + '_ {
-    move |v: &mut Value| *v.pointer_mut(pointer).unwrap_or_else(|| panic!("{pointer} in fixture")) = new
+    move |v: &mut Value| {
+        *v.pointer_mut(pointer)
+            .unwrap_or_else(|| panic!("{pointer} in fixture")) = new
+    }
 }
 
 fn remove(pointer: &'static str) -> impl FnOnce(&mut Value) {
     move |v: &mut Value| {
         let (parent, key) = pointer.rsplit_once('/').expect("pointer has a parent");
-        let parent = if parent.is_empty() { Some(&mut *v) } else { v.pointer_mut(parent) };
-        parent.and_then(Value::as_object_mut).expect("parent is an object").remove(key);
+        let parent = if parent.is_empty() {
+            Some(&mut *v)
+        } else {
+            v.pointer_mut(parent)
+        };
+        parent
+            .and_then(Value::as_object_mut)
+            .expect("parent is an object")
+            .remove(key);
     }
 }
 
@@ -46,16 +56,31 @@ fn valid_fixture_is_accepted_and_normalized() {
     let intake = parse_report(VALID).expect("fixture is valid");
     let r = &intake.report;
     assert_eq!(r.audit_id.as_str(), "AUD-7");
-    assert_eq!(r.covered_tasks.iter().map(|t| t.as_str()).collect::<Vec<_>>(), ["#12", "T-041"]);
-    assert_eq!(r.findings.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(), ["A-01", "A-02"]);
+    assert_eq!(
+        r.covered_tasks
+            .iter()
+            .map(|t| t.as_str())
+            .collect::<Vec<_>>(),
+        ["#12", "T-041"]
+    );
+    assert_eq!(
+        r.findings.iter().map(|f| f.id.as_str()).collect::<Vec<_>>(),
+        ["A-01", "A-02"]
+    );
     assert_eq!(r.verdict, Verdict::NeedsRemediation);
     assert!(r.receipt.is_none() && intake.receipt.is_none());
     assert_eq!(intake.digest, digest(r));
-    assert_eq!(intake.canonical, auditloop::engine::report::canonical_bytes(r));
+    assert_eq!(
+        intake.canonical,
+        auditloop::engine::report::canonical_bytes(r)
+    );
     let limitation = &r.limitations.as_ref().expect("fixture has limitations")[0];
-    assert!(matches!(limitation.authority_kind(), Some(Authority::Human(l)) if l.as_str() == "octocat"));
+    assert!(
+        matches!(limitation.authority_kind(), Some(Authority::Human(l)) if l.as_str() == "octocat")
+    );
     // Absent optional fields stay absent: normalization adds no defaults.
-    assert!(!String::from_utf8_lossy(&intake.canonical).contains("\"cross_remit\":false,\"id\":\"A-01\""));
+    assert!(!String::from_utf8_lossy(&intake.canonical)
+        .contains("\"cross_remit\":false,\"id\":\"A-01\""));
     assert!(r.findings[0].cross_remit.is_none());
 }
 
@@ -72,43 +97,99 @@ fn json_syntax_and_non_objects() {
     ] {
         let found = problems(text);
         assert_eq!(found.len(), 1, "{text:?}: {found:?}");
-        assert_eq!((found[0].rule, found[0].path.as_str()), (rule, "$"), "{text:?}");
+        assert_eq!(
+            (found[0].rule, found[0].path.as_str()),
+            (rule, "$"),
+            "{text:?}"
+        );
     }
 }
 
 #[test]
 fn repeated_key_in_fixture_is_refused() {
-    let text = VALID.replacen("\"verdict\": \"needs_remediation\",", "\"verdict\": \"needs_remediation\", \"verdict\": \"certified\",", 1);
+    let text = VALID.replacen(
+        "\"verdict\": \"needs_remediation\",",
+        "\"verdict\": \"needs_remediation\", \"verdict\": \"certified\",",
+        1,
+    );
     assert_refused(&text, Rule::JsonSyntax, "$");
 }
 
 #[test]
 fn shape_refusals_name_the_path() {
     let cases: Vec<(String, &str)> = vec![
-        (changed(set("/schema", json!("auditor_report_v2"))), "schema"),
+        (
+            changed(set("/schema", json!("auditor_report_v2"))),
+            "schema",
+        ),
         (changed(set("/audit_id", json!("AUD-07"))), "audit_id"),
         (changed(set("/audit_id", json!(7))), "audit_id"),
         (changed(set("/work_unit", json!("pr:abc"))), "work_unit"),
-        (changed(set("/candidate_artifact", json!("commit:ABC"))), "candidate_artifact"),
+        (
+            changed(set("/candidate_artifact", json!("commit:ABC"))),
+            "candidate_artifact",
+        ),
         (changed(set("/covered_tasks", json!([]))), "covered_tasks"),
-        (changed(set("/covered_tasks/0", json!("task 41"))), "covered_tasks[0]"),
-        (changed(set("/invocation/ref", json!("x".repeat(201)))), "invocation.ref"),
-        (changed(set("/invocation/mode", json!("solo"))), "invocation.mode"),
+        (
+            changed(set("/covered_tasks/0", json!("task 41"))),
+            "covered_tasks[0]",
+        ),
+        (
+            changed(set("/invocation/ref", json!("x".repeat(201)))),
+            "invocation.ref",
+        ),
+        (
+            changed(set("/invocation/mode", json!("solo"))),
+            "invocation.mode",
+        ),
         (changed(set("/evidence", json!([]))), "evidence"),
         (changed(set("/evidence/1", json!(5))), "evidence[1]"),
-        (changed(set("/assessment", json!("x".repeat(20_001)))), "assessment"),
+        (
+            changed(set("/assessment", json!("x".repeat(20_001)))),
+            "assessment",
+        ),
         (changed(set("/verdict", json!("approved"))), "verdict"),
         (changed(set("/findings", json!({}))), "findings"),
-        (changed(set("/findings/0/id", json!("A-1"))), "findings[0].id"),
-        (changed(set("/findings/0/severity", json!("blocker"))), "findings[0].severity"),
-        (changed(set("/findings/0/blocking", json!("yes"))), "findings[0].blocking"),
-        (changed(set("/findings/0/evidence_refs", json!([]))), "findings[0].evidence_refs"),
-        (changed(set("/findings/1/key", json!("-bad key"))), "findings[1].key"),
-        (changed(set("/findings/0/cross_remit", json!(1))), "findings[0].cross_remit"),
-        (changed(set("/limitations/0/id", json!("L-1"))), "limitations[0].id"),
-        (changed(set("/limitations/0/authority", json!("octocat"))), "limitations[0].authority"),
-        (changed(set("/elegance/score", json!(3.5))), "elegance.score"),
-        (changed(set("/elegance/notes", json!(["n"]))), "elegance.notes"),
+        (
+            changed(set("/findings/0/id", json!("A-1"))),
+            "findings[0].id",
+        ),
+        (
+            changed(set("/findings/0/severity", json!("blocker"))),
+            "findings[0].severity",
+        ),
+        (
+            changed(set("/findings/0/blocking", json!("yes"))),
+            "findings[0].blocking",
+        ),
+        (
+            changed(set("/findings/0/evidence_refs", json!([]))),
+            "findings[0].evidence_refs",
+        ),
+        (
+            changed(set("/findings/1/key", json!("-bad key"))),
+            "findings[1].key",
+        ),
+        (
+            changed(set("/findings/0/cross_remit", json!(1))),
+            "findings[0].cross_remit",
+        ),
+        (
+            changed(set("/limitations/0/id", json!("L-1"))),
+            "limitations[0].id",
+        ),
+        (
+            changed(set("/limitations/0/authority", json!("octocat"))),
+            "limitations[0].authority",
+        ),
+        (
+            changed(set("/elegance/score", json!(3.5))),
+            "elegance.score",
+        ),
+        (
+            changed(set("/elegance/notes", json!(["n"]))),
+            "elegance.notes",
+        ),
         (changed(remove("/audit_id")), "audit_id"),
         (changed(remove("/findings/0/claim")), "findings[0].claim"),
         (changed(remove("/perspectives/risk")), "perspectives.risk"),
@@ -134,8 +215,15 @@ fn unknown_fields_are_refused_at_every_level() {
     ];
     for (pointer, path) in cases {
         let text = changed(|v| {
-            let target = if pointer.is_empty() { Some(v) } else { v.pointer_mut(pointer) };
-            target.and_then(Value::as_object_mut).expect("object").insert("extra".into(), json!(1));
+            let target = if pointer.is_empty() {
+                Some(v)
+            } else {
+                v.pointer_mut(pointer)
+            };
+            target
+                .and_then(Value::as_object_mut)
+                .expect("object")
+                .insert("extra".into(), json!(1));
         });
         assert_refused(&text, Rule::Shape, path);
     }
@@ -161,7 +249,11 @@ fn null_is_refused_where_the_schema_asks_for_a_value() {
     ] {
         assert_refused(&changed(set(pointer, Value::Null)), Rule::Shape, path);
     }
-    assert_refused(&changed(|v| v["receipt"] = Value::Null), Rule::Shape, "receipt");
+    assert_refused(
+        &changed(|v| v["receipt"] = Value::Null),
+        Rule::Shape,
+        "receipt",
+    );
 }
 
 #[test]
@@ -180,16 +272,28 @@ fn placeholders_are_refused_in_every_required_text() {
         ("/perspectives/outcome", "perspectives.outcome"),
         ("/perspectives/completeness", "perspectives.completeness"),
         ("/perspectives/integration", "perspectives.integration"),
-        ("/perspectives/engineering_quality", "perspectives.engineering_quality"),
+        (
+            "/perspectives/engineering_quality",
+            "perspectives.engineering_quality",
+        ),
         ("/perspectives/verification", "perspectives.verification"),
         ("/perspectives/risk", "perspectives.risk"),
         ("/assessment", "assessment"),
         ("/evidence/0", "evidence[0]"),
         ("/findings/0/claim", "findings[0].claim"),
         ("/findings/0/consequence", "findings[0].consequence"),
-        ("/findings/0/required_outcome", "findings[0].required_outcome"),
-        ("/findings/0/verification_required", "findings[0].verification_required"),
-        ("/findings/0/evidence_refs/0", "findings[0].evidence_refs[0]"),
+        (
+            "/findings/0/required_outcome",
+            "findings[0].required_outcome",
+        ),
+        (
+            "/findings/0/verification_required",
+            "findings[0].verification_required",
+        ),
+        (
+            "/findings/0/evidence_refs/0",
+            "findings[0].evidence_refs[0]",
+        ),
         ("/limitations/0/text", "limitations[0].text"),
     ];
     for (pointer, path) in pointers {
@@ -197,11 +301,18 @@ fn placeholders_are_refused_in_every_required_text() {
             let text = changed(set(pointer, json!(placeholder)));
             let found = problems(&text);
             assert_eq!(found.len(), 1, "{pointer}={placeholder:?}: {found:?}");
-            assert_eq!((found[0].rule, found[0].path.as_str()), (Rule::Placeholder, path));
+            assert_eq!(
+                (found[0].rule, found[0].path.as_str()),
+                (Rule::Placeholder, path)
+            );
         }
     }
     // Ordinary text mentioning such words is fine.
-    assert!(parse_report(&changed(set("/assessment", json!("TODO comments were removed")))).is_ok());
+    assert!(parse_report(&changed(set(
+        "/assessment",
+        json!("TODO comments were removed")
+    )))
+    .is_ok());
 }
 
 #[test]
@@ -211,12 +322,30 @@ fn standalone_rules() {
         v["findings"][1]["blocking"] = json!(false);
         v.as_object_mut().expect("object").remove("limitations");
     };
-    assert!(parse_report(&changed(certified)).is_ok(), "certified baseline is valid");
+    assert!(
+        parse_report(&changed(certified)).is_ok(),
+        "certified baseline is valid"
+    );
 
     let cases: Vec<(String, Rule, &str)> = vec![
-        (changed(set("/invocation/mode", json!("single_agent_fallback"))), Rule::InvocationMode, "invocation.mode"),
-        (changed(set("/findings/0/id", json!("A-01"))), Rule::FindingIdUnique, "findings[1].id"),
-        (changed(set("/verdict", json!("certified_with_accepted_limitations"))), Rule::CertifiedBlockingFinding, "findings[1].blocking"),
+        (
+            changed(set("/invocation/mode", json!("single_agent_fallback"))),
+            Rule::InvocationMode,
+            "invocation.mode",
+        ),
+        (
+            changed(set("/findings/0/id", json!("A-01"))),
+            Rule::FindingIdUnique,
+            "findings[1].id",
+        ),
+        (
+            changed(set(
+                "/verdict",
+                json!("certified_with_accepted_limitations"),
+            )),
+            Rule::CertifiedBlockingFinding,
+            "findings[1].blocking",
+        ),
         (
             changed(|v| {
                 certified(v);
@@ -228,7 +357,8 @@ fn standalone_rules() {
         (
             changed(|v| {
                 certified(v);
-                v["limitations"] = json!([{"id": "L-01", "key": "k", "text": "real text", "authority": "D-3"}]);
+                v["limitations"] =
+                    json!([{"id": "L-01", "key": "k", "text": "real text", "authority": "D-3"}]);
             }),
             Rule::CertifiedWithLimitations,
             "limitations",
@@ -250,19 +380,42 @@ fn standalone_rules() {
             Rule::LimitationsRequired,
             "limitations",
         ),
-        (changed(remove("/limitations/0/authority")), Rule::LimitationAuthorityVerdict, "limitations[0].authority"),
         (
-            changed(set("/limitations/0/authority", json!(format!("human: {}", "a".repeat(40))))),
+            changed(remove("/limitations/0/authority")),
+            Rule::LimitationAuthorityVerdict,
+            "limitations[0].authority",
+        ),
+        (
+            changed(set(
+                "/limitations/0/authority",
+                json!(format!("human: {}", "a".repeat(40))),
+            )),
             Rule::LimitationAuthorityForm,
             "limitations[0].authority",
         ),
-        (changed(set("/limitations/0/authority", json!("D-99999999999"))), Rule::LimitationAuthorityForm, "limitations[0].authority"),
-        (changed(set("/elegance/score", json!(0))), Rule::EleganceRange, "elegance.score"),
-        (changed(set("/elegance/score", json!(6))), Rule::EleganceRange, "elegance.score"),
+        (
+            changed(set("/limitations/0/authority", json!("D-99999999999"))),
+            Rule::LimitationAuthorityForm,
+            "limitations[0].authority",
+        ),
+        (
+            changed(set("/elegance/score", json!(0))),
+            Rule::EleganceRange,
+            "elegance.score",
+        ),
+        (
+            changed(set("/elegance/score", json!(6))),
+            Rule::EleganceRange,
+            "elegance.score",
+        ),
     ];
     for (text, rule, path) in cases {
         let found = problems(&text);
-        assert!(found.iter().all(|p| p.rule != Rule::Shape), "{}: no shape problem expected: {found:?}", rule.name());
+        assert!(
+            found.iter().all(|p| p.rule != Rule::Shape),
+            "{}: no shape problem expected: {found:?}",
+            rule.name()
+        );
         assert_refused(&text, rule, path);
     }
 }
@@ -273,7 +426,10 @@ fn accepted_variants() {
         // A limitation without authority asks the maintainers under needs_human_decision.
         changed(|v| {
             v["verdict"] = json!("needs_human_decision");
-            v["limitations"][0].as_object_mut().expect("object").remove("authority");
+            v["limitations"][0]
+                .as_object_mut()
+                .expect("object")
+                .remove("authority");
         }),
         changed(|v| {
             v["verdict"] = json!("certified_with_accepted_limitations");
@@ -316,17 +472,35 @@ fn every_problem_is_collected_shape_first() {
         "certified-blocking-finding",
         "certified-with-limitations",
     ] {
-        assert!(rules.contains(&expected), "{expected} missing from {rules:?}");
+        assert!(
+            rules.contains(&expected),
+            "{expected} missing from {rules:?}"
+        );
     }
-    let first_rule = found.iter().position(|p| p.rule != Rule::Shape).unwrap_or(found.len());
-    assert!(found[first_rule..].iter().all(|p| p.rule != Rule::Shape), "shape problems come first: {rules:?}");
-    assert_eq!(found.iter().filter(|p| p.rule == Rule::Shape).count(), 2, "{found:#?}");
+    let first_rule = found
+        .iter()
+        .position(|p| p.rule != Rule::Shape)
+        .unwrap_or(found.len());
+    assert!(
+        found[first_rule..].iter().all(|p| p.rule != Rule::Shape),
+        "shape problems come first: {rules:?}"
+    );
+    assert_eq!(
+        found.iter().filter(|p| p.rule == Rule::Shape).count(),
+        2,
+        "{found:#?}"
+    );
 }
 
 #[test]
 fn hostile_input_does_not_panic() {
     let deep = "[".repeat(10_000);
-    for text in [deep.as_str(), "{\"findings\": [1, null, {\"id\": []}]}", "1e999", "\u{feff}{}"] {
+    for text in [
+        deep.as_str(),
+        "{\"findings\": [1, null, {\"id\": []}]}",
+        "1e999",
+        "\u{feff}{}",
+    ] {
         assert!(parse_report(text).is_err());
     }
 }
@@ -352,14 +526,25 @@ fn receipt_is_kept_aside_untrimmed_and_checked_for_shape() {
     });
     let intake = parse_report(&text).expect("valid with receipt");
     assert!(intake.report.receipt.is_none());
-    assert_eq!(intake.receipt.expect("receipt kept").receipt_id, " padded-id ");
-    assert_eq!(intake.digest, parse_report(VALID).expect("valid").digest, "the receipt is not part of the digest");
+    assert_eq!(
+        intake.receipt.expect("receipt kept").receipt_id,
+        " padded-id "
+    );
+    assert_eq!(
+        intake.digest,
+        parse_report(VALID).expect("valid").digest,
+        "the receipt is not part of the digest"
+    );
 
     for (field, bad, path) in [
         ("version", json!(2), "receipt.version"),
         ("role", json!("author"), "receipt.role"),
         ("issued_at", json!("yesterday"), "receipt.issued_at"),
-        ("report_digest", json!("sha256:abc"), "receipt.report_digest"),
+        (
+            "report_digest",
+            json!("sha256:abc"),
+            "receipt.report_digest",
+        ),
         ("signature", json!("short"), "receipt.signature"),
         ("receipt_id", json!("short"), "receipt.receipt_id"),
         ("covered_tasks", json!("#12"), "receipt.covered_tasks"),

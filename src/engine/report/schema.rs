@@ -161,14 +161,18 @@ impl Schema {
             }
         }
         if let Some(pattern) = node.get("pattern").and_then(Value::as_str) {
-            if let Some(re) = self.patterns.get(pattern) {
-                if !re.is_match(s) {
-                    out.push(violation(
-                        path,
-                        "pattern",
-                        format!("{} does not match {pattern}", brief_str(s)),
-                    ));
-                }
+            // Patterns of the embedded schema are compiled once; any other (a sub-schema
+            // built in code) is compiled here, and an invalid one matches nothing.
+            let matched = match self.patterns.get(pattern) {
+                Some(re) => re.is_match(s),
+                None => Regex::new(pattern).is_ok_and(|re| re.is_match(s)),
+            };
+            if !matched {
+                out.push(violation(
+                    path,
+                    "pattern",
+                    format!("{} does not match {pattern}", brief_str(s)),
+                ));
             }
         }
         if node.get("format").and_then(Value::as_str) == Some("date-time")

@@ -27,6 +27,19 @@ pub struct Cli {
 pub enum Command {
     /// Run the webhook server (the default).
     Serve(ServeArgs),
+    /// Make an Ed25519 key pair for a hardened auditor; prints the trust-store entry.
+    Keygen(crate::cli::keygen::KeygenArgs),
+    /// Normalize a report and sign a receipt for one repository; prints the signed report.
+    Sign(crate::cli::sign::SignArgs),
+    /// Offline shape check of a report: prints its digest, or every problem found.
+    Validate(crate::cli::validate::ValidateArgs),
+}
+
+fn offline(result: anyhow::Result<ExitCode>) -> ExitCode {
+    result.unwrap_or_else(|e| {
+        eprintln!("auditloop: {e:#}");
+        ExitCode::FAILURE
+    })
 }
 
 fn env_lookup(name: &str) -> Option<String> {
@@ -48,5 +61,12 @@ pub fn run() -> ExitCode {
     match cli.command {
         None => crate::cli::serve::run(&cli.serve, &env_lookup),
         Some(Command::Serve(args)) => crate::cli::serve::run(&args, &env_lookup),
+        Some(Command::Keygen(args)) => {
+            offline(crate::cli::keygen::run(&args, &mut std::io::stdout()))
+        }
+        Some(Command::Sign(args)) => offline(crate::cli::sign::run(&args, &mut std::io::stdout())),
+        Some(Command::Validate(args)) => {
+            offline(crate::cli::validate::run(&args, &mut std::io::stdout()))
+        }
     }
 }

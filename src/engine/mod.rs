@@ -2,6 +2,8 @@
 
 pub mod config;
 pub mod gate;
+pub mod receipt;
 pub mod record;
 pub mod report;
+pub mod text;
 pub mod views;

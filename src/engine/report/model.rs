@@ -7,6 +7,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
 
+/// An optional field that may be absent but never `null`: the schema gives every optional
+/// field a type, and a `null` read as "absent" would let a malformed report through.
+fn non_null<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
 /// The literal `"auditor_report_v1"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SchemaTag {
@@ -28,11 +38,23 @@ pub struct Report {
     pub evidence: Vec<String>,
     pub verdict: Verdict,
     pub findings: Vec<Finding>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub limitations: Option<Vec<Limitation>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub elegance: Option<Elegance>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub receipt: Option<Receipt>,
 }
 
@@ -122,7 +144,11 @@ impl Severity {
 #[serde(deny_unknown_fields)]
 pub struct Finding {
     pub id: FindingId,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub key: Option<FindingKey>,
     pub severity: Severity,
     pub blocking: bool,
@@ -131,7 +157,11 @@ pub struct Finding {
     pub consequence: String,
     pub required_outcome: String,
     pub verification_required: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cross_remit: Option<bool>,
 }
 
@@ -142,7 +172,11 @@ pub struct Limitation {
     pub key: FindingKey,
     pub text: String,
     /// `human: LOGIN` or `D-<n>`; checked against the record, never taken on the report's word.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub authority: Option<String>,
 }
 
@@ -150,7 +184,11 @@ pub struct Limitation {
 #[serde(deny_unknown_fields)]
 pub struct Elegance {
     pub score: u8,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub notes: Option<String>,
 }
 

@@ -1,0 +1,241 @@
+//! The seed-002 completion handoff (CONTRACT §5.4), the body of a fenced `text` block:
+//!
+//! ```text
+//! AUDIT: PASS | FAIL | BLOCKED | ERROR
+//! Output: <OUTPUT_PATH or "not written">
+//! Sections covered: <N or "unknown">
+//! Findings: critical=<N>, warning=<N>, info=<N>
+//! Open questions: <N>
+//! Reason: <one line>
+//! ```
+//!
+//! Blank lines are ignored; every other line must be one of these, each exactly once.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::problem::{Problem, Rule};
+use crate::engine::text::is_placeholder;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HandoffStatus {
+    Pass,
+    Fail,
+    Blocked,
+    Error,
+}
+
+impl HandoffStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandoffStatus::Pass => "PASS",
+            HandoffStatus::Fail => "FAIL",
+            HandoffStatus::Blocked => "BLOCKED",
+            HandoffStatus::Error => "ERROR",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handoff {
+    pub status: HandoffStatus,
+    pub output: String,
+    /// `None` for `unknown`.
+    pub sections_covered: Option<u32>,
+    pub critical: u32,
+    pub warning: u32,
+    pub info: u32,
+    pub open_questions: u32,
+    pub reason: String,
+}
+
+const LABELS: [&str; 6] = [
+    "AUDIT",
+    "Output",
+    "Sections covered",
+    "Findings",
+    "Open questions",
+    "Reason",
+];
+
+static FINDINGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^critical\s*=\s*([0-9]+)\s*,\s*warning\s*=\s*([0-9]+)\s*,\s*info\s*=\s*([0-9]+)$")
+        .expect("static regex")
+});
+
+/// Parses a handoff, collecting every problem.
+pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
+    let mut values: [Option<(usize, String)>; 6] = Default::default();
+    let mut problems = Vec::new();
+    for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())) {
+        if line.is_empty() {
+            continue;
+        }
+        let slot = line.split_once(':').and_then(|(label, value)| {
+            LABELS
+                .iter()
+                .position(|l| *l == label.trim())
+                .map(|i| (i, value.trim()))
+        });
+        match slot {
+            Some((i, _)) if values[i].is_some() => {
+                problems.push(Problem::new(
+                    Rule::HandoffField,
+                    line_path(n),
+                    format!("`{}:` appears twice", LABELS[i]),
+                ));
+            }
+            Some((i, value)) => values[i] = Some((n, value.to_owned())),
+            None => problems.push(Problem::new(
+                Rule::HandoffUnknownLine,
+                line_path(n),
+                format!(
+                    "not a handoff line; expected one of {}",
+                    LABELS.map(|l| format!("`{l}:`")).join(", ")
+                ),
+            )),
+        }
+    }
+    let [audit, output, sections, findings, open, reason] = values;
+
+    let status = match &audit {
+        None => {
+            problems.push(Problem::new(
+                Rule::HandoffStatus,
+                "AUDIT",
+                "missing `AUDIT: PASS|FAIL|BLOCKED|ERROR` line",
+            ));
+            None
+        }
+        Some((n, v)) => {
+            let status = match v.as_str() {
+                "PASS" => Some(HandoffStatus::Pass),
+                "FAIL" => Some(HandoffStatus::Fail),
+                "BLOCKED" => Some(HandoffStatus::Blocked),
+                "ERROR" => Some(HandoffStatus::Error),
+                _ => None,
+            };
+            if status.is_none() {
+                problems.push(Problem::new(
+                    Rule::HandoffStatus,
+                    line_path(*n),
+                    format!("{v:?} is not PASS, FAIL, BLOCKED or ERROR"),
+                ));
+            }
+            status
+        }
+    };
+    let output = required_text(&output, "Output", &mut problems);
+    let reason = required_text(&reason, "Reason", &mut problems);
+    let sections_covered =
+        required(&sections, "Sections covered", &mut problems).and_then(|(n, v)| {
+            if v.eq_ignore_ascii_case("unknown") {
+                return Some(None);
+            }
+            let parsed = count(v).map(Some);
+            if parsed.is_none() {
+                problems.push(Problem::new(
+                    Rule::HandoffField,
+                    line_path(n),
+                    format!("{v:?} is neither a count nor `unknown`"),
+                ));
+            }
+            parsed
+        });
+    let counts = required(&findings, "Findings", &mut problems).and_then(|(n, v)| {
+        let parsed = FINDINGS
+            .captures(v)
+            .and_then(|c| Some((count(&c[1])?, count(&c[2])?, count(&c[3])?)));
+        if parsed.is_none() {
+            problems.push(Problem::new(
+                Rule::HandoffField,
+                line_path(n),
+                format!("{v:?} is not `critical=N, warning=N, info=N`"),
+            ));
+        }
+        parsed
+    });
+    let open_questions = required(&open, "Open questions", &mut problems).and_then(|(n, v)| {
+        let parsed = count(v);
+        if parsed.is_none() {
+            problems.push(Problem::new(
+                Rule::HandoffField,
+                line_path(n),
+                format!("{v:?} is not a count"),
+            ));
+        }
+        parsed
+    });
+
+    match (
+        status,
+        output,
+        reason,
+        sections_covered,
+        counts,
+        open_questions,
+    ) {
+        (
+            Some(status),
+            Some(output),
+            Some(reason),
+            Some(sections_covered),
+            Some((critical, warning, info)),
+            Some(open_questions),
+        ) if problems.is_empty() => Ok(Handoff {
+            status,
+            output,
+            sections_covered,
+            critical,
+            warning,
+            info,
+            open_questions,
+            reason,
+        }),
+        _ => Err(problems),
+    }
+}
+
+fn line_path(n: usize) -> String {
+    format!("line {n}")
+}
+
+fn count(v: &str) -> Option<u32> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok()
+}
+
+fn required<'a>(
+    slot: &'a Option<(usize, String)>,
+    label: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<(usize, &'a str)> {
+    if slot.is_none() {
+        problems.push(Problem::new(
+            Rule::HandoffField,
+            label,
+            format!("missing `{label}:` line"),
+        ));
+    }
+    slot.as_ref().map(|(n, v)| (*n, v.as_str()))
+}
+
+fn required_text(
+    slot: &Option<(usize, String)>,
+    label: &str,
+    problems: &mut Vec<Problem>,
+) -> Option<String> {
+    let (n, v) = required(slot, label, problems)?;
+    if is_placeholder(v) {
+        problems.push(Problem::new(
+            Rule::Placeholder,
+            line_path(n),
+            format!("`{label}:` {v:?} is a placeholder; write the actual text"),
+        ));
+        return None;
+    }
+    Some(v.to_owned())
+}

@@ -39,10 +39,11 @@ impl SectionKind {
         }
     }
 
-    /// `inner` (Markdown, already escaped) between the markers, under the heading.
+    /// `inner` (Markdown, already escaped) between the markers, under the heading. The
+    /// blank line before the end marker keeps a table from taking it as a row.
     pub fn wrap(self, inner: &str) -> String {
         format!(
-            "{}\n{}\n\n{}\n{}",
+            "{}\n{}\n\n{}\n\n{}",
             self.start(),
             self.heading(),
             inner.trim_end(),

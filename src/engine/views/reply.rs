@@ -6,30 +6,37 @@ use crate::engine::record::Record;
 
 use super::check_run::cap;
 use super::context::{record_path, ViewContext};
-use super::escape::{block, inline, truncate, url_path};
+use super::escape::{block, inline, truncate};
 use super::{query, words};
 
 /// Replies are cut above this many characters (GitHub allows 65,536 per comment).
 pub const REPLY_LIMIT: usize = 60_000;
 
 const TEXT_CHARS: usize = 1_000;
+/// What was wrong fits on the first line; escaping can grow it at most sixfold, which
+/// leaves most of the reply for how to put it right.
+const WHAT_CHARS: usize = 4_000;
 
-/// `<!-- auditloop:delivery:ID -->`, the id percent-encoded so it cannot end the comment.
+/// `<!-- auditloop:delivery:ID -->`. GitHub's delivery ids are GUIDs; anything but ASCII
+/// letters, digits and `-` is percent-encoded, so the id cannot end the comment.
 pub fn delivery_marker(delivery: &str) -> String {
-    format!("<!-- auditloop:delivery:{} -->", url_path(delivery))
+    let mut id = String::with_capacity(delivery.len());
+    for b in delivery.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'-' {
+            id.push(char::from(b));
+        } else {
+            id.push_str(&format!("%{b:02X}"));
+        }
+    }
+    format!("<!-- auditloop:delivery:{id} -->")
 }
 
 /// `auditloop: refused`, what was wrong, and how to put it right.
 pub fn refused(what: &str, fix: &str, delivery: &str) -> String {
-    const HEAD: &str = "auditloop: refused: ";
     let marker = delivery_marker(delivery);
-    // Room for both texts; each gets half so that the fix is never cut away entirely.
-    let room = REPLY_LIMIT.saturating_sub(HEAD.chars().count() + marker.chars().count() + 8);
-    format!(
-        "{HEAD}{}\n\n{}\n\n{marker}",
-        fit_block(what, room / 2),
-        fit_block(fix, room / 2)
-    )
+    let head = format!("auditloop: refused: {}", inline(what, WHAT_CHARS));
+    let room = REPLY_LIMIT.saturating_sub(head.chars().count() + marker.chars().count() + 4);
+    format!("{head}\n\n{}\n\n{marker}", fit_block(fix, room))
 }
 
 /// The `/audit status` reply: the record, the gate conditions, the budget and a link to

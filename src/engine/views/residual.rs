@@ -54,16 +54,28 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         out.push('\n');
     }
 
-    let limitations = query::limitations(record);
-    if !limitations.is_empty() {
+    let (accepted, pending): (Vec<_>, Vec<_>) = query::limitations(record)
+        .into_iter()
+        .partition(|l| l.authority.is_some());
+    if !accepted.is_empty() {
         out.push_str("**Accepted limitations**\n\n");
-        for l in limitations {
-            let authority = l.authority.as_deref().map_or_else(
-                || "not accepted yet: awaits a maintainer's `/audit resolve`".to_owned(),
-                |a| format!("authority {}", inline(a, AUTHORITY_CHARS)),
-            );
+        for l in accepted {
             out.push_str(&format!(
-                "- {} {} (round {}): {} ({authority})\n",
+                "- {} {} (round {}): {} (authority {})\n",
+                l.limitation.id,
+                inline(l.limitation.key.as_str(), KEY_CHARS),
+                l.run,
+                inline(&l.limitation.text, TEXT_CHARS),
+                inline(l.authority.as_deref().unwrap_or_default(), AUTHORITY_CHARS),
+            ));
+        }
+        out.push('\n');
+    }
+    if !pending.is_empty() {
+        out.push_str("**Limitations awaiting acceptance** (a maintainer accepts with `/audit resolve L-NN --note …`)\n\n");
+        for l in pending {
+            out.push_str(&format!(
+                "- {} {} (round {}): {}\n",
                 l.limitation.id,
                 inline(l.limitation.key.as_str(), KEY_CHARS),
                 l.run,

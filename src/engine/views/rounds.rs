@@ -60,7 +60,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         }
     }
     out.push_str(&format!(
-        "\nRecord [{}]({}): state {}, candidate [{}]({}).\n{}.\n",
+        "\nRecord [{}]({}): state {}, candidate [{}]({}).\n\n{}.\n",
         record.id,
         ctx.record_url(&record.id),
         words::state(record),

@@ -27,24 +27,38 @@ fn sections_without_a_record() {
 
 #[test]
 fn empty_sections_say_so() {
-    let r = record(vec![event(created(3), at(10, 0), "dev")], 3, AuditState::Open);
+    let r = record(
+        vec![event(created(3), at(10, 0), "dev")],
+        3,
+        AuditState::Open,
+    );
     let s = views::sections(Some(&r), &ctx());
     assert!(s.waivers.contains("No waivers."), "{}", s.waivers);
     assert!(s.residual.contains("None."), "{}", s.residual);
-    assert!(s.rounds.contains("Budget: 0 of 3 runs used"), "{}", s.rounds);
+    assert!(
+        s.rounds.contains("Budget: 0 of 3 runs used"),
+        "{}",
+        s.rounds
+    );
 }
 
 #[test]
 fn rounds_rows_links_and_budget() {
     let s = views::sections(Some(&rich_record()), &ctx());
     let c = "c".repeat(40);
-    assert!(s.rounds.contains(&format!("[ccccccc](https://github.com/octo/widgets/commit/{c})")));
+    assert!(s.rounds.contains(&format!(
+        "[ccccccc](https://github.com/octo/widgets/commit/{c})"
+    )));
     assert!(s.rounds.contains("Budget: 3 of 4 runs used"));
-    assert!(s.rounds.contains(
-        "(https://github.com/octo/widgets/blob/auditloop-records/records/AUD-7.json)"
-    ));
-    assert!(s.rounds.contains("1 critical, 1 high, 1 medium, 1 low (2 blocking)"));
-    assert!(s.rounds.contains("A-01 fix, A-02 reject, A-03 waived, A-04 follow-up"));
+    assert!(s
+        .rounds
+        .contains("(https://github.com/octo/widgets/blob/auditloop-records/records/AUD-7.json)"));
+    assert!(s
+        .rounds
+        .contains("1 critical, 1 high, 1 medium, 1 low (2 blocking)"));
+    assert!(s
+        .rounds
+        .contains("A-01 fix, A-02 reject, A-03 waived, A-04 follow-up"));
     assert!(s.rounds.contains("session_reported") && s.rounds.contains("authenticated"));
     assert!(s.rounds.contains("ci-run-88"), "invocation failure listed");
 }
@@ -64,12 +78,34 @@ fn reject_record(extra: Vec<Event>) -> Record {
     let mut history = vec![
         event(created(3), at(10, 0), "dev"),
         event(
-            run(1, 'a', Verdict::NeedsRemediation, Grade::SessionReported,
-                vec![finding("A-01", Some("token-leak"), Severity::High, true, "Token logged", &[])], vec![]),
+            run(
+                1,
+                'a',
+                Verdict::NeedsRemediation,
+                Grade::SessionReported,
+                vec![finding(
+                    "A-01",
+                    Some("token-leak"),
+                    Severity::High,
+                    true,
+                    "Token logged",
+                    &[],
+                )],
+                vec![],
+            ),
             at(11, 0),
             "bot",
         ),
-        event(dispose(fref("A-01", Some("token-leak"), 1), DispositionKind::Reject, "redacted", None), at(11, 5), "maint"),
+        event(
+            dispose(
+                fref("A-01", Some("token-leak"), 1),
+                DispositionKind::Reject,
+                "redacted",
+                None,
+            ),
+            at(11, 5),
+            "maint",
+        ),
     ];
     history.extend(extra);
     record(history, 3, AuditState::Open)
@@ -77,37 +113,86 @@ fn reject_record(extra: Vec<Event>) -> Record {
 
 #[test]
 fn rejected_finding_stays_residual_until_cleared() {
-    let contested = |r: &Record| views::sections(Some(r), &ctx()).residual.contains("Rejected findings awaiting");
+    let contested = |r: &Record| {
+        views::sections(Some(r), &ctx())
+            .residual
+            .contains("Rejected findings awaiting")
+    };
     assert!(contested(&reject_record(vec![])));
 
-    let still_reported = run(2, 'b', Verdict::NeedsRemediation, Grade::SessionReported,
-        vec![finding("A-05", Some("token-leak"), Severity::High, true, "Still logged", &[])], vec![]);
-    assert!(contested(&reject_record(vec![event(still_reported, at(12, 0), "bot")])));
+    let still_reported = run(
+        2,
+        'b',
+        Verdict::NeedsRemediation,
+        Grade::SessionReported,
+        vec![finding(
+            "A-05",
+            Some("token-leak"),
+            Severity::High,
+            true,
+            "Still logged",
+            &[],
+        )],
+        vec![],
+    );
+    assert!(contested(&reject_record(vec![event(
+        still_reported,
+        at(12, 0),
+        "bot"
+    )])));
 
-    let gone = run(2, 'b', Verdict::Certified, Grade::SessionReported, vec![], vec![]);
-    assert!(!contested(&reject_record(vec![event(gone, at(12, 0), "bot")])));
+    let gone = run(
+        2,
+        'b',
+        Verdict::Certified,
+        Grade::SessionReported,
+        vec![],
+        vec![],
+    );
+    assert!(!contested(&reject_record(vec![event(
+        gone,
+        at(12, 0),
+        "bot"
+    )])));
 
     let resolved = EventKind::Resolution(Resolution {
         note: "agreed".to_owned(),
         authority: "human: maint".to_owned(),
         finding: Some(fref("A-01", Some("token-leak"), 1)),
     });
-    assert!(!contested(&reject_record(vec![event(resolved, at(12, 0), "maint")])));
+    assert!(!contested(&reject_record(vec![event(
+        resolved,
+        at(12, 0),
+        "maint"
+    )])));
 
     let other = EventKind::Resolution(Resolution {
         note: "other".to_owned(),
         authority: "human: maint".to_owned(),
         finding: Some(fref("A-02", Some("other-key"), 1)),
     });
-    assert!(contested(&reject_record(vec![event(other, at(12, 0), "maint")])));
+    assert!(contested(&reject_record(vec![event(
+        other,
+        at(12, 0),
+        "maint"
+    )])));
 }
 
 #[test]
 fn later_disposition_of_the_same_finding_replaces_the_earlier() {
-    let redisposed = dispose(fref("A-01", Some("token-leak"), 1), DispositionKind::Fix, "will fix", None);
+    let redisposed = dispose(
+        fref("A-01", Some("token-leak"), 1),
+        DispositionKind::Fix,
+        "will fix",
+        None,
+    );
     let r = reject_record(vec![event(redisposed, at(11, 30), "maint")]);
     let s = views::sections(Some(&r), &ctx());
-    assert!(!s.residual.contains("Rejected findings awaiting"), "{}", s.residual);
+    assert!(
+        !s.residual.contains("Rejected findings awaiting"),
+        "{}",
+        s.residual
+    );
     assert!(s.rounds.contains("A-01 fix") && !s.rounds.contains("A-01 reject"));
 }
 
@@ -116,15 +201,27 @@ fn limitation_without_authority_shows_the_human_acceptance() {
     let history = vec![
         event(created(3), at(10, 0), "dev"),
         event(
-            run(1, 'a', Verdict::NeedsHumanDecision, Grade::SessionReported, vec![],
-                vec![limitation("L-01", "no-ghes", "No GHES test", None), limitation("L-02", "no-arm", "No ARM build", None)]),
+            run(
+                1,
+                'a',
+                Verdict::NeedsHumanDecision,
+                Grade::SessionReported,
+                vec![],
+                vec![
+                    limitation("L-01", "no-ghes", "No GHES test", None),
+                    limitation("L-02", "no-arm", "No ARM build", None),
+                ],
+            ),
             at(11, 0),
             "bot",
         ),
         event(
             EventKind::LimitationAcceptance(LimitationAcceptance {
                 run: 1,
-                limitations: vec![AcceptedLimitation { id: auditloop::ids::LimitationId::new("L-01").unwrap(), key: key("no-ghes") }],
+                limitations: vec![AcceptedLimitation {
+                    id: auditloop::ids::LimitationId::new("L-01").unwrap(),
+                    key: key("no-ghes"),
+                }],
                 note: "ok".to_owned(),
                 authority: "human: maint".to_owned(),
             }),
@@ -133,9 +230,22 @@ fn limitation_without_authority_shows_the_human_acceptance() {
         ),
     ];
     let s = views::sections(Some(&record(history, 3, AuditState::Open)), &ctx());
-    assert!(s.residual.contains("L-01 no-ghes (round 1): No GHES test (authority human: maint)"), "{}", s.residual);
-    let pending = s.residual.split("**Limitations awaiting acceptance**").nth(1).unwrap_or_default();
-    assert!(pending.contains("L-02 no-arm (round 1): No ARM build"), "{}", s.residual);
+    assert!(
+        s.residual
+            .contains("L-01 no-ghes (round 1): No GHES test (authority human: maint)"),
+        "{}",
+        s.residual
+    );
+    let pending = s
+        .residual
+        .split("**Limitations awaiting acceptance**")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(
+        pending.contains("L-02 no-arm (round 1): No ARM build"),
+        "{}",
+        s.residual
+    );
     assert!(!pending.contains("L-01"), "{}", s.residual);
 }
 
@@ -171,9 +281,36 @@ fn hostile_record() -> Record {
             at(11, 0),
             "bot",
         ),
-        event(dispose(fref("A-01", Some("k1"), 1), DispositionKind::Reject, bad, None), at(11, 1), "maint"),
-        event(dispose(fref("A-02", Some("k2"), 1), DispositionKind::FollowUp, bad, None), at(11, 2), "maint"),
-        event(dispose(fref("A-03", Some("k3"), 1), DispositionKind::File, bad, Some(9)), at(11, 3), "maint"),
+        event(
+            dispose(
+                fref("A-01", Some("k1"), 1),
+                DispositionKind::Reject,
+                bad,
+                None,
+            ),
+            at(11, 1),
+            "maint",
+        ),
+        event(
+            dispose(
+                fref("A-02", Some("k2"), 1),
+                DispositionKind::FollowUp,
+                bad,
+                None,
+            ),
+            at(11, 2),
+            "maint",
+        ),
+        event(
+            dispose(
+                fref("A-03", Some("k3"), 1),
+                DispositionKind::File,
+                bad,
+                Some(9),
+            ),
+            at(11, 3),
+            "maint",
+        ),
         event(
             EventKind::Waiver(Waiver {
                 findings: vec![fref("A-04", Some("k4"), 1)],
@@ -185,12 +322,21 @@ fn hostile_record() -> Record {
             "maint",
         ),
         event(
-            EventKind::Veto(Veto { key: key("k1"), effective_from_round: 2, reason: bad.to_owned(), authority: bad.to_owned() }),
+            EventKind::Veto(Veto {
+                key: key("k1"),
+                effective_from_round: 2,
+                reason: bad.to_owned(),
+                authority: bad.to_owned(),
+            }),
             at(11, 5),
             "maint",
         ),
         event(
-            EventKind::InvocationFailure(InvocationFailure { invocation_ref: bad.to_owned(), candidate_artifact: commit('b'), reason: bad.to_owned() }),
+            EventKind::InvocationFailure(InvocationFailure {
+                invocation_ref: bad.to_owned(),
+                candidate_artifact: commit('b'),
+                reason: bad.to_owned(),
+            }),
             at(11, 6),
             "bot",
         ),
@@ -205,7 +351,10 @@ fn hostile_record() -> Record {
 /// no link but the ones the view makes, and (for tables) no broken row.
 fn assert_contained(view: &str, own_markers: usize) {
     assert_escaped(view, own_markers);
-    assert!(!view.lines().any(|l| l.starts_with("next")), "a newline survived: {view}");
+    assert!(
+        !view.lines().any(|l| l.starts_with("next")),
+        "a newline survived: {view}"
+    );
 }
 
 /// As [`assert_contained`], for views that keep the line breaks of block text.
@@ -219,8 +368,15 @@ fn assert_escaped(view: &str, own_markers: usize) {
     assert!(!view.contains("www.evil"), "{view}");
     assert!(!view.contains("``` ~~~"), "{view}");
     for line in view.lines().filter(|l| l.starts_with("| ")) {
-        let header_cells = view.lines().find(|l| l.starts_with("| ")).map(|h| h.matches(" | ").count());
-        assert_eq!(Some(line.matches(" | ").count()), header_cells, "row breaks the table: {line}");
+        let header_cells = view
+            .lines()
+            .find(|l| l.starts_with("| "))
+            .map(|h| h.matches(" | ").count());
+        assert_eq!(
+            Some(line.matches(" | ").count()),
+            header_cells,
+            "row breaks the table: {line}"
+        );
     }
 }
 
@@ -238,7 +394,11 @@ fn hostile_text_is_escaped_in_every_section() {
 #[test]
 fn hostile_text_is_escaped_in_the_check_run_and_replies() {
     let r = hostile_record();
-    let g = gate(Conclusion::ActionRequired, HOSTILE, &[(4, Outcome::Fail, HOSTILE)]);
+    let g = gate(
+        Conclusion::ActionRequired,
+        HOSTILE,
+        &[(4, Outcome::Fail, HOSTILE)],
+    );
     let v = check_run::check_run(&g, Some(&r), &ctx(), BodyStatus::Current);
     assert_contained(&v.summary, 0);
     assert_contained(&v.text, 0);
@@ -246,7 +406,13 @@ fn hostile_text_is_escaped_in_the_check_run_and_replies() {
     assert_contained(&status, 1);
     let refusal = reply::refused(HOSTILE, HOSTILE, HOSTILE);
     assert_escaped(&refusal, 1);
-    assert!(refusal.lines().next().is_some_and(|l| l.contains("&#124; cell next")), "{refusal}");
+    assert!(
+        refusal
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("&#124; cell next")),
+        "{refusal}"
+    );
     assert!(refusal.ends_with("-->"));
 }
 
@@ -254,28 +420,53 @@ fn hostile_text_is_escaped_in_the_check_run_and_replies() {
 fn check_run_summaries() {
     let certified = rich_record();
     let remediation = record(certified.history[..7].to_vec(), 3, AuditState::Open);
-    let awaiting = record(certified.history[..9].to_vec(), 3, AuditState::AwaitingHuman);
+    let awaiting = record(
+        certified.history[..9].to_vec(),
+        3,
+        AuditState::AwaitingHuman,
+    );
     let cases = [
-        ("check_success", &certified, gate(Conclusion::Success, "Certified at the head commit", &[]), BodyStatus::Current),
+        (
+            "check_success",
+            &certified,
+            gate(Conclusion::Success, "Certified at the head commit", &[]),
+            BodyStatus::Current,
+        ),
         (
             "check_failure",
             &remediation,
-            gate(Conclusion::Failure, "Blocking findings remain", &[
-                (4, Outcome::Fail, "latest verdict is needs_remediation"),
-                (6, Outcome::Fail, "A-01 (webhook-replay) is blocking"),
-            ]),
+            gate(
+                Conclusion::Failure,
+                "Blocking findings remain",
+                &[
+                    (4, Outcome::Fail, "latest verdict is needs_remediation"),
+                    (6, Outcome::Fail, "A-01 (webhook-replay) is blocking"),
+                ],
+            ),
             BodyStatus::TooLong,
         ),
         (
             "check_action_required",
             &awaiting,
-            gate(Conclusion::ActionRequired, "Awaiting a human decision", &[(4, Outcome::Fail, "needs_human_decision: a maintainer must `/audit resolve`")]),
+            gate(
+                Conclusion::ActionRequired,
+                "Awaiting a human decision",
+                &[(
+                    4,
+                    Outcome::Fail,
+                    "needs_human_decision: a maintainer must `/audit resolve`",
+                )],
+            ),
             BodyStatus::Summarized,
         ),
         (
             "check_in_progress",
             &certified,
-            gate(Conclusion::InProgress, "Waiting for evidence", &[(8, Outcome::Pending, "test is queued")]),
+            gate(
+                Conclusion::InProgress,
+                "Waiting for evidence",
+                &[(8, Outcome::Pending, "test is queued")],
+            ),
             BodyStatus::Current,
         ),
     ];
@@ -285,14 +476,25 @@ fn check_run_summaries() {
         assert!(v.title.chars().count() <= check_run::TITLE_LIMIT);
         insta::assert_snapshot!(name, format!("{}\n---\n{}", v.title, v.summary));
     }
-    insta::assert_snapshot!("check_neutral", format!("{}\n---\n{}", check_run::disabled().title, check_run::disabled().summary));
+    insta::assert_snapshot!(
+        "check_neutral",
+        format!(
+            "{}\n---\n{}",
+            check_run::disabled().title,
+            check_run::disabled().summary
+        )
+    );
     assert_eq!(check_run::disabled().conclusion, Conclusion::Neutral);
 }
 
 #[test]
 fn check_run_special_cases() {
     let no_record = check_run::check_run(
-        &gate(Conclusion::Failure, "No audit record", &[(1, Outcome::Fail, "no record for pr:42")]),
+        &gate(
+            Conclusion::Failure,
+            "No audit record",
+            &[(1, Outcome::Fail, "no record for pr:42")],
+        ),
         None,
         &ctx(),
         BodyStatus::Current,
@@ -303,7 +505,12 @@ fn check_run_special_cases() {
     let bad = check_run::invalid_config("unknown field `budget` <b>", Some(3));
     assert_eq!(bad.conclusion, Conclusion::Failure);
     assert!(bad.summary.contains("at line 3"), "{}", bad.summary);
-    assert!(bad.summary.contains("unknown field &#96;budget&#96; &lt;b&gt;"), "{}", bad.summary);
+    assert!(
+        bad.summary
+            .contains("unknown field &#96;budget&#96; &lt;b&gt;"),
+        "{}",
+        bad.summary
+    );
 
     let gone = check_run::records_unavailable("the records branch auditloop-records is missing");
     assert_eq!(gone.conclusion, Conclusion::Failure);
@@ -327,9 +534,23 @@ fn annotation_levels() {
         finding("A-01", None, Severity::Low, true, "c", &["a.rs:1"]),
         finding("A-02", None, Severity::Critical, false, "c", &["a.rs:2"]),
         finding("A-03", None, Severity::High, false, "c", &["a.rs:3-4"]),
-        finding("A-04", None, Severity::Medium, false, "c", &["a.rs:5", "a.rs:0"]),
+        finding(
+            "A-04",
+            None,
+            Severity::Medium,
+            false,
+            "c",
+            &["a.rs:5", "a.rs:0"],
+        ),
     ];
-    let EventKind::Report(r) = run(1, 'a', Verdict::NeedsRemediation, Grade::SessionReported, findings, vec![]) else {
+    let EventKind::Report(r) = run(
+        1,
+        'a',
+        Verdict::NeedsRemediation,
+        Grade::SessionReported,
+        findings,
+        vec![],
+    ) else {
         unreachable!()
     };
     use check_run::AnnotationLevel::*;
@@ -341,22 +562,50 @@ fn annotation_levels() {
 fn annotations_come_in_batches_of_fifty() {
     let refs: Vec<String> = (1..=120).map(|n| format!("a.rs:{n}")).collect();
     let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
-    let EventKind::Report(r) = run(1, 'a', Verdict::NeedsRemediation, Grade::SessionReported,
-        vec![finding("A-01", None, Severity::Low, false, "c", &refs)], vec![]) else {
+    let EventKind::Report(r) = run(
+        1,
+        'a',
+        Verdict::NeedsRemediation,
+        Grade::SessionReported,
+        vec![finding("A-01", None, Severity::Low, false, "c", &refs)],
+        vec![],
+    ) else {
         unreachable!()
     };
     let all = check_run::annotations(&r);
-    let sizes: Vec<usize> = check_run::annotation_batches(&all).map(<[_]>::len).collect();
+    let sizes: Vec<usize> = check_run::annotation_batches(&all)
+        .map(<[_]>::len)
+        .collect();
     assert_eq!(sizes, vec![50, 50, 20]);
 }
 
 #[test]
 fn check_run_output_stays_within_limits() {
     let many: Vec<FindingSummary> = (0..400)
-        .map(|n| finding(&format!("A-{n:03}"), None, Severity::Low, false, &"|".repeat(400), &[]))
+        .map(|n| {
+            finding(
+                &format!("A-{n:03}"),
+                None,
+                Severity::Low,
+                false,
+                &"|".repeat(400),
+                &[],
+            )
+        })
         .collect();
     let r = record(
-        vec![event(run(1, 'a', Verdict::NeedsRemediation, Grade::SessionReported, many, vec![]), at(11, 0), "bot")],
+        vec![event(
+            run(
+                1,
+                'a',
+                Verdict::NeedsRemediation,
+                Grade::SessionReported,
+                many,
+                vec![],
+            ),
+            at(11, 0),
+            "bot",
+        )],
         3,
         AuditState::Open,
     );
@@ -379,7 +628,12 @@ fn replies() {
     insta::assert_snapshot!("reply_refused", refusal);
 
     let g = gate(Conclusion::Success, "Certified at the head commit", &[]);
-    let status = reply::status(Some(&rich_record()), &g, &ctx(), "72d3162e-cc78-11e3-81ab-4c9367dc0958");
+    let status = reply::status(
+        Some(&rich_record()),
+        &g,
+        &ctx(),
+        "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+    );
     insta::assert_snapshot!("reply_status", status);
     assert!(status.contains("records/AUD-7.json") && status.contains("Budget: 3 of 4 runs used"));
 }
@@ -389,22 +643,31 @@ fn replies_are_cut_above_the_limit() {
     let huge = "word ".repeat(50_000);
     let refusal = reply::refused(&huge, &huge, "d");
     assert!(refusal.chars().count() <= reply::REPLY_LIMIT);
-    assert!(refusal.starts_with("auditloop: refused") && refusal.ends_with("<!-- auditloop:delivery:d -->"));
+    assert!(
+        refusal.starts_with("auditloop: refused")
+            && refusal.ends_with("<!-- auditloop:delivery:d -->")
+    );
 
-    let mut r = rich_record();
-    r.goal = "line\n".repeat(1);
-    let g = gate(Conclusion::Failure, "x", &(1..=9).map(|n| (n, Outcome::Fail, "")).collect::<Vec<_>>());
-    let mut g = g;
-    for c in &mut g.conditions {
-        c.reason = "<".repeat(20_000);
-    }
+    let r = rich_record();
+    let mut g = gate(Conclusion::Failure, "x", &[]);
+    let worst = condition(1, Outcome::Fail, &"<".repeat(20_000));
+    g.conditions = vec![worst; 100];
     let status = reply::status(Some(&r), &g, &ctx(), "d");
-    assert!(status.chars().count() <= reply::REPLY_LIMIT, "{}", status.chars().count());
+    assert!(
+        status.chars().count() <= reply::REPLY_LIMIT,
+        "{}",
+        status.chars().count()
+    );
+    assert!(status.contains("cut to fit") && status.contains("records/AUD-7.json"));
+    assert!(status.ends_with("<!-- auditloop:delivery:d -->"));
 }
 
 #[test]
 fn delivery_marker_cannot_be_broken() {
-    assert_eq!(reply::delivery_marker("abc-123"), "<!-- auditloop:delivery:abc-123 -->");
+    assert_eq!(
+        reply::delivery_marker("abc-123"),
+        "<!-- auditloop:delivery:abc-123 -->"
+    );
     let m = reply::delivery_marker("x --> <b>@y");
     assert_eq!(m.matches("-->").count(), 1);
     assert!(!m.contains("<b>") && !m.contains('@'));

@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, TimeZone, Utc};
 
-use auditloop::engine::gate::{Condition, Conclusion, GateResult, Outcome};
+use auditloop::engine::gate::{Conclusion, Condition, GateResult, Outcome};
 use auditloop::engine::record::*;
 use auditloop::engine::report::{InvocationMode, Severity, Verdict};
 use auditloop::engine::views::ViewContext;
@@ -190,19 +190,67 @@ pub fn rich_record() -> Record {
                 Verdict::NeedsRemediation,
                 Grade::SessionReported,
                 vec![
-                    finding("A-01", Some("webhook-replay"), Critical, true, "Replayed deliveries are applied twice", &["src/webhook.rs:88"]),
-                    finding("A-02", Some("token-leak"), High, true, "The installation token is logged at debug level", &["src/auth.rs:10-20"]),
+                    finding(
+                        "A-01",
+                        Some("webhook-replay"),
+                        Critical,
+                        true,
+                        "Replayed deliveries are applied twice",
+                        &["src/webhook.rs:88"],
+                    ),
+                    finding(
+                        "A-02",
+                        Some("token-leak"),
+                        High,
+                        true,
+                        "The installation token is logged at debug level",
+                        &["src/auth.rs:10-20"],
+                    ),
                     a03,
-                    finding("A-04", None, Low, false, "A helper name is misleading", &["../etc/passwd:1"]),
+                    finding(
+                        "A-04",
+                        None,
+                        Low,
+                        false,
+                        "A helper name is misleading",
+                        &["../etc/passwd:1"],
+                    ),
                 ],
                 vec![],
             ),
             at(11, 0),
             "auditor-bot",
         ),
-        event(dispose(fref("A-01", Some("webhook-replay"), 1), DispositionKind::Fix, "Dedupe on delivery id", None), at(11, 10), "maint"),
-        event(dispose(fref("A-02", Some("token-leak"), 1), DispositionKind::Reject, "The token is redacted by the log layer, see src/log.rs:30", None), at(11, 11), "maint"),
-        event(dispose(fref("A-04", None, 1), DispositionKind::FollowUp, "Rename in the next cleanup", None), at(11, 12), "maint"),
+        event(
+            dispose(
+                fref("A-01", Some("webhook-replay"), 1),
+                DispositionKind::Fix,
+                "Dedupe on delivery id",
+                None,
+            ),
+            at(11, 10),
+            "maint",
+        ),
+        event(
+            dispose(
+                fref("A-02", Some("token-leak"), 1),
+                DispositionKind::Reject,
+                "The token is redacted by the log layer, see src/log.rs:30",
+                None,
+            ),
+            at(11, 11),
+            "maint",
+        ),
+        event(
+            dispose(
+                fref("A-04", None, 1),
+                DispositionKind::FollowUp,
+                "Rename in the next cleanup",
+                None,
+            ),
+            at(11, 12),
+            "maint",
+        ),
         event(
             EventKind::Waiver(Waiver {
                 findings: vec![fref("A-03", Some("docs-gap"), 1)],
@@ -239,16 +287,44 @@ pub fn rich_record() -> Record {
                 Verdict::NeedsHumanDecision,
                 Grade::SessionReported,
                 vec![
-                    finding("A-01", Some("token-leak"), High, true, "The installation token is still logged", &["src/auth.rs:12"]),
-                    finding("A-02", Some("perf-regression"), Medium, false, "Intake allocates per header", &["src/intake.rs:40-44"]),
+                    finding(
+                        "A-01",
+                        Some("token-leak"),
+                        High,
+                        true,
+                        "The installation token is still logged",
+                        &["src/auth.rs:12"],
+                    ),
+                    finding(
+                        "A-02",
+                        Some("perf-regression"),
+                        Medium,
+                        false,
+                        "Intake allocates per header",
+                        &["src/intake.rs:40-44"],
+                    ),
                     finding("A-03", Some("style-nit"), Low, false, "Import order", &[]),
                 ],
-                vec![limitation("L-01", "no-ghes-e2e", "No end-to-end test against GHES", None)],
+                vec![limitation(
+                    "L-01",
+                    "no-ghes-e2e",
+                    "No end-to-end test against GHES",
+                    None,
+                )],
             ),
             at(13, 0),
             "auditor-bot",
         ),
-        event(dispose(fref("A-02", Some("perf-regression"), 2), DispositionKind::File, "Track as tech debt", Some(77)), at(13, 10), "maint"),
+        event(
+            dispose(
+                fref("A-02", Some("perf-regression"), 2),
+                DispositionKind::File,
+                "Track as tech debt",
+                Some(77),
+            ),
+            at(13, 10),
+            "maint",
+        ),
         event(
             EventKind::Waiver(Waiver {
                 findings: vec![fref("A-03", Some("style-nit"), 2)],
@@ -271,7 +347,10 @@ pub fn rich_record() -> Record {
         event(
             EventKind::LimitationAcceptance(LimitationAcceptance {
                 run: 2,
-                limitations: vec![AcceptedLimitation { id: LimitationId::new("L-01").unwrap(), key: key("no-ghes-e2e") }],
+                limitations: vec![AcceptedLimitation {
+                    id: LimitationId::new("L-01").unwrap(),
+                    key: key("no-ghes-e2e"),
+                }],
                 note: "Accepted until the GHES runner exists".to_owned(),
                 authority: "human: maint".to_owned(),
             }),
@@ -294,8 +373,20 @@ pub fn rich_record() -> Record {
                 'c',
                 Verdict::CertifiedWithAcceptedLimitations,
                 Grade::Authenticated,
-                vec![finding("A-01", Some("token-leak"), Low, false, "Token redaction relies on the log layer", &["src/auth.rs:12", "/abs/path.rs:3"])],
-                vec![limitation("L-01", "no-ghes-e2e", "No end-to-end test against GHES", Some("human: maint"))],
+                vec![finding(
+                    "A-01",
+                    Some("token-leak"),
+                    Low,
+                    false,
+                    "Token redaction relies on the log layer",
+                    &["src/auth.rs:12", "/abs/path.rs:3"],
+                )],
+                vec![limitation(
+                    "L-01",
+                    "no-ghes-e2e",
+                    "No end-to-end test against GHES",
+                    Some("human: maint"),
+                )],
             ),
             at(15, 0),
             "auditor-bot",
@@ -325,7 +416,11 @@ pub fn condition(number: u8, outcome: Outcome, reason: &str) -> Condition {
 }
 
 /// Nine conditions, all passing except those listed.
-pub fn gate(conclusion: Conclusion, title: &str, not_passing: &[(u8, Outcome, &str)]) -> GateResult {
+pub fn gate(
+    conclusion: Conclusion,
+    title: &str,
+    not_passing: &[(u8, Outcome, &str)],
+) -> GateResult {
     let conditions = (1..=9)
         .map(|n| match not_passing.iter().find(|(m, _, _)| *m == n) {
             Some((_, outcome, reason)) => condition(n, *outcome, reason),

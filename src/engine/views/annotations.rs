@@ -123,9 +123,11 @@ fn safe_path(path: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    type Parsed<'a> = Option<(&'a str, u32, u32)>;
+
     #[test]
     fn evidence_refs() {
-        let cases: &[(&str, Option<(&str, u32, u32)>)] = &[
+        let cases: &[(&str, Parsed)] = &[
             ("src/webhook.rs:88", Some(("src/webhook.rs", 88, 88))),
             ("src/a.rs:3-9", Some(("src/a.rs", 3, 9))),
             ("./src/a.rs:3", Some(("src/a.rs", 3, 3))),

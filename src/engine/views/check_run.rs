@@ -52,7 +52,9 @@ pub fn check_run(
     let verdict = latest.as_ref().map(|r| r.run.verdict.as_str());
     let title = match (record, verdict, grade) {
         (None, _, _) => format!("Audit {}: no audit record", outcome_words(gate.conclusion)),
-        (Some(_), Some(v), Some(g)) => format!("Audit {}: {v}, {g}", outcome_words(gate.conclusion)),
+        (Some(_), Some(v), Some(g)) => {
+            format!("Audit {}: {v}, {g}", outcome_words(gate.conclusion))
+        }
         _ => format!("Audit {}: no run yet", outcome_words(gate.conclusion)),
     };
 
@@ -198,16 +200,24 @@ fn findings_text(record: Option<&Record>) -> String {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} |\n",
                 f.id,
-                f.key.as_ref().map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), 100)),
+                f.key
+                    .as_ref()
+                    .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), 100)),
                 f.severity.as_str(),
                 if f.blocking { "yes" } else { "no" },
                 inline(&f.claim, CLAIM_CHARS),
-                if refs.is_empty() { "—".to_owned() } else { refs.join(", ") },
+                if refs.is_empty() {
+                    "—".to_owned()
+                } else {
+                    refs.join(", ")
+                },
             ));
         }
     }
     if let Some(score) = run.elegance {
-        out.push_str(&format!("\nElegance (advisory, not gated): {score} of 5.\n"));
+        out.push_str(&format!(
+            "\nElegance (advisory, not gated): {score} of 5.\n"
+        ));
     }
     out
 }

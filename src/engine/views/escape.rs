@@ -15,6 +15,7 @@ const ZWSP: char = '\u{200B}';
 /// (cut with `…`), with table and line breaks neutralized.
 pub fn inline(text: &str, max_chars: usize) -> String {
     let one_line: String = text
+        .replace("\r\n", "\n")
         .chars()
         .map(|c| if is_line_break(c) { ' ' } else { c })
         .collect();
@@ -62,7 +63,11 @@ pub fn url_path(text: &str) -> String {
 pub fn url(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_ascii_graphic() && !matches!(c, '(' | ')' | '<' | '>' | '[' | ']' | '|' | '"' | '\'' | '`' | '\\' | '@')
+        if c.is_ascii_graphic()
+            && !matches!(
+                c,
+                '(' | ')' | '<' | '>' | '[' | ']' | '|' | '"' | '\'' | '`' | '\\' | '@'
+            )
         {
             out.push(c);
         } else {
@@ -76,7 +81,10 @@ pub fn url(text: &str) -> String {
 }
 
 fn is_line_break(c: char) -> bool {
-    matches!(c, '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}')
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
 }
 
 fn escape(text: &str) -> String {

@@ -19,7 +19,7 @@ mod words;
 pub use check_run::{annotation_batches, Annotation, AnnotationLevel, BodyStatus, CheckRunView};
 pub use context::ViewContext;
 pub use markers::SectionKind;
-pub use splice::{sections_tampered, splice, SpliceOutcome};
+pub use splice::{marked_spans, sections_tampered, splice, SpliceOutcome, BODY_LIMIT};
 
 use crate::engine::record::Record;
 

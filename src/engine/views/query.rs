@@ -1,8 +1,8 @@
 //! Small read-only queries over `record.history`, as the views need them.
 
 use crate::engine::record::{
-    Disposition, DispositionKind, Event, EventKind, FindingRef, FindingSummary,
-    InvocationFailure, LimitationSummary, Record, ReportRun, Veto, Waiver,
+    Disposition, DispositionKind, Event, EventKind, FindingRef, FindingSummary, InvocationFailure,
+    LimitationSummary, Record, ReportRun, Veto, Waiver,
 };
 use crate::ids::{FindingId, FindingKey};
 
@@ -87,10 +87,10 @@ pub(crate) fn waived(record: &Record) -> Vec<Waived<'_>> {
             _ => None,
         })
         .flat_map(|waiver| {
-            waiver.findings.iter().map(move |finding| Waived {
-                waiver,
-                finding,
-            })
+            waiver
+                .findings
+                .iter()
+                .map(move |finding| Waived { waiver, finding })
         })
         .collect()
 }

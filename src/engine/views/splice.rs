@@ -55,6 +55,15 @@ pub fn sections_tampered(body: &str, sections: &Sections) -> bool {
     })
 }
 
+/// The span of each section's first complete pair in `body`, markers included, for the
+/// sections that have one. Spans of different sections may overlap in a hostile body.
+pub fn marked_spans(body: &str) -> Vec<(SectionKind, Range<usize>)> {
+    SectionKind::ALL
+        .iter()
+        .filter_map(|&kind| find_pair(body, kind).map(|span| (kind, span)))
+        .collect()
+}
+
 /// The span of `kind`'s first complete pair, markers included.
 fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
     let (start, end) = (kind.start(), kind.end());
@@ -69,10 +78,7 @@ fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
 }
 
 fn build(body: &str, sections: &Sections) -> String {
-    let mut found: Vec<(SectionKind, Range<usize>)> = SectionKind::ALL
-        .iter()
-        .filter_map(|&kind| find_pair(body, kind).map(|span| (kind, span)))
-        .collect();
+    let mut found = marked_spans(body);
     found.sort_by_key(|(_, span)| span.start);
 
     // Hostile or mistaken bodies can nest or interleave sections; overlapping spans are

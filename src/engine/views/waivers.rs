@@ -24,10 +24,11 @@ pub fn render(record: Option<&Record>) -> String {
     out.push_str("| --- | --- | --- | --- | --- | --- |\n");
     for w in waived {
         let found = query::finding(record, w.finding.run, &w.finding.id);
-        let key = w.finding.key.as_ref().map_or_else(
-            || "(no key)".to_owned(),
-            |k| inline(k.as_str(), KEY_CHARS),
-        );
+        let key = w
+            .finding
+            .key
+            .as_ref()
+            .map_or_else(|| "(no key)".to_owned(), |k| inline(k.as_str(), KEY_CHARS));
         let severity = found.map_or("unknown", |f| f.severity.as_str());
         out.push_str(&format!(
             "| {} {} | {} | {} | {} | {} | {} |\n",

@@ -133,3 +133,11 @@ proptest! {
         prop_assert!(inline(&text, max).chars().count() <= max);
     }
 }
+
+#[test]
+fn backslashes_and_control_characters() {
+    // A backslash would otherwise escape the character reference that follows it.
+    assert_eq!(inline("C:\\dir|x", 100), "C:&#92;dir&#124;x");
+    assert_eq!(block("bell\u{7}here"), "bell here");
+    assert_eq!(block("tab\there"), "tab\there");
+}

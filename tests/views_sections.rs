@@ -258,3 +258,46 @@ fn hostile_text_is_escaped_in_every_section() {
     // The stored text is shown, not dropped.
     assert!(s.residual.contains("Vetoes in force") && s.residual.contains("Follow-ups"));
 }
+
+#[test]
+fn a_later_veto_of_the_same_key_replaces_the_earlier() {
+    let veto = |round: u32, reason: &str| {
+        EventKind::Veto(Veto {
+            key: key("token-leak"),
+            effective_from_round: round,
+            reason: reason.to_owned(),
+            authority: "human: maint".to_owned(),
+        })
+    };
+    let r = reject_record(vec![
+        event(veto(2, "first"), at(12, 0), "maint"),
+        event(veto(3, "second"), at(12, 5), "maint"),
+    ]);
+    let residual = views::sections(Some(&r), &ctx()).residual;
+    assert!(
+        residual.contains("token-leak from round 3: second"),
+        "{residual}"
+    );
+    assert!(!residual.contains("first"), "{residual}");
+}
+
+#[test]
+fn handoff_runs_are_marked() {
+    let mut kind = run(
+        1,
+        'a',
+        Verdict::NeedsRemediation,
+        Grade::SessionReported,
+        vec![],
+        vec![],
+    );
+    if let EventKind::Report(r) = &mut kind {
+        r.handoff = true;
+    }
+    let r = record(vec![event(kind, at(11, 0), "bot")], 3, AuditState::Open);
+    let rounds = views::sections(Some(&r), &ctx()).rounds;
+    assert!(
+        rounds.contains("| needs_remediation (handoff) | none |"),
+        "{rounds}"
+    );
+}

@@ -1,0 +1,47 @@
+//! Where the views link to: the GitHub host, the repository and the records branch.
+
+use crate::ids::{Artifact, AuditId, RepoName};
+
+/// What every view needs to build links. `html_base` is `https://github.com` or the
+/// GitHub Enterprise Server host, without a trailing slash (one is tolerated).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewContext {
+    pub html_base: String,
+    pub repository: RepoName,
+    pub records_branch: String,
+}
+
+impl ViewContext {
+    fn base(&self) -> String {
+        format!(
+            "{}/{}",
+            self.html_base.trim_end_matches('/'),
+            self.repository.as_str()
+        )
+    }
+
+    /// The commit page of a candidate.
+    pub fn commit_url(&self, artifact: &Artifact) -> String {
+        super::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
+    }
+
+    /// An issue (or pull request) of the repository.
+    pub fn issue_url(&self, number: u64) -> String {
+        super::escape::url(&format!("{}/issues/{number}", self.base()))
+    }
+
+    /// `records/AUD-n.json` on the records branch: the audit packet.
+    pub fn record_url(&self, id: &AuditId) -> String {
+        super::escape::url(&format!(
+            "{}/blob/{}/{}",
+            self.base(),
+            super::escape::url_path(&self.records_branch),
+            record_path(id)
+        ))
+    }
+}
+
+/// The record's path on the records branch.
+pub fn record_path(id: &AuditId) -> String {
+    format!("records/{id}.json")
+}

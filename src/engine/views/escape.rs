@@ -1,0 +1,151 @@
+//! Escaping of untrusted text (reports, command flags) for every Markdown view (CONTRACT §6).
+//!
+//! Escaped text cannot close or open an HTML comment (so never a section marker), cannot
+//! break a table, cannot run HTML, cannot `@mention` anyone and cannot make a link, an
+//! image or an auto-link. Everything is done with character references, which GitHub
+//! renders as the original character, and zero-width characters where a reference would
+//! not stop GitHub's own text scanners (mentions, bare URLs).
+
+/// Zero-width joiner: put after `@` so that no mention or e-mail auto-link can form.
+const ZWJ: char = '\u{200D}';
+/// Zero-width space: splits `://` and `www.` so that bare URLs are not auto-linked.
+const ZWSP: char = '\u{200B}';
+
+/// Text for a table cell: one line, at most `max_chars` characters of the source text
+/// (cut with `…`), with table and line breaks neutralized.
+pub fn inline(text: &str, max_chars: usize) -> String {
+    let one_line: String = text
+        .replace("\r\n", "\n")
+        .chars()
+        .map(|c| if is_line_break(c) { ' ' } else { c })
+        .collect();
+    let cut = truncate(one_line.trim(), max_chars);
+    escape(&cut)
+}
+
+/// Multi-line text outside tables: line breaks are kept (`\r\n` and `\r` become `\n`).
+pub fn block(text: &str) -> String {
+    let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
+    escape(&normalized)
+}
+
+/// `text` cut to at most `max_chars` characters, the last one being `…` when cut.
+/// Never splits a character.
+pub fn truncate(text: &str, max_chars: usize) -> String {
+    if text.chars().count() <= max_chars {
+        return text.to_owned();
+    }
+    if max_chars == 0 {
+        return String::new();
+    }
+    let mut out: String = text.chars().take(max_chars - 1).collect();
+    out.push('…');
+    out
+}
+
+/// A value for a URL path segment or query: keeps unreserved characters and `/`,
+/// percent-encodes everything else, so that it cannot end a Markdown link or add markup.
+pub fn url_path(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A URL the project built itself (from the operator's base and validated ids), made safe
+/// for the target of a Markdown link: characters that could end the link or add markup are
+/// percent-encoded.
+pub fn url(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_graphic()
+            && !matches!(
+                c,
+                '(' | ')' | '<' | '>' | '[' | ']' | '|' | '"' | '\'' | '`' | '\\' | '@'
+            )
+        {
+            out.push(c);
+        } else {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+fn escape(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("&#124;"),
+            '[' => out.push_str("&#91;"),
+            ']' => out.push_str("&#93;"),
+            // Code spans and fences would show the references above literally, and an
+            // unclosed fence would swallow the rest of the view.
+            '`' => out.push_str("&#96;"),
+            '~' => out.push_str("&#126;"),
+            '\\' => out.push_str("&#92;"),
+            '@' => {
+                out.push('@');
+                out.push(ZWJ);
+            }
+            ':' if chars.get(i + 1) == Some(&'/') => {
+                out.push(':');
+                out.push(ZWSP);
+            }
+            '.' if i >= 3 && is_www(&chars[i - 3..i]) => {
+                out.push(ZWSP);
+                out.push('.');
+            }
+            '\0' => out.push('\u{FFFD}'),
+            c if c.is_control() && c != '\n' && c != '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn is_www(prev: &[char]) -> bool {
+    prev.iter().all(|c| c.eq_ignore_ascii_case(&'w'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncate_counts_characters_not_bytes() {
+        assert_eq!(truncate("ééééé", 3), "éé…");
+        assert_eq!(truncate("abc", 3), "abc");
+        assert_eq!(truncate("abc", 0), "");
+    }
+
+    #[test]
+    fn url_path_encodes_everything_but_unreserved() {
+        assert_eq!(url_path("auditloop-records"), "auditloop-records");
+        assert_eq!(url_path("a b)c"), "a%20b%29c");
+    }
+
+    #[test]
+    fn url_encodes_link_breakers() {
+        assert_eq!(url("https://x/a b)"), "https://x/a%20b%29");
+    }
+}

@@ -1,0 +1,157 @@
+//! The "Residual findings" section (CONTRACT §9): what is not fixed. Filed issues,
+//! follow-ups, accepted limitations, contested (rejected) findings awaiting a resolution,
+//! and vetoes in force.
+
+use crate::engine::record::{Disposition, DispositionKind, Record};
+
+use super::context::ViewContext;
+use super::escape::inline;
+use super::markers::SectionKind;
+use super::query;
+
+const TEXT_CHARS: usize = 300;
+const KEY_CHARS: usize = 100;
+const AUTHORITY_CHARS: usize = 60;
+
+pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
+    let Some(record) = record else {
+        return SectionKind::Residual.wrap("No audit record yet, so no residual findings.");
+    };
+    let mut out = String::new();
+    let dispositions = query::dispositions(record);
+
+    let filed: Vec<&Disposition> = of_kind(&dispositions, DispositionKind::File);
+    if !filed.is_empty() {
+        out.push_str("**Filed issues**\n\n");
+        for d in filed {
+            let issue = d.issue.map_or_else(
+                || "issue not yet opened".to_owned(),
+                |n| format!("[#{n}]({})", ctx.issue_url(n)),
+            );
+            out.push_str(&format!(
+                "- {issue}: {}{}: {}\n",
+                finding_name(d),
+                severity(record, d),
+                claim(record, d)
+            ));
+        }
+        out.push('\n');
+    }
+
+    let follow_ups = of_kind(&dispositions, DispositionKind::FollowUp);
+    if !follow_ups.is_empty() {
+        out.push_str("**Follow-ups**\n\n");
+        for d in follow_ups {
+            out.push_str(&format!(
+                "- {}{}: {} ({}; {})\n",
+                finding_name(d),
+                severity(record, d),
+                claim(record, d),
+                inline(&d.note, TEXT_CHARS),
+                inline(&d.authority, AUTHORITY_CHARS),
+            ));
+        }
+        out.push('\n');
+    }
+
+    let (accepted, pending): (Vec<_>, Vec<_>) = query::limitations(record)
+        .into_iter()
+        .partition(|l| l.authority.is_some());
+    if !accepted.is_empty() {
+        out.push_str("**Accepted limitations**\n\n");
+        for l in accepted {
+            out.push_str(&format!(
+                "- {} {} (round {}): {} (authority {})\n",
+                l.limitation.id,
+                inline(l.limitation.key.as_str(), KEY_CHARS),
+                l.run,
+                inline(&l.limitation.text, TEXT_CHARS),
+                inline(l.authority.as_deref().unwrap_or_default(), AUTHORITY_CHARS),
+            ));
+        }
+        out.push('\n');
+    }
+    if !pending.is_empty() {
+        out.push_str("**Limitations awaiting acceptance** (a maintainer accepts with `/audit resolve L-NN --note …`)\n\n");
+        for l in pending {
+            out.push_str(&format!(
+                "- {} {} (round {}): {}\n",
+                l.limitation.id,
+                inline(l.limitation.key.as_str(), KEY_CHARS),
+                l.run,
+                inline(&l.limitation.text, TEXT_CHARS),
+            ));
+        }
+        out.push('\n');
+    }
+
+    let contested = query::contested(record);
+    if !contested.is_empty() {
+        out.push_str("**Rejected findings awaiting a resolution**\n\n");
+        for (_, d) in contested {
+            out.push_str(&format!(
+                "- {}{}: {}; counter-evidence: {} ({})\n",
+                finding_name(d),
+                severity(record, d),
+                claim(record, d),
+                inline(&d.note, TEXT_CHARS),
+                inline(&d.authority, AUTHORITY_CHARS),
+            ));
+        }
+        out.push('\n');
+    }
+
+    let vetoes = query::vetoes(record);
+    if !vetoes.is_empty() {
+        out.push_str("**Vetoes in force**\n\n");
+        for (_, v) in vetoes {
+            out.push_str(&format!(
+                "- {} from round {}: {} ({})\n",
+                inline(v.key.as_str(), KEY_CHARS),
+                v.effective_from_round,
+                inline(&v.reason, TEXT_CHARS),
+                inline(&v.authority, AUTHORITY_CHARS),
+            ));
+        }
+    }
+
+    if out.is_empty() {
+        out.push_str("None.");
+    }
+    SectionKind::Residual.wrap(&out)
+}
+
+fn of_kind<'a>(
+    dispositions: &[(&'a crate::engine::record::Event, &'a Disposition)],
+    kind: DispositionKind,
+) -> Vec<&'a Disposition> {
+    dispositions
+        .iter()
+        .filter(|(_, d)| d.disposition == kind)
+        .map(|(_, d)| *d)
+        .collect()
+}
+
+/// `A-02 webhook-replay (round 1)`.
+fn finding_name(d: &Disposition) -> String {
+    match &d.finding.key {
+        Some(k) => format!(
+            "{} {} (round {})",
+            d.finding.id,
+            inline(k.as_str(), KEY_CHARS),
+            d.finding.run
+        ),
+        None => format!("{} (round {})", d.finding.id, d.finding.run),
+    }
+}
+
+fn severity(record: &Record, d: &Disposition) -> String {
+    query::finding(record, d.finding.run, &d.finding.id)
+        .map(|f| format!(", {}", f.severity.as_str()))
+        .unwrap_or_default()
+}
+
+fn claim(record: &Record, d: &Disposition) -> String {
+    query::finding(record, d.finding.run, &d.finding.id)
+        .map_or_else(|| "—".to_owned(), |f| inline(&f.claim, TEXT_CHARS))
+}

@@ -1,0 +1,45 @@
+//! The "Waivers" section (CONTRACT §9, seed 001 `waive-out-of-scope`): a row per waived
+//! finding.
+
+use crate::engine::record::Record;
+
+use super::escape::inline;
+use super::markers::SectionKind;
+use super::query;
+
+const KEY_CHARS: usize = 100;
+const REASON_CHARS: usize = 300;
+const AUTHORITY_CHARS: usize = 60;
+
+pub fn render(record: Option<&Record>) -> String {
+    let Some(record) = record else {
+        return SectionKind::Waivers.wrap("No audit record yet, so no waivers.");
+    };
+    let waived = query::waived(record);
+    if waived.is_empty() {
+        return SectionKind::Waivers.wrap("No waivers.");
+    }
+    let mut out = String::new();
+    out.push_str("| Finding | Severity | Basis | Reason | Authority | Round |\n");
+    out.push_str("| --- | --- | --- | --- | --- | --- |\n");
+    for w in waived {
+        let found = query::finding(record, w.finding.run, &w.finding.id);
+        let key = w
+            .finding
+            .key
+            .as_ref()
+            .map_or_else(|| "(no key)".to_owned(), |k| inline(k.as_str(), KEY_CHARS));
+        let severity = found.map_or("unknown", |f| f.severity.as_str());
+        out.push_str(&format!(
+            "| {} {} | {} | {} | {} | {} | {} |\n",
+            w.finding.id,
+            key,
+            severity,
+            w.waiver.basis.as_str(),
+            inline(&w.waiver.reason, REASON_CHARS),
+            inline(&w.waiver.authority, AUTHORITY_CHARS),
+            w.finding.run,
+        ));
+    }
+    SectionKind::Waivers.wrap(&out)
+}

@@ -1,0 +1,53 @@
+//! Shared phrasing: state words, times, finding counts.
+
+use chrono::{DateTime, Utc};
+
+use crate::engine::record::{AuditState, FindingSummary, Record};
+use crate::engine::report::Severity;
+
+use super::query;
+
+pub(crate) fn state(record: &Record) -> String {
+    match record.audit_state {
+        AuditState::Open => "open".to_owned(),
+        AuditState::AwaitingHuman => "awaiting_human".to_owned(),
+        AuditState::Certified => "certified".to_owned(),
+        AuditState::Blocked => match record.audit_blocked_reason {
+            Some(_) => "blocked (audit_budget_exhausted)".to_owned(),
+            None => "blocked".to_owned(),
+        },
+    }
+}
+
+/// `Budget: 2 of 3 runs used`.
+pub(crate) fn budget(record: &Record) -> String {
+    format!(
+        "Budget: {} of {} runs used",
+        query::runs_used(record),
+        record.audit_budget
+    )
+}
+
+pub(crate) fn time(at: &DateTime<Utc>) -> String {
+    at.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// `1 critical, 2 high (2 blocking)`, or `none`.
+pub(crate) fn finding_counts(findings: &[FindingSummary]) -> String {
+    if findings.is_empty() {
+        return "none".to_owned();
+    }
+    let counts: Vec<String> = Severity::ALL
+        .iter()
+        .filter_map(|s| {
+            let n = findings.iter().filter(|f| f.severity == *s).count();
+            (n > 0).then(|| format!("{n} {}", s.as_str()))
+        })
+        .collect();
+    let blocking = findings.iter().filter(|f| f.blocking).count();
+    format!("{} ({blocking} blocking)", counts.join(", "))
+}
+
+/// Literal `/audit new` usage, for views shown before any record exists.
+pub(crate) const START_HINT: &str =
+    "No audit record exists for this pull request yet. Start one with a comment:\n\n```\n/audit new --goal \"what this change must achieve\" --oracle \"how completion is judged\"\n```";

@@ -231,3 +231,165 @@ pub fn assert_rule<T: std::fmt::Debug>(result: Result<T, Refusal>, rule: &str) {
         Ok(v) => panic!("expected refusal `{rule}`, got {v:?}"),
     }
 }
+
+/// One step of a random command sequence, for property tests.
+#[derive(Debug, Clone)]
+pub enum Op {
+    Report {
+        verdict: u8,
+        findings: u8,
+        blocking: bool,
+    },
+    Failure,
+    Resolve,
+    AcceptLimitation,
+    Override {
+        extra: u8,
+    },
+    Baseline {
+        head: u8,
+    },
+    Veto {
+        key: u8,
+        from: Option<u8>,
+    },
+    Waive {
+        finding: u8,
+    },
+    Dispose {
+        finding: u8,
+        kind: u8,
+    },
+}
+
+pub const VERDICTS: [auditloop::engine::report::Verdict; 4] = [
+    auditloop::engine::report::Verdict::Certified,
+    auditloop::engine::report::Verdict::CertifiedWithAcceptedLimitations,
+    auditloop::engine::report::Verdict::NeedsRemediation,
+    auditloop::engine::report::Verdict::NeedsHumanDecision,
+];
+
+impl Fx {
+    /// Applies `op`, keeping the result when carried out; a refusal changes nothing.
+    pub fn run_op(&mut self, op: &Op) -> bool {
+        use auditloop::engine::record::{BaselineCause, DispositionKind, WaiverBasis};
+        use auditloop::engine::transition::{BaselineInput, FailureInput};
+        self.decisions.insert(1);
+        let before = self.record.clone();
+        let ok = match op {
+            Op::Report {
+                verdict,
+                findings,
+                blocking,
+            } => {
+                let verdict = VERDICTS[usize::from(*verdict) % 4];
+                let mut r = self.report(verdict);
+                let blocking = *blocking && !verdict.certifies();
+                r.findings = (0..*findings % 4)
+                    .map(|i| finding(&format!("A-0{}", i + 1), Some(&format!("k{i}")), blocking))
+                    .collect();
+                if verdict == auditloop::engine::report::Verdict::CertifiedWithAcceptedLimitations {
+                    r.limitations = Some(vec![limitation("L-01", "lim", Some("D-1"))]);
+                } else if verdict == auditloop::engine::report::Verdict::NeedsHumanDecision {
+                    r.limitations = Some(vec![limitation("L-01", "lim", None)]);
+                }
+                self.try_submit(&r).is_ok()
+            }
+            Op::Failure => {
+                self.invocation += 1;
+                let input = FailureInput {
+                    audit_id: self.record.id.clone(),
+                    invocation_ref: format!("ci-run-{}", self.invocation),
+                    candidate_artifact: self.record.candidate_artifact.clone(),
+                    reason: "crashed".into(),
+                };
+                let ctx = self.ctx();
+                match transition::record_invocation_failure(
+                    &self.record,
+                    &self.index,
+                    input,
+                    &ctx,
+                    &self.policy,
+                ) {
+                    Ok(a) => {
+                        self.keep(a);
+                        true
+                    }
+                    Err(_) => false,
+                }
+            }
+            Op::Resolve => self
+                .apply(|r, c| transition::resolve_decision(r, "go", c))
+                .is_ok(),
+            Op::AcceptLimitation => self
+                .apply(|r, c| transition::accept_limitations(r, &[lid("L-01")], "ok", c))
+                .is_ok(),
+            Op::Override { extra } => {
+                let budget = self.record.runs_used() + u32::from(*extra);
+                self.apply(|r, c| transition::override_budget(r, budget, "n", c))
+                    .is_ok()
+            }
+            Op::Baseline { head } => {
+                let ctx = self.ctx();
+                let input = BaselineInput {
+                    cause: BaselineCause::Push,
+                    pull_request: self.record.pull_request,
+                    head: sha(head % 4 + 1),
+                    covered_tasks: None,
+                    evidence: None,
+                };
+                match transition::baseline(&self.record, input, &ctx) {
+                    Ok(Some(a)) => {
+                        self.keep(a);
+                        true
+                    }
+                    _ => false,
+                }
+            }
+            Op::Veto { key: k, from } => {
+                let from = from.map(|f| u32::from(f % 5));
+                let k = key(&format!("k{}", k % 4));
+                self.apply(|r, c| transition::veto(r, &k, from, "must", c))
+                    .is_ok()
+            }
+            Op::Waive { finding: f } => {
+                let id = fid(&format!("A-0{}", f % 3 + 1));
+                self.apply(|r, c| {
+                    transition::waive(r, &[id], WaiverBasis::TriageThreshold, "later", c)
+                })
+                .is_ok()
+            }
+            Op::Dispose { finding: f, kind } => {
+                let id = fid(&format!("A-0{}", f % 3 + 1));
+                let kinds = [
+                    DispositionKind::Fix,
+                    DispositionKind::File,
+                    DispositionKind::Reject,
+                    DispositionKind::FollowUp,
+                ];
+                let kind = kinds[usize::from(*kind) % 4];
+                self.apply(|r, c| transition::dispose(r, &id, kind, "note", Some(9), c))
+                    .is_ok()
+            }
+        };
+        if !ok {
+            assert_eq!(self.record, before, "a refused {op:?} changed the record");
+        }
+        ok
+    }
+}
+
+pub fn op_strategy() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        4 => (0u8..4, 0u8..4, any::<bool>()).prop_map(|(verdict, findings, blocking)| Op::Report { verdict, findings, blocking }),
+        1 => Just(Op::Failure),
+        2 => Just(Op::Resolve),
+        1 => Just(Op::AcceptLimitation),
+        1 => (0u8..3).prop_map(|extra| Op::Override { extra }),
+        2 => (0u8..4).prop_map(|head| Op::Baseline { head }),
+        1 => (0u8..4, proptest::option::of(0u8..5)).prop_map(|(key, from)| Op::Veto { key, from }),
+        1 => (0u8..3).prop_map(|finding| Op::Waive { finding }),
+        1 => (0u8..3, 0u8..4).prop_map(|(finding, kind)| Op::Dispose { finding, kind }),
+    ]
+}

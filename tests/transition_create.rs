@@ -14,8 +14,10 @@ fn run(index: &Index, input: CreateInput) -> Result<transition::Applied, transit
 
 #[test]
 fn refusal_table() {
-    let mut taken = Index::default();
-    taken.next = 4;
+    let mut taken = Index {
+        next: 4,
+        ..Index::default()
+    };
     taken
         .pulls
         .insert("42".into(), AuditId::new("AUD-2").unwrap());
@@ -121,8 +123,10 @@ fn refusals_say_what_to_do() {
 
 #[test]
 fn a_new_record() {
-    let mut index = Index::default();
-    index.next = 7;
+    let index = Index {
+        next: 7,
+        ..Index::default()
+    };
     let input = CreateInput {
         closing_issues: vec![task("T-041"), task("#12"), task("T-041")],
         ..create_input()
@@ -192,8 +196,10 @@ fn options() {
         vec![task("T-1"), task("T-2")]
     );
 
-    let mut zero = Index::default();
-    zero.next = 0;
+    let zero = Index {
+        next: 0,
+        ..Index::default()
+    };
     assert_eq!(
         run(&zero, create_input()).unwrap().record.id.as_str(),
         "AUD-1"

@@ -35,7 +35,14 @@ fn waive_rules() {
     let mut fresh = Fx::new();
     assert_rule(waive(&mut fresh, &["A-01"], TriageThreshold), "no-run");
 
-    let cases: Vec<(&str, fn(&mut Fx), Vec<&str>, WaiverBasis, &str)> = vec![
+    type Case = (
+        &'static str,
+        fn(&mut Fx),
+        Vec<&'static str>,
+        WaiverBasis,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
         ("nothing", |_| {}, vec![], TriageThreshold, "nothing-named"),
         (
             "unknown",

@@ -2,8 +2,10 @@
 
 pub mod config;
 pub mod gate;
+pub mod policy;
 pub mod receipt;
 pub mod record;
 pub mod report;
 pub mod text;
+pub mod transition;
 pub mod views;

@@ -1,5 +1,15 @@
 //! The audit record, its history chain and the records-branch index.
 
+pub mod chain;
+pub mod index;
+pub mod load;
 pub mod model;
+pub mod query;
+pub mod replay;
 
+pub use chain::{event_digest, next_prev, typed_event_digest, verify_chain, ChainError};
+pub use index::Index;
+pub use load::{load_record, to_json, StructuralError};
 pub use model::*;
+pub use query::{has_delivery, AcceptedKey};
+pub use replay::{canonical_tasks, replay, Derived, ReplayError};

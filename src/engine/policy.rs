@@ -1,0 +1,240 @@
+//! Who may run which command (CONTRACT §6), and the repository policy the record
+//! transitions apply. Rules as data, so the table is tested as a table.
+
+use serde::{Deserialize, Serialize};
+
+/// The least standing a command needs. What each maps to is configured (`permissions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    Anyone,
+    /// `permissions.report` (default `write`), or a listed auditor for reports.
+    Reporter,
+    /// `permissions.maintainer` (default `maintain`).
+    Maintainer,
+}
+
+/// A repository permission, ranked as GitHub ranks them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    #[default]
+    None,
+    Read,
+    Triage,
+    Write,
+    Maintain,
+    Admin,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::None => "none",
+            Permission::Read => "read",
+            Permission::Triage => "triage",
+            Permission::Write => "write",
+            Permission::Maintain => "maintain",
+            Permission::Admin => "admin",
+        }
+    }
+
+    /// Parses GitHub's `role_name` / config words.
+    pub fn parse(word: &str) -> Option<Permission> {
+        Some(match word.trim().to_ascii_lowercase().as_str() {
+            "none" => Permission::None,
+            "read" | "pull" => Permission::Read,
+            "triage" => Permission::Triage,
+            "write" | "push" => Permission::Write,
+            "maintain" => Permission::Maintain,
+            "admin" => Permission::Admin,
+            _ => return None,
+        })
+    }
+}
+
+/// The slash commands of CONTRACT §6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommandKind {
+    New,
+    Adopt,
+    Report,
+    Baseline,
+    Resolve,
+    Override,
+    Waive,
+    Veto,
+    Dispose,
+    Status,
+    Gate,
+    Help,
+}
+
+impl CommandKind {
+    pub const ALL: [CommandKind; 12] = [
+        CommandKind::New,
+        CommandKind::Adopt,
+        CommandKind::Report,
+        CommandKind::Baseline,
+        CommandKind::Resolve,
+        CommandKind::Override,
+        CommandKind::Waive,
+        CommandKind::Veto,
+        CommandKind::Dispose,
+        CommandKind::Status,
+        CommandKind::Gate,
+        CommandKind::Help,
+    ];
+}
+
+/// The role `kind` needs. `/audit new --budget N` above the repository default is a
+/// maintainer's call, since a budget bounds how often auditors may be asked.
+pub fn required_role(kind: CommandKind, budget_above_default: bool) -> Role {
+    match kind {
+        CommandKind::New if budget_above_default => Role::Maintainer,
+        CommandKind::New | CommandKind::Report | CommandKind::Baseline => Role::Reporter,
+        CommandKind::Adopt
+        | CommandKind::Resolve
+        | CommandKind::Override
+        | CommandKind::Waive
+        | CommandKind::Veto
+        | CommandKind::Dispose => Role::Maintainer,
+        CommandKind::Status | CommandKind::Gate | CommandKind::Help => Role::Anyone,
+    }
+}
+
+/// The PR author may not use maintainer commands on its own PR unless the repository
+/// allows self-approval (CONTRACT §6).
+pub fn maintainer_self_approval_refused(
+    kind: CommandKind,
+    actor_is_author: bool,
+    allow_self_approval: bool,
+) -> bool {
+    required_role(kind, false) == Role::Maintainer && actor_is_author && !allow_self_approval
+}
+
+/// The configured least permission of each role (`permissions.report`, `.maintainer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoleThresholds {
+    pub report: Permission,
+    pub maintainer: Permission,
+}
+
+impl Default for RoleThresholds {
+    fn default() -> Self {
+        RoleThresholds {
+            report: Permission::Write,
+            maintainer: Permission::Maintain,
+        }
+    }
+}
+
+impl RoleThresholds {
+    pub fn allows(&self, role: Role, held: Permission) -> bool {
+        match role {
+            Role::Anyone => true,
+            Role::Reporter => held >= self.report,
+            Role::Maintainer => held >= self.maintainer,
+        }
+    }
+}
+
+/// Assurance level (§5.3): `hardened` needs a verified receipt on every report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Assurance {
+    #[default]
+    Standard,
+    Hardened,
+}
+
+/// What the record transitions need of the repository configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditPolicy {
+    /// `audit_budget`: the budget of a new record when `--budget` is not given (§11).
+    pub default_budget: u32,
+    /// The effective assurance: the repository setting raised by the operator minimum.
+    pub assurance: Assurance,
+}
+
+impl Default for AuditPolicy {
+    fn default() -> Self {
+        AuditPolicy {
+            default_budget: 3,
+            assurance: Assurance::Standard,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use CommandKind::*;
+
+    #[test]
+    fn command_roles_table() {
+        let table = [
+            (New, false, Role::Reporter),
+            (New, true, Role::Maintainer),
+            (Adopt, false, Role::Maintainer),
+            (Report, false, Role::Reporter),
+            (Baseline, false, Role::Reporter),
+            (Resolve, false, Role::Maintainer),
+            (Override, false, Role::Maintainer),
+            (Waive, false, Role::Maintainer),
+            (Veto, false, Role::Maintainer),
+            (Dispose, false, Role::Maintainer),
+            (Status, false, Role::Anyone),
+            (Gate, false, Role::Anyone),
+            (Help, false, Role::Anyone),
+        ];
+        for (kind, above, role) in table {
+            assert_eq!(required_role(kind, above), role, "{kind:?} above={above}");
+        }
+        // The budget flag matters only for `new`.
+        for kind in CommandKind::ALL.into_iter().filter(|k| *k != New) {
+            assert_eq!(required_role(kind, true), required_role(kind, false));
+        }
+    }
+
+    #[test]
+    fn self_approval_table() {
+        for kind in CommandKind::ALL {
+            let maintainer = required_role(kind, false) == Role::Maintainer;
+            assert_eq!(
+                maintainer_self_approval_refused(kind, true, false),
+                maintainer
+            );
+            assert!(!maintainer_self_approval_refused(kind, true, true));
+            assert!(!maintainer_self_approval_refused(kind, false, false));
+        }
+        assert!(maintainer_self_approval_refused(Waive, true, false));
+        assert!(!maintainer_self_approval_refused(Report, true, false));
+    }
+
+    #[test]
+    fn permissions_rank_and_thresholds() {
+        use Permission as P;
+        let ranked = [P::None, P::Read, P::Triage, P::Write, P::Maintain, P::Admin];
+        for pair in ranked.windows(2) {
+            assert!(pair[0] < pair[1]);
+        }
+        for p in ranked {
+            assert_eq!(Permission::parse(p.as_str()), Some(p));
+        }
+        assert_eq!(Permission::parse("bogus"), None);
+        let t = RoleThresholds::default();
+        let cases = [
+            (Role::Anyone, P::None, true),
+            (Role::Reporter, P::Triage, false),
+            (Role::Reporter, P::Write, true),
+            (Role::Maintainer, P::Write, false),
+            (Role::Maintainer, P::Maintain, true),
+            (Role::Maintainer, P::Admin, true),
+        ];
+        for (role, held, ok) in cases {
+            assert_eq!(t.allows(role, held), ok, "{role:?} {held:?}");
+        }
+    }
+}

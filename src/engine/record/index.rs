@@ -1,0 +1,85 @@
+//! `index.json` on the records branch (CONTRACT §7): the next record number and the
+//! repository-wide uniqueness maps (work units, pulls, invocation refs, receipt ids).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{AuditId, PrNumber};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Index {
+    pub next: u64,
+    #[serde(default)]
+    pub work_units: BTreeMap<String, AuditId>,
+    /// PR number (as a decimal string) to the record bound to it.
+    #[serde(default)]
+    pub pulls: BTreeMap<String, AuditId>,
+    #[serde(default)]
+    pub invocations: BTreeMap<String, AuditId>,
+    #[serde(default)]
+    pub receipts: BTreeMap<String, AuditId>,
+}
+
+impl Default for Index {
+    fn default() -> Self {
+        Index {
+            next: 1,
+            work_units: BTreeMap::new(),
+            pulls: BTreeMap::new(),
+            invocations: BTreeMap::new(),
+            receipts: BTreeMap::new(),
+        }
+    }
+}
+
+impl Index {
+    pub fn record_for_pull(&self, pull: PrNumber) -> Option<&AuditId> {
+        self.pulls.get(&pull.0.to_string())
+    }
+
+    /// The PR a record is bound to, read back from `pulls`.
+    pub fn pull_of(&self, id: &AuditId) -> Option<PrNumber> {
+        self.pulls
+            .iter()
+            .find(|(_, v)| *v == id)
+            .and_then(|(k, _)| k.parse().ok())
+            .map(PrNumber)
+    }
+
+    pub fn parse(json: &str) -> Result<Index, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    /// Pretty JSON with a final newline; maps are ordered, so the bytes are stable.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_starts_at_one_and_round_trips_contract_shape() {
+        assert_eq!(Index::default().next, 1);
+        let json = r#"{"next": 8, "work_units": {"pr:42": "AUD-7"}, "pulls": {"42": "AUD-7"},
+            "invocations": {"ci-run-88123-1": "AUD-7"}, "receipts": {}}"#;
+        let index = Index::parse(json).unwrap();
+        assert_eq!(index.next, 8);
+        assert_eq!(
+            index.record_for_pull(PrNumber(42)),
+            Some(&AuditId::new("AUD-7").unwrap())
+        );
+        assert_eq!(
+            index.pull_of(&AuditId::new("AUD-7").unwrap()),
+            Some(PrNumber(42))
+        );
+        assert_eq!(Index::parse(&index.to_json()).unwrap(), index);
+        assert!(Index::parse(r#"{"next": 1, "extra": 1}"#).is_err());
+    }
+}

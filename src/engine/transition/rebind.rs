@@ -1,0 +1,132 @@
+//! Rebinding a record to a new candidate (CONTRACT §10; seed 000 §10): `/audit baseline`,
+//! a push, a reopen or base change, and `/audit adopt` onto a new PR. History and budget
+//! stay; a certification of another candidate is stale; evidence given for another commit
+//! no longer counts.
+
+use super::{append, Applied, EventContext, Refusal};
+use crate::engine::record::{
+    canonical_tasks, AuditState, Baseline, BaselineCause, EventKind, Evidence, Index, Record,
+};
+use crate::ids::{Artifact, PrNumber, TaskId};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaselineInput {
+    pub cause: BaselineCause,
+    /// The PR the event came from; it must be the record's.
+    pub pull_request: PrNumber,
+    /// The PR head commit now.
+    pub head: Artifact,
+    /// `--covered-tasks`; the record's tasks are kept when absent.
+    pub covered_tasks: Option<Vec<TaskId>>,
+    /// `--evidence`, given for `head`.
+    pub evidence: Option<String>,
+}
+
+fn rebound(
+    record: &Record,
+    head: &Artifact,
+    tasks: Option<Vec<TaskId>>,
+    evidence: Option<String>,
+) -> Result<(Vec<TaskId>, Option<Evidence>), Refusal> {
+    let tasks = match tasks {
+        Some(t) => canonical_tasks(t),
+        None => record.covered_tasks.clone(),
+    };
+    if tasks.is_empty() {
+        return Err(Refusal::NoCoveredTasks);
+    }
+    let evidence = match evidence {
+        Some(text) => Some(Evidence {
+            text,
+            given_for: head.clone(),
+        }),
+        // Evidence text counts only for the commit it was given for.
+        None => record.evidence.clone().filter(|e| &e.given_for == head),
+    };
+    Ok((tasks, evidence))
+}
+
+/// Rebinds the record. `Ok(None)` when nothing would change (same head, same tasks, no
+/// evidence given), so callers write no empty commit.
+pub fn baseline(
+    record: &Record,
+    input: BaselineInput,
+    ctx: &EventContext,
+) -> Result<Option<Applied>, Refusal> {
+    if input.pull_request != record.pull_request {
+        return Err(Refusal::WrongPullRequest {
+            id: record.id.clone(),
+            record_pull: record.pull_request,
+            pull: input.pull_request,
+        });
+    }
+    let evidence_given = input.evidence.is_some();
+    let (tasks, evidence) = rebound(record, &input.head, input.covered_tasks, input.evidence)?;
+    // A base change alters the integrated candidate even when the head is the same (§10).
+    let clears_certification =
+        input.cause == BaselineCause::BaseChange && record.audit_state == AuditState::Certified;
+    if input.head == record.candidate_artifact
+        && tasks == record.covered_tasks
+        && !evidence_given
+        && !clears_certification
+    {
+        return Ok(None);
+    }
+    let kind = EventKind::Baseline(Baseline {
+        cause: input.cause,
+        pull_request: record.pull_request,
+        candidate_artifact: input.head,
+        covered_tasks: tasks,
+        evidence,
+    });
+    append(record, kind, ctx).map(Some)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdoptInput {
+    /// The PR taking the record over.
+    pub pull_request: PrNumber,
+    pub head: Artifact,
+    /// The record's current PR was closed without merging.
+    pub source_closed_unmerged: bool,
+    pub covered_tasks: Option<Vec<TaskId>>,
+    pub evidence: Option<String>,
+}
+
+/// Moves a record whose PR was closed without merging onto another PR, as a `baseline`
+/// event with cause `adopt`: history, budget and work unit carry over.
+pub fn adopt(
+    record: &Record,
+    index: &Index,
+    input: AdoptInput,
+    ctx: &EventContext,
+) -> Result<Applied, Refusal> {
+    if !input.source_closed_unmerged {
+        return Err(Refusal::AdoptSourceActive {
+            id: record.id.clone(),
+            pull: record.pull_request,
+        });
+    }
+    if let Some(id) = index.record_for_pull(input.pull_request) {
+        return Err(Refusal::PullHasRecord {
+            pull: input.pull_request,
+            id: id.clone(),
+        });
+    }
+    let (tasks, evidence) = rebound(record, &input.head, input.covered_tasks, input.evidence)?;
+    let kind = EventKind::Baseline(Baseline {
+        cause: BaselineCause::Adopt,
+        pull_request: input.pull_request,
+        candidate_artifact: input.head,
+        covered_tasks: tasks,
+        evidence,
+    });
+    let mut applied = append(record, kind, ctx)?;
+    let mut next = index.clone();
+    // One record, one PR: the closed PR no longer maps to it.
+    next.pulls.retain(|_, id| id != &record.id);
+    next.pulls
+        .insert(input.pull_request.0.to_string(), record.id.clone());
+    applied.index = Some(next);
+    Ok(applied)
+}

@@ -1,0 +1,257 @@
+//! `/audit report`: the record-dependent rules of an accepted report (CONTRACT §5.1, §5.3,
+//! §10) and the effects of a run; and the seed-002 `ERROR` handoff as an invocation failure.
+
+use std::collections::BTreeSet;
+
+use super::limits::check_authorities;
+use super::{append, Applied, EventContext, Refusal};
+use crate::engine::policy::{Assurance, AuditPolicy};
+use crate::engine::record::{
+    canonical_tasks, AuditState, EventKind, FindingSummary, Grade, Index, InvocationFailure,
+    LimitationSummary, Record, ReportRun,
+};
+use crate::engine::report::{Report, Verdict};
+use crate::ids::{Artifact, AuditId, TaskId, WorkUnit};
+
+/// What the receipt verifier established about a report's receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedReceipt {
+    pub receipt_id: String,
+    pub key_id: String,
+}
+
+/// A parsed, normalized report that passed every record-independent rule.
+#[derive(Debug, Clone, Copy)]
+pub struct ReportInput<'a> {
+    pub report: &'a Report,
+    /// `sha256:` digest of the normalized report.
+    pub digest: &'a str,
+    pub receipt: Option<&'a VerifiedReceipt>,
+    /// The report came as a seed-002 handoff block.
+    pub handoff: bool,
+    /// Numbers `n` of the decision records `D-<n>` that exist.
+    pub decisions: &'a BTreeSet<u32>,
+}
+
+/// The path of run `run` of `id` on the records branch.
+pub fn report_path(id: &AuditId, run: u32) -> String {
+    format!("reports/{id}/run-{run}.json")
+}
+
+fn tasks_word(tasks: &[TaskId]) -> String {
+    tasks
+        .iter()
+        .map(TaskId::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn check_binding(
+    record: &Record,
+    audit_id: &AuditId,
+    work_unit: Option<&WorkUnit>,
+    candidate: &Artifact,
+) -> Result<(), Refusal> {
+    if audit_id != &record.id {
+        return Err(Refusal::AuditIdMismatch {
+            report: audit_id.clone(),
+            record: record.id.clone(),
+        });
+    }
+    if let Some(unit) = work_unit.filter(|u| *u != &record.work_unit) {
+        return Err(Refusal::WorkUnitMismatch {
+            report: unit.clone(),
+            record: record.work_unit.clone(),
+        });
+    }
+    if candidate != &record.candidate_artifact {
+        return Err(Refusal::StaleCandidate {
+            report: candidate.clone(),
+            current: record.candidate_artifact.clone(),
+        });
+    }
+    Ok(())
+}
+
+fn check_invocation_unused(record: &Record, index: &Index, reference: &str) -> Result<(), Refusal> {
+    let used_by = index.invocations.get(reference).cloned().or_else(|| {
+        record
+            .invocation_refs()
+            .any(|r| r == reference)
+            .then(|| record.id.clone())
+    });
+    match used_by {
+        Some(id) => Err(Refusal::InvocationRefReused {
+            reference: reference.to_owned(),
+            id,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Applies an accepted report as the next run, or refuses it naming the rule.
+pub fn accept_report(
+    record: &Record,
+    index: &Index,
+    input: ReportInput<'_>,
+    ctx: &EventContext,
+    policy: &AuditPolicy,
+) -> Result<Applied, Refusal> {
+    let report = input.report;
+    if policy.assurance == Assurance::Hardened {
+        if input.handoff {
+            return Err(Refusal::HandoffUnderHardened);
+        }
+        if input.receipt.is_none() {
+            return Err(Refusal::ReceiptRequired);
+        }
+    }
+    check_binding(
+        record,
+        &report.audit_id,
+        Some(&report.work_unit),
+        &report.candidate_artifact,
+    )?;
+    let tasks = canonical_tasks(report.covered_tasks.iter().cloned());
+    if tasks != record.covered_tasks {
+        return Err(Refusal::CoveredTasksMismatch {
+            report: tasks_word(&tasks),
+            record: tasks_word(&record.covered_tasks),
+        });
+    }
+    check_invocation_unused(record, index, &report.invocation.reference)?;
+    if let Some(receipt) = input.receipt {
+        if let Some(id) = index.receipts.get(&receipt.receipt_id) {
+            return Err(Refusal::ReceiptReused {
+                receipt_id: receipt.receipt_id.clone(),
+                id: id.clone(),
+            });
+        }
+    }
+    let used = record.runs_used();
+    match record.audit_state {
+        AuditState::AwaitingHuman => {
+            return Err(Refusal::AwaitingHuman {
+                id: record.id.clone(),
+            })
+        }
+        AuditState::Certified => {
+            return Err(Refusal::AlreadyCertified {
+                artifact: record
+                    .certified_artifact
+                    .clone()
+                    .unwrap_or_else(|| record.candidate_artifact.clone()),
+            })
+        }
+        AuditState::Blocked | AuditState::Open => {}
+    }
+    if record.audit_state == AuditState::Blocked || used >= record.audit_budget {
+        return Err(Refusal::BudgetExhausted {
+            used,
+            budget: record.audit_budget,
+        });
+    }
+    let run = used + 1;
+    let limitations = report.limitations.clone().unwrap_or_default();
+    if report.verdict.certifies() {
+        for f in &report.findings {
+            if let Some(veto) = f.key.as_ref().and_then(|k| record.veto_on(k, run)) {
+                return Err(Refusal::VetoedFinding {
+                    finding: f.id.clone(),
+                    key: veto.key.clone(),
+                    from_round: veto.effective_from_round,
+                });
+            }
+        }
+    }
+    if report.verdict == Verdict::CertifiedWithAcceptedLimitations {
+        check_authorities(record, &limitations, input.decisions)?;
+    }
+
+    let grade = if input.receipt.is_some() {
+        Grade::Authenticated
+    } else {
+        Grade::SessionReported
+    };
+    let event = ReportRun {
+        run,
+        invocation_ref: report.invocation.reference.clone(),
+        invocation_mode: report.invocation.mode,
+        candidate_artifact: report.candidate_artifact.clone(),
+        covered_tasks: tasks,
+        verdict: report.verdict,
+        report_digest: input.digest.to_owned(),
+        grade,
+        report: report_path(&record.id, run),
+        receipt_id: input.receipt.map(|r| r.receipt_id.clone()),
+        handoff: input.handoff,
+        findings: report
+            .findings
+            .iter()
+            .map(|f| FindingSummary {
+                id: f.id.clone(),
+                key: f.key.clone(),
+                severity: f.severity,
+                blocking: f.blocking,
+                cross_remit: f.cross_remit.unwrap_or(false),
+                claim: f.claim.clone(),
+                evidence_refs: f.evidence_refs.clone(),
+            })
+            .collect(),
+        limitations: limitations
+            .into_iter()
+            .map(|l| LimitationSummary {
+                id: l.id,
+                key: l.key,
+                text: l.text,
+                authority: l.authority,
+            })
+            .collect(),
+        elegance: report.elegance.as_ref().map(|e| e.score),
+    };
+    let mut applied = append(record, EventKind::Report(event), ctx)?;
+    let mut next = index.clone();
+    next.invocations
+        .insert(report.invocation.reference.clone(), record.id.clone());
+    if let Some(receipt) = input.receipt {
+        next.receipts
+            .insert(receipt.receipt_id.clone(), record.id.clone());
+    }
+    applied.index = Some(next);
+    Ok(applied)
+}
+
+/// A seed-002 `ERROR` handoff: the invocation failed without a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailureInput {
+    pub audit_id: AuditId,
+    pub invocation_ref: String,
+    pub candidate_artifact: Artifact,
+    pub reason: String,
+}
+
+/// Records an invocation failure: no budget used (seed 000 §4, §11), the ref registered.
+pub fn record_invocation_failure(
+    record: &Record,
+    index: &Index,
+    input: FailureInput,
+    ctx: &EventContext,
+    policy: &AuditPolicy,
+) -> Result<Applied, Refusal> {
+    if policy.assurance == Assurance::Hardened {
+        return Err(Refusal::HandoffUnderHardened);
+    }
+    check_binding(record, &input.audit_id, None, &input.candidate_artifact)?;
+    check_invocation_unused(record, index, &input.invocation_ref)?;
+    let kind = EventKind::InvocationFailure(InvocationFailure {
+        invocation_ref: input.invocation_ref.clone(),
+        candidate_artifact: input.candidate_artifact,
+        reason: input.reason,
+    });
+    let mut applied = append(record, kind, ctx)?;
+    let mut next = index.clone();
+    next.invocations
+        .insert(input.invocation_ref, record.id.clone());
+    applied.index = Some(next);
+    Ok(applied)
+}

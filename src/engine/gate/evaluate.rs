@@ -181,7 +181,12 @@ fn headline(
         return format!("Needs remediation: {blocking} blocking finding{s}");
     }
     if failing(2) {
-        return "Head moved: certification pending".into();
+        return "Head moved: record not rebound".into();
+    }
+    if record.audit_state == AuditState::Open
+        && record.latest_verdict.is_some_and(|v| v.certifies())
+    {
+        return "Certification stale: new report needed".into();
     }
     let numbers: Vec<String> = conditions
         .iter()

@@ -318,3 +318,23 @@ pub fn assert_condition(case: &str, s: &Scenario, number: u8, outcome: Outcome, 
         c.reason
     );
 }
+
+pub type Change = fn(&mut Scenario);
+/// A table row: name, the change to the passing scenario, the outcome, a reason excerpt.
+pub type Case = (&'static str, Change, Outcome, &'static str);
+
+pub fn run_table(number: u8, cases: &[Case]) {
+    for (name, change, outcome, needle) in cases {
+        let mut s = Scenario::default();
+        change(&mut s);
+        assert_condition(name, &s, number, *outcome, needle);
+    }
+}
+
+/// Removes every run from the one record's history, keeping the chain intact.
+pub fn drop_runs(s: &mut Scenario) {
+    let r = s.record();
+    r.history
+        .retain(|e| !matches!(e.kind, EventKind::Report(_)));
+    rechain(r);
+}

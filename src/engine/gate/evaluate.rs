@@ -59,13 +59,17 @@ fn single_record<'a>(input: &GateInput<'a>) -> (Condition, Option<&'a Record>) {
         [] => (
             fail(
                 1,
-                "no audit record for this PR; start one with /audit new --goal \"…\" --oracle \"…\"",
+                "no audit record for this PR; start one with /audit new --goal \"…\" \
+                 --oracle \"…\"",
             ),
             None,
         ),
         [record] => match structural_problem(record) {
             Some(problem) => (
-                fail(1, format!("{} fails structural validation: {problem}", record.id)),
+                fail(
+                    1,
+                    format!("{} fails structural validation: {problem}", record.id),
+                ),
                 Some(*record),
             ),
             None => (

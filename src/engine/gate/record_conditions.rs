@@ -38,8 +38,8 @@ pub(crate) fn candidate_is_head(
     )
 }
 
-/// Condition 3: `certified_covered_tasks` equals `covered_tasks`, and every issue the PR body closes
-/// now is covered.
+/// Condition 3: `certified_covered_tasks` equals `covered_tasks`, and every issue the PR
+/// body closes now is covered.
 pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condition {
     let covered = set(&record.covered_tasks);
     let mut problems = Vec::new();
@@ -87,7 +87,10 @@ pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition 
             return pass(4, format!("latest verdict {verdict}, state certified"));
         }
         AuditState::Certified => {
-            format!("the state is certified but the latest verdict is {verdict}: the record is inconsistent")
+            format!(
+                "the state is certified but the latest verdict is {verdict}: the record is \
+                 inconsistent"
+            )
         }
         AuditState::AwaitingHuman => "the last run asks for a human decision; a maintainer \
             answers with /audit resolve --note \"…\""
@@ -110,8 +113,8 @@ pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition 
     fail(4, reason)
 }
 
-/// Condition 5: `certified_artifact` equals `candidate_artifact`, and the last run's artifact, tasks,
-/// verdict and grade match the certification fields.
+/// Condition 5: `certified_artifact` equals `candidate_artifact`, and the last run's
+/// artifact, tasks, verdict and grade match the certification fields.
 pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
     let Some(certified) = &record.certified_artifact else {
         return fail(5, "nothing is certified yet");

@@ -13,8 +13,9 @@ use crate::engine::record::{Grade, LimitationSummary, Record};
 static DECISION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^D-[1-9][0-9]*$").expect("valid decision regex"));
 
-/// Condition 6: The last run reports no blocking finding, and no finding whose key is under a veto in
-/// force. Waivers and dispositions do not change this by themselves (CONTRACT §6).
+/// Condition 6: the last run reports no blocking finding, and no finding whose key is
+/// under a veto in force. Waivers and dispositions do not change this by themselves
+/// (CONTRACT §6).
 pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
     let Some(run) = last_run(record) else {
         return fail(6, "no report yet, so no run to check for blocking findings");
@@ -54,7 +55,7 @@ pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
     )
 }
 
-/// Condition 7: Every limitation of the last run has a typed authority that holds: `D-<n>`, or
+/// Condition 7: every limitation of the last run has a typed authority that holds: `D-<n>`, or
 /// `human: LOGIN` where LOGIN accepted that limitation's key in the history.
 pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
     let Some(run) = last_run(record) else {
@@ -102,7 +103,7 @@ fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<
     }
 }
 
-/// Condition 9: The certification's grade meets the effective assurance.
+/// Condition 9: the certification's grade meets the effective assurance.
 pub(crate) fn grade_meets_assurance(
     record: &Record,
     config: &RepoConfig,

@@ -1,8 +1,377 @@
-//! Repository configuration (placeholder until the full `.github/auditloop.yml` model lands).
+//! The repository configuration, `.github/auditloop.yml` (CONTRACT §4).
+//!
+//! Every level refuses unknown keys, so a typo is an error with a line rather than a
+//! silently ignored setting. Values are checked while parsing, so the error keeps its line.
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::ids::Login;
+
+/// Where the file lives; errors name it so a maintainer knows what to edit.
+pub const CONFIG_PATH: &str = ".github/auditloop.yml";
+
+/// The parse error shown on the check run and in every refused command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ConfigError {
+    /// 1-based, when the parser knows where the problem is.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{CONFIG_PATH} line {line}: {}", self.message),
+            None => write!(f, "{CONFIG_PATH}: {}", self.message),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RepoConfig {
+    pub work_unit_audit: WorkUnitAudit,
+    #[serde(deserialize_with = "budget")]
+    pub audit_budget: u32,
+    #[serde(deserialize_with = "check_name")]
+    pub check_name: String,
+    #[serde(deserialize_with = "branch_name")]
+    pub records_branch: String,
+    pub assurance: Assurance,
+    pub evidence: EvidenceConfig,
+    pub permissions: PermissionsConfig,
+    pub baseline_on_push: bool,
+    pub allow_self_approval: bool,
+    #[serde(deserialize_with = "decisions_path")]
+    pub decisions_path: String,
+    #[serde(deserialize_with = "label")]
+    pub tech_debt_label: String,
+}
+
+impl Default for RepoConfig {
+    fn default() -> Self {
+        Self {
+            work_unit_audit: WorkUnitAudit::Enabled,
+            audit_budget: 3,
+            check_name: "audit-gate".into(),
+            records_branch: "auditloop-records".into(),
+            assurance: Assurance::Standard,
+            evidence: EvidenceConfig::default(),
+            permissions: PermissionsConfig::default(),
+            baseline_on_push: true,
+            allow_self_approval: false,
+            decisions_path: "docs/decisions".into(),
+            tech_debt_label: "tech-debt".into(),
+        }
+    }
+}
+
+impl RepoConfig {
+    /// Parses the file's text. An empty file (or one holding only comments) is all defaults.
+    pub fn from_yaml(text: &str) -> Result<RepoConfig, ConfigError> {
+        // A document with no content parses as null, which the struct would refuse.
+        let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(yaml_error)?;
+        if value.is_null() {
+            return Ok(RepoConfig::default());
+        }
+        serde_yaml::from_str(text).map_err(yaml_error)
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.work_unit_audit == WorkUnitAudit::Enabled
+    }
+
+    /// The assurance the gate and report intake apply here.
+    pub fn effective_assurance(&self, operator_min: Assurance) -> Assurance {
+        effective_assurance(self.assurance, operator_min)
+    }
+}
+
+/// A repository can raise the operator's minimum, never lower it.
+pub fn effective_assurance(repo: Assurance, operator_min: Assurance) -> Assurance {
+    repo.max(operator_min)
+}
+
+fn yaml_error(err: serde_yaml::Error) -> ConfigError {
+    let location = err.location();
+    let mut message = err.to_string();
+    // serde_yaml puts the position into its text; we report it once, up front.
+    if let Some(loc) = &location {
+        for noise in [
+            format!(" at line {} column {}", loc.line(), loc.column()),
+            format!("line {} column {}: ", loc.line(), loc.column()),
+        ] {
+            message = message.replacen(&noise, "", 1);
+        }
+    }
+    ConfigError {
+        line: location.as_ref().map(|l| l.line()),
+        column: location.as_ref().map(|l| l.column()),
+        message,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkUnitAudit {
+    Enabled,
+    Disabled,
+}
+
+/// Ordered: `Hardened` is stronger than `Standard`.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Assurance {
     #[default]
     Standard,
     Hardened,
+}
+
+impl Assurance {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Assurance::Standard => "standard",
+            Assurance::Hardened => "hardened",
+        }
+    }
+}
+
+/// A repository permission word, ranked `read < triage < write < maintain < admin`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Permission {
+    Read,
+    Triage,
+    Write,
+    Maintain,
+    Admin,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Read => "read",
+            Permission::Triage => "triage",
+            Permission::Write => "write",
+            Permission::Maintain => "maintain",
+            Permission::Admin => "admin",
+        }
+    }
+}
+
+/// Seed 003's team archetypes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Archetype {
+    Implementation,
+    Research,
+    Audit,
+    Planning,
+    Hybrid,
+}
+
+impl Archetype {
+    /// The completion gates of seed 003 a check run can prove for this archetype. The
+    /// workspace checks (uncommitted changes, issues, plan) have no check-run form.
+    /// Hybrid takes the union of its components, at most implementation's set.
+    pub fn required_gates(self) -> &'static [CompletionGate] {
+        use CompletionGate::*;
+        match self {
+            Archetype::Implementation | Archetype::Hybrid => {
+                &[Build, Lint, Integration, Security, Docs]
+            }
+            Archetype::Audit => &[Integration, Security],
+            Archetype::Research | Archetype::Planning => &[],
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Archetype::Implementation => "implementation",
+            Archetype::Research => "research",
+            Archetype::Audit => "audit",
+            Archetype::Planning => "planning",
+            Archetype::Hybrid => "hybrid",
+        }
+    }
+}
+
+/// Seed 003's completion gates that a check run can prove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompletionGate {
+    Build,
+    Lint,
+    Integration,
+    Security,
+    Docs,
+}
+
+impl CompletionGate {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompletionGate::Build => "build",
+            CompletionGate::Lint => "lint",
+            CompletionGate::Integration => "integration",
+            CompletionGate::Security => "security",
+            CompletionGate::Docs => "docs",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EvidenceConfig {
+    #[serde(deserialize_with = "check_names")]
+    pub required_checks: Vec<String>,
+    pub archetype: Option<Archetype>,
+    #[serde(deserialize_with = "gate_checks")]
+    pub gates: BTreeMap<CompletionGate, Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PermissionsConfig {
+    pub report: Permission,
+    pub maintainer: Permission,
+    #[serde(deserialize_with = "logins")]
+    pub auditors: Vec<String>,
+}
+
+impl Default for PermissionsConfig {
+    fn default() -> Self {
+        Self {
+            report: Permission::Write,
+            maintainer: Permission::Maintain,
+            auditors: Vec::new(),
+        }
+    }
+}
+
+impl PermissionsConfig {
+    /// Logins compare case-insensitively on GitHub.
+    pub fn is_listed_auditor(&self, login: &Login) -> bool {
+        self.auditors
+            .iter()
+            .any(|a| a.eq_ignore_ascii_case(login.as_str()))
+    }
+}
+
+fn logins<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let raw = Vec::<String>::deserialize(d)?;
+    for login in &raw {
+        Login::new(login.as_str())
+            .map_err(|e| serde::de::Error::custom(format!("auditors: {e}")))?;
+    }
+    Ok(raw)
+}
+
+/// Builds a `deserialize_with` function that checks a string value while parsing, so the
+/// error keeps its line.
+macro_rules! checked_string {
+    ($fn_name:ident, $key:literal, $rule:path) => {
+        fn $fn_name<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+            let value = String::deserialize(d)?;
+            $rule(&value).map_err(|e| serde::de::Error::custom(format!("{}: {e}", $key)))?;
+            Ok(value)
+        }
+    };
+}
+
+checked_string!(check_name, "check_name", check_name_rule);
+checked_string!(branch_name, "records_branch", branch_name_rule);
+checked_string!(decisions_path, "decisions_path", decisions_path_rule);
+checked_string!(label, "tech_debt_label", label_rule);
+
+fn check_names<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let names = Vec::<String>::deserialize(d)?;
+    for name in &names {
+        check_name_rule(name)
+            .map_err(|e| serde::de::Error::custom(format!("required_checks: {e}")))?;
+    }
+    Ok(names)
+}
+
+fn gate_checks<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<CompletionGate, Vec<String>>, D::Error> {
+    let gates = BTreeMap::<CompletionGate, Vec<String>>::deserialize(d)?;
+    for name in gates.values().flatten() {
+        check_name_rule(name).map_err(|e| serde::de::Error::custom(format!("gates: {e}")))?;
+    }
+    Ok(gates)
+}
+
+fn budget<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let value = u32::deserialize(d)?;
+    if value == 0 {
+        return Err(serde::de::Error::custom("audit_budget must be at least 1"));
+    }
+    Ok(value)
+}
+
+/// Non-empty, one line.
+pub fn check_name_rule(value: &str) -> Result<(), String> {
+    if value.trim().is_empty() || value.chars().any(char::is_control) {
+        return Err(format!(
+            "{value:?} is not a check name (non-empty, one line)"
+        ));
+    }
+    Ok(())
+}
+
+/// What `git check-ref-format --branch` accepts.
+pub fn branch_name_rule(value: &str) -> Result<(), String> {
+    let bad = value.is_empty()
+        || value == "@"
+        || value == "HEAD"
+        || value.starts_with('-')
+        || value.starts_with('/')
+        || value.ends_with('/')
+        || value.ends_with('.')
+        || value.contains("..")
+        || value.contains("//")
+        || value.contains("@{")
+        || value
+            .chars()
+            .any(|c| c.is_control() || " ~^:?*[\\".contains(c))
+        || value
+            .split('/')
+            .any(|part| part.starts_with('.') || part.ends_with(".lock"));
+    if bad {
+        return Err(format!("{value:?} is not a valid git branch name"));
+    }
+    Ok(())
+}
+
+/// A relative directory of the repository, without `..`.
+pub fn decisions_path_rule(value: &str) -> Result<(), String> {
+    let bad = value.trim().is_empty()
+        || value.starts_with('/')
+        || value.contains('\\')
+        || value.chars().any(char::is_control)
+        || value.split('/').any(|part| part == "..");
+    if bad {
+        return Err(format!(
+            "{value:?} is not a relative directory of the repository"
+        ));
+    }
+    Ok(())
+}
+
+/// A GitHub label name: 1 to 50 characters, one line.
+pub fn label_rule(value: &str) -> Result<(), String> {
+    let len = value.chars().count();
+    if value.trim().is_empty() || len > 50 || value.chars().any(char::is_control) {
+        return Err(format!(
+            "{value:?} is not a label name (1 to 50 characters, one line)"
+        ));
+    }
+    Ok(())
 }

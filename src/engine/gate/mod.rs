@@ -1,6 +1,18 @@
 //! The gate (CONTRACT §8): a pure function of the record, the head commit, evidence checks
 //! and the repository configuration.
 
+mod chain;
+mod combine;
+mod condition;
+mod evaluate;
+mod evidence;
+mod history;
+mod input;
 pub mod model;
+mod record_conditions;
+mod run_conditions;
 
+pub use combine::combine;
+pub use evaluate::evaluate;
+pub use input::{CheckObservation, CheckStatus, GateInput};
 pub use model::*;

@@ -1,0 +1,75 @@
+//! Structural validation of a record (CONTRACT §7): the history is a hash chain starting
+//! with `created`, and runs are numbered 1, 2, … in order. A partial edit breaks it.
+
+use sha2::{Digest, Sha256};
+
+use crate::engine::record::{Event, EventKind, Record, SCHEMA_VERSION};
+
+/// `sha256:` + hex of SHA-256 over the RFC 8785 bytes of the event as stored.
+fn event_digest(event: &Event) -> Option<String> {
+    let bytes = serde_json_canonicalizer::to_vec(event).ok()?;
+    Some(format!("sha256:{}", hex::encode(Sha256::digest(bytes))))
+}
+
+fn kind_word(kind: &EventKind) -> &'static str {
+    match kind {
+        EventKind::Created(_) => "created",
+        EventKind::Report(_) => "report",
+        EventKind::InvocationFailure(_) => "invocation_failure",
+        EventKind::Baseline(_) => "baseline",
+        EventKind::Resolution(_) => "resolution",
+        EventKind::LimitationAcceptance(_) => "limitation_acceptance",
+        EventKind::Override(_) => "override",
+        EventKind::Disposition(_) => "disposition",
+        EventKind::Waiver(_) => "waiver",
+        EventKind::Veto(_) => "veto",
+    }
+}
+
+/// The first structural problem found, worded for a maintainer.
+pub(crate) fn structural_problem(record: &Record) -> Option<String> {
+    if record.schema_version != SCHEMA_VERSION {
+        return Some(format!(
+            "schema_version is {}, expected {SCHEMA_VERSION}",
+            record.schema_version
+        ));
+    }
+    let Some(first) = record.history.first() else {
+        return Some("the history is empty".into());
+    };
+    if !matches!(first.kind, EventKind::Created(_)) {
+        return Some(format!(
+            "the history starts with a {} event, not created",
+            kind_word(&first.kind)
+        ));
+    }
+    if first.prev.is_some() {
+        return Some("the first event has a prev hash; it must be null".into());
+    }
+    let mut expected_run = 1u32;
+    for (index, pair) in record.history.windows(2).enumerate() {
+        let (before, event) = (&pair[0], &pair[1]);
+        let number = index + 2;
+        let word = kind_word(&event.kind);
+        if event.prev.is_none() || event.prev != event_digest(before) {
+            return Some(format!(
+                "event {number} ({word}) does not chain to event {}: the history was edited",
+                number - 1
+            ));
+        }
+        match &event.kind {
+            EventKind::Created(_) => {
+                return Some(format!("event {number} is a second created event"));
+            }
+            EventKind::Report(run) if run.run != expected_run => {
+                return Some(format!(
+                    "event {number} is run {}, expected run {expected_run}",
+                    run.run
+                ));
+            }
+            EventKind::Report(_) => expected_run += 1,
+            _ => {}
+        }
+    }
+    None
+}

@@ -1,0 +1,44 @@
+//! What the gate reads: the configuration, the head commit, the record(s) and the checks.
+
+use crate::engine::config::{Assurance, RepoConfig};
+use crate::engine::record::Record;
+use crate::ids::{CommitSha, TaskId};
+
+pub struct GateInput<'a> {
+    pub config: &'a RepoConfig,
+    pub operator_min: Assurance,
+    pub head: &'a CommitSha,
+    /// The record(s) found for this PR's work unit; an Err is a structural failure (chain
+    /// broken, records branch missing and not recoverable …) with a maintainer-readable reason.
+    pub records: Result<Vec<&'a Record>, String>,
+    /// Same-repository issues the PR body closes now (closing keywords), as TaskIds `#N`.
+    pub closing_issues: &'a [TaskId],
+    /// The latest run of each check name on `head` (excluding our own check).
+    pub checks: &'a [CheckObservation],
+}
+
+/// One check run on the head commit, as GitHub reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckObservation {
+    pub name: String,
+    pub status: CheckStatus,
+    /// GitHub's conclusion word once completed: `success`, `failure`, `neutral`, …
+    pub conclusion: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CheckStatus {
+    Queued,
+    InProgress,
+    Completed,
+}
+
+impl CheckObservation {
+    pub fn succeeded(&self) -> bool {
+        self.status == CheckStatus::Completed && self.conclusion.as_deref() == Some("success")
+    }
+
+    pub fn running(&self) -> bool {
+        self.status != CheckStatus::Completed
+    }
+}

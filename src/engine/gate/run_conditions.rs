@@ -1,0 +1,135 @@
+//! Conditions 6, 7 and 9 (CONTRACT §8): what the last run reports, and its grade.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::condition::{fail, from_problems, pass};
+use super::history::{accepted_by, human_login, last_run, veto_in_force};
+use super::model::Condition;
+use crate::engine::config::{Assurance, RepoConfig};
+use crate::engine::record::{Grade, LimitationSummary, Record};
+
+static DECISION: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^D-[1-9][0-9]*$").expect("valid decision regex"));
+
+/// Condition 6: the last run reports no blocking finding, and no finding whose key is
+/// under a veto in force. Waivers and dispositions do not change this by themselves
+/// (CONTRACT §6).
+pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
+    let Some(run) = last_run(record) else {
+        return fail(6, "no report yet, so no run to check for blocking findings");
+    };
+    let mut problems = Vec::new();
+    let blocking: Vec<&str> = run
+        .findings
+        .iter()
+        .filter(|f| f.blocking)
+        .map(|f| f.id.as_str())
+        .collect();
+    if !blocking.is_empty() {
+        problems.push(format!(
+            "run {} reports {} blocking finding{} ({}); fix and submit a new report",
+            run.run,
+            blocking.len(),
+            if blocking.len() == 1 { "" } else { "s" },
+            blocking.join(", ")
+        ));
+    }
+    for finding in &run.findings {
+        let Some(key) = &finding.key else { continue };
+        if let Some(veto) = veto_in_force(record, key, run.run) {
+            problems.push(format!(
+                "{} (key {key}) is under a veto since round {}; it must be fixed",
+                finding.id, veto.effective_from_round
+            ));
+        }
+    }
+    from_problems(
+        6,
+        problems,
+        format!(
+            "run {} reports no blocking finding and none under a veto",
+            run.run
+        ),
+    )
+}
+
+/// Condition 7: every limitation of the last run has a typed authority that holds: `D-<n>`, or
+/// `human: LOGIN` where LOGIN accepted that limitation's key in the history.
+pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
+    let Some(run) = last_run(record) else {
+        return fail(7, "no report yet, so no limitations to check");
+    };
+    if run.limitations.is_empty() {
+        return pass(7, format!("run {} records no limitation", run.run));
+    }
+    let problems: Vec<String> = run
+        .limitations
+        .iter()
+        .filter_map(|l| authority_problem(record, l))
+        .collect();
+    let ids: Vec<&str> = run.limitations.iter().map(|l| l.id.as_str()).collect();
+    from_problems(
+        7,
+        problems,
+        format!(
+            "every limitation of run {} ({}) has an authority",
+            run.run,
+            ids.join(", ")
+        ),
+    )
+}
+
+fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<String> {
+    let (id, key) = (&limitation.id, &limitation.key);
+    let Some(authority) = limitation.authority.as_deref() else {
+        return Some(format!(
+            "{id} (key {key}) has no authority; a maintainer accepts it with /audit resolve {id} \
+             --note \"…\" and a later report cites it"
+        ));
+    };
+    if DECISION.is_match(authority) {
+        return None;
+    }
+    match human_login(authority) {
+        Some(login) if accepted_by(record, key, &login) => None,
+        Some(login) => Some(format!(
+            "{id} cites human: {login}, but no acceptance of key {key} by {login} is recorded"
+        )),
+        None => Some(format!(
+            "{id}'s authority {authority:?} is neither `human: LOGIN` nor `D-<n>`"
+        )),
+    }
+}
+
+/// Condition 9: the certification's grade meets the effective assurance.
+pub(crate) fn grade_meets_assurance(
+    record: &Record,
+    config: &RepoConfig,
+    operator_min: Assurance,
+) -> Condition {
+    let effective = config.effective_assurance(operator_min);
+    let policy = if operator_min > config.assurance {
+        format!("{} (operator minimum)", effective.as_str())
+    } else {
+        effective.as_str().to_string()
+    };
+    let Some(grade) = record.certification_grade else {
+        return fail(9, format!("no certified grade yet; assurance is {policy}"));
+    };
+    if effective == Assurance::Hardened && grade != Grade::Authenticated {
+        return fail(
+            9,
+            format!(
+                "certified at grade {}, but assurance is {policy}, which needs authenticated; \
+                 submit a report carrying a signed receipt",
+                grade.as_str()
+            ),
+        );
+    }
+    pass(
+        9,
+        format!("grade {} meets {policy} assurance", grade.as_str()),
+    )
+}

@@ -142,28 +142,8 @@ impl Assurance {
     }
 }
 
-/// A repository permission word, ranked `read < triage < write < maintain < admin`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Permission {
-    Read,
-    Triage,
-    Write,
-    Maintain,
-    Admin,
-}
-
-impl Permission {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Permission::Read => "read",
-            Permission::Triage => "triage",
-            Permission::Write => "write",
-            Permission::Maintain => "maintain",
-            Permission::Admin => "admin",
-        }
-    }
-}
+/// Permission words rank as GitHub ranks them; one type serves config and checks.
+pub use crate::engine::policy::Permission;
 
 /// Seed 003's team archetypes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

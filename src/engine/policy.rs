@@ -140,14 +140,7 @@ impl RoleThresholds {
     }
 }
 
-/// Assurance level (§5.3): `hardened` needs a verified receipt on every report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Assurance {
-    #[default]
-    Standard,
-    Hardened,
-}
+pub use crate::engine::config::Assurance;
 
 /// What the record transitions need of the repository configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

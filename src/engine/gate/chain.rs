@@ -1,30 +1,13 @@
 //! Structural validation of a record (CONTRACT §7): the history is a hash chain starting
 //! with `created`, and runs are numbered 1, 2, … in order. A partial edit breaks it.
 
-use sha2::{Digest, Sha256};
-
 use crate::engine::record::{Event, EventKind, Record, SCHEMA_VERSION};
 
-/// `sha256:` + hex of SHA-256 over the RFC 8785 bytes of the event as stored.
 fn event_digest(event: &Event) -> Option<String> {
-    let bytes = serde_json_canonicalizer::to_vec(event).ok()?;
-    Some(format!("sha256:{}", hex::encode(Sha256::digest(bytes))))
+    Some(crate::engine::record::chain::typed_event_digest(event))
 }
 
-fn kind_word(kind: &EventKind) -> &'static str {
-    match kind {
-        EventKind::Created(_) => "created",
-        EventKind::Report(_) => "report",
-        EventKind::InvocationFailure(_) => "invocation_failure",
-        EventKind::Baseline(_) => "baseline",
-        EventKind::Resolution(_) => "resolution",
-        EventKind::LimitationAcceptance(_) => "limitation_acceptance",
-        EventKind::Override(_) => "override",
-        EventKind::Disposition(_) => "disposition",
-        EventKind::Waiver(_) => "waiver",
-        EventKind::Veto(_) => "veto",
-    }
-}
+use crate::engine::record::replay::kind_name as kind_word;
 
 /// The first structural problem found, worded for a maintainer.
 pub(crate) fn structural_problem(record: &Record) -> Option<String> {

@@ -28,8 +28,14 @@ pub(crate) fn trim_strings(v: &mut Value) {
     }
 }
 
+/// Replaces until none is left: one pass would turn `\r\r\n` into `\r\n`, and a second
+/// normalization would then change the text again.
 fn clean(s: &str) -> String {
-    s.replace("\r\n", "\n").trim().to_owned()
+    let mut text = s.to_owned();
+    while text.contains("\r\n") {
+        text = text.replace("\r\n", "\n");
+    }
+    text.trim().to_owned()
 }
 
 /// The two sorts. Entries of the wrong type are kept (the shape check refuses them) and

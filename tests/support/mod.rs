@@ -3,4 +3,5 @@
 
 pub mod deliveries;
 pub mod fake;
+pub mod fake_git;
 pub mod harness;

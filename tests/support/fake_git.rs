@@ -155,7 +155,7 @@ fn tree_entries(repo: &GitRepo, tree: &BTreeMap<String, String>, recursive: bool
 }
 
 fn fire_ref_moves(state: &mut State, repo: &str, branch: &str) {
-    while let Some(pos) = state
+    if let Some(pos) = state
         .ref_moves
         .iter()
         .position(|m| m.repo == repo && m.branch == branch)

@@ -92,9 +92,13 @@ pub async fn commit_change<E>(
     Err(last.unwrap_or_else(|| GitHubError::Setup("no commit attempt was made".into())))
 }
 
+/// The longest wait before `attempt`: doubling from 40 ms, capped at 1.28 s.
+fn ceiling_ms(attempt: u32) -> u64 {
+    20u64 << attempt.clamp(1, 6)
+}
+
 fn spread(attempt: u32) -> Duration {
-    let ceiling = 20u64.saturating_mul(1 << attempt.min(6));
-    Duration::from_millis(rand::thread_rng().gen_range(0..=ceiling))
+    Duration::from_millis(rand::thread_rng().gen_range(0..=ceiling_ms(attempt)))
 }
 
 fn is_noop(snapshot: &Snapshot, change: &Change) -> bool {
@@ -273,8 +277,11 @@ mod tests {
 
     #[test]
     fn the_spread_grows_and_stays_bounded() {
-        for attempt in 1..=MAX_ATTEMPTS {
-            assert!(spread(attempt) <= Duration::from_millis(20 * 64));
+        let ceilings: Vec<u64> = (2..=MAX_ATTEMPTS).map(ceiling_ms).collect();
+        assert_eq!(ceilings[..5], [80, 160, 320, 640, 1280]);
+        assert!(ceilings.iter().all(|c| *c <= 1280));
+        for attempt in 2..=MAX_ATTEMPTS {
+            assert!(spread(attempt) <= Duration::from_millis(ceiling_ms(attempt)));
         }
     }
 }

@@ -1,5 +1,6 @@
 //! A stateful fake of GitHub's REST API on wiremock. It keeps pull requests, comments,
-//! reactions, check runs, permissions and installation tokens as data, records every
+//! reactions, check runs, permissions, installation tokens and git data (`fake_git`) as
+//! data, records every
 //! request, and can be told to fail the next matching calls.
 
 use std::collections::{BTreeMap, VecDeque};

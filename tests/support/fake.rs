@@ -1,7 +1,6 @@
 //! A stateful fake of GitHub's REST API on wiremock. It keeps pull requests, comments,
 //! reactions, check runs, permissions, installation tokens and git data (`fake_git`) as
-//! data, records every
-//! request, and can be told to fail the next matching calls.
+//! data, records every request, and can be told to fail the next matching calls.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -8,5 +8,6 @@ pub mod events;
 pub mod github;
 pub mod ids;
 pub mod metrics;
+pub mod records;
 pub mod server;
 pub mod telemetry;

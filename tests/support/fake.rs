@@ -1,12 +1,14 @@
 //! A stateful fake of GitHub's REST API on wiremock. It keeps pull requests, comments,
-//! reactions, check runs, permissions and installation tokens as data, records every
-//! request, and can be told to fail the next matching calls.
+//! reactions, check runs, permissions, installation tokens and git data (`fake_git`) as
+//! data, records every request, and can be told to fail the next matching calls.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use serde_json::{json, Value};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use super::fake_git::{GitRepo, RefMove};
 
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -38,6 +40,14 @@ pub struct Injected {
     pub body: Value,
 }
 
+/// A call carried out whose answer is lost; `then` is a push by someone else right after.
+#[derive(Debug, Clone)]
+pub struct LostAnswer {
+    pub method: &'static str,
+    pub path_contains: String,
+    pub then: Option<RefMove>,
+}
+
 #[derive(Debug, Default)]
 pub struct State {
     pub requests: Vec<Recorded>,
@@ -49,6 +59,11 @@ pub struct State {
     /// login -> role name (`admin`, `maintain`, `write`, `triage`, `read`).
     pub permissions: BTreeMap<String, String>,
     pub injected: VecDeque<Injected>,
+    /// Calls carried out whose answer is then lost (answered 502), once each.
+    pub lost_answers: Vec<LostAnswer>,
+    /// Git data by repository `owner/name`.
+    pub git: BTreeMap<String, GitRepo>,
+    pub ref_moves: Vec<RefMove>,
     next_id: u64,
 }
 
@@ -122,6 +137,16 @@ impl FakeGitHub {
         });
     }
 
+    /// Carries out the next call whose method and path match, then answers 502 as if
+    /// the answer was lost on the way.
+    pub fn lose_next_answer(&self, method: &'static str, path_contains: &str) {
+        self.state().lost_answers.push(LostAnswer {
+            method,
+            path_contains: path_contains.to_owned(),
+            then: None,
+        });
+    }
+
     pub fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
     }
@@ -140,7 +165,7 @@ struct Router {
     prefix: String,
 }
 
-fn reply(status: u16, body: Value) -> ResponseTemplate {
+pub(crate) fn reply(status: u16, body: Value) -> ResponseTemplate {
     ResponseTemplate::new(status)
         .set_body_json(body)
         .insert_header("x-ratelimit-remaining", "4999")
@@ -182,7 +207,22 @@ impl Respond for Router {
             return t;
         }
         let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-        route(&mut state, &method, &segs, body)
+        let query = req.url.query().unwrap_or_default();
+        let answer = super::fake_git::route(&mut state, &method, &segs, query, &body)
+            .unwrap_or_else(|| route(&mut state, &method, &segs, body));
+        if let Some(pos) = state
+            .lost_answers
+            .iter()
+            .position(|l| l.method == method && path.contains(l.path_contains.as_str()))
+        {
+            let lost = state.lost_answers.remove(pos);
+            if let Some(m) = lost.then {
+                let git = state.git.entry(m.repo).or_default();
+                git.commit_files(&m.branch, &m.files, &m.message);
+            }
+            return reply(502, json!({"message": "Server Error"}));
+        }
+        answer
     }
 }
 

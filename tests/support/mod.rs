@@ -3,4 +3,6 @@
 
 pub mod deliveries;
 pub mod fake;
+pub mod fake_branches;
+pub mod fake_git;
 pub mod harness;

@@ -1,0 +1,10 @@
+//! The records branch through GitHub's Git Data API: a snapshot read in a constant number
+//! of calls however many records exist, and one commit per change, made with a
+//! compare-and-swap ref update and re-applied to the new state when the branch moved.
+
+mod read;
+mod wire;
+mod write;
+
+pub use read::{read, Files, Snapshot, MAX_LOAD_ROUNDS};
+pub use write::{commit_change, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS};

@@ -1,0 +1,261 @@
+//! GitHub's Git Data shapes and routes, and the checks that keep its answers out of our
+//! URLs unless they look like what they claim to be.
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+use crate::github::GitHubError;
+use crate::ids::CommitSha;
+
+pub(super) const GET_REF: &str = "GET /repos/{owner}/{repo}/git/ref/{ref}";
+pub(super) const GET_COMMIT: &str = "GET /repos/{owner}/{repo}/git/commits/{commit_sha}";
+pub(super) const GET_TREE: &str = "GET /repos/{owner}/{repo}/git/trees/{tree_sha}";
+pub(super) const GET_BLOB: &str = "GET /repos/{owner}/{repo}/git/blobs/{file_sha}";
+pub(super) const POST_TREE: &str = "POST /repos/{owner}/{repo}/git/trees";
+pub(super) const POST_COMMIT: &str = "POST /repos/{owner}/{repo}/git/commits";
+pub(super) const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
+pub(super) const PATCH_REF: &str = "PATCH /repos/{owner}/{repo}/git/refs/{ref}";
+pub(super) const COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
+
+#[derive(Debug, Deserialize)]
+pub(super) struct Sha {
+    pub sha: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct RefObject {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub sha: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct RefBody {
+    pub object: RefObject,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct CommitBody {
+    pub sha: String,
+    pub tree: Sha,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct TreeEntry {
+    pub path: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub sha: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct TreeBody {
+    pub sha: String,
+    pub tree: Vec<TreeEntry>,
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct BlobBody {
+    pub content: String,
+    #[serde(default)]
+    pub encoding: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct CompareBody {
+    pub status: String,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct NewEntry<'a> {
+    pub path: &'a str,
+    pub mode: &'static str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub content: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct NewTree<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_tree: Option<&'a str>,
+    pub tree: Vec<NewEntry<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct NewCommit<'a> {
+    pub message: &'a str,
+    pub tree: &'a str,
+    pub parents: Vec<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct NewRef<'a> {
+    #[serde(rename = "ref")]
+    pub name: String,
+    pub sha: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub(super) struct MoveRef<'a> {
+    pub sha: &'a str,
+    pub force: bool,
+}
+
+fn decode_error(route: &'static str, message: impl Into<String>) -> GitHubError {
+    GitHubError::Decode {
+        route,
+        message: message.into(),
+    }
+}
+
+/// A SHA from an answer, before it goes into a URL: 40 lowercase hex digits.
+pub(super) fn object_sha(route: &'static str, sha: &str) -> Result<CommitSha, GitHubError> {
+    CommitSha::new(sha).map_err(|e| decode_error(route, e.to_string()))
+}
+
+/// Branch names as operators configure them; anything else could reshape the URL.
+pub(super) fn check_branch(branch: &str) -> Result<(), GitHubError> {
+    let ok = !branch.is_empty()
+        && branch.len() <= 200
+        && branch
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && !branch.starts_with('/')
+        && !branch.ends_with('/')
+        && !branch.contains("..")
+        && !branch.contains("//");
+    if ok {
+        Ok(())
+    } else {
+        Err(GitHubError::Setup(format!(
+            "records branch {branch:?} is not a plain branch name"
+        )))
+    }
+}
+
+/// Blob paths of a recursive tree, with their SHAs. A truncated listing would hide
+/// records, so it is an error rather than a partial answer.
+pub(super) fn blob_paths(
+    tree: TreeBody,
+) -> Result<std::collections::BTreeMap<String, CommitSha>, GitHubError> {
+    if tree.truncated {
+        return Err(decode_error(
+            GET_TREE,
+            "tree listing truncated by GitHub; the records branch is too large to read whole",
+        ));
+    }
+    let mut out = std::collections::BTreeMap::new();
+    for entry in tree.tree.into_iter().filter(|e| e.kind == "blob") {
+        let sha = entry
+            .sha
+            .ok_or_else(|| decode_error(GET_TREE, format!("{}: blob without sha", entry.path)))?;
+        out.insert(entry.path, object_sha(GET_TREE, &sha)?);
+    }
+    Ok(out)
+}
+
+/// Blob content as text. GitHub wraps base64 at 60 columns.
+pub(super) fn blob_text(path: &str, blob: BlobBody) -> Result<String, GitHubError> {
+    let bytes = match blob.encoding.as_deref() {
+        Some("base64") | None => {
+            let compact: String = blob
+                .content
+                .chars()
+                .filter(|c| !c.is_ascii_whitespace())
+                .collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(compact)
+                .map_err(|e| decode_error(GET_BLOB, format!("{path}: {e}")))?
+        }
+        Some("utf-8") => blob.content.into_bytes(),
+        Some(other) => {
+            return Err(decode_error(
+                GET_BLOB,
+                format!("{path}: unknown encoding {other:?}"),
+            ))
+        }
+    };
+    String::from_utf8(bytes).map_err(|_| decode_error(GET_BLOB, format!("{path}: not UTF-8")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, kind: &str, sha: Option<&str>) -> TreeEntry {
+        TreeEntry {
+            path: path.into(),
+            kind: kind.into(),
+            sha: sha.map(str::to_owned),
+        }
+    }
+
+    const A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+
+    #[test]
+    fn blob_paths_keep_blobs_only() {
+        let tree = TreeBody {
+            sha: A.into(),
+            tree: vec![
+                entry("records", "tree", Some(A)),
+                entry("records/AUD-1.json", "blob", Some(A)),
+            ],
+            truncated: false,
+        };
+        let paths = blob_paths(tree).unwrap();
+        assert_eq!(paths.keys().collect::<Vec<_>>(), ["records/AUD-1.json"]);
+    }
+
+    #[test]
+    fn blob_paths_refuse_truncated_and_bad_shas() {
+        let truncated = TreeBody {
+            sha: A.into(),
+            tree: vec![],
+            truncated: true,
+        };
+        assert!(blob_paths(truncated).is_err());
+        for sha in [None, Some("../../x"), Some("ABC")] {
+            let tree = TreeBody {
+                sha: A.into(),
+                tree: vec![entry("index.json", "blob", sha)],
+                truncated: false,
+            };
+            assert!(blob_paths(tree).is_err(), "{sha:?}");
+        }
+    }
+
+    #[test]
+    fn blob_text_decodes_wrapped_base64_and_refuses_the_rest() {
+        let ok = BlobBody {
+            content: "eyJuZXh0Ijog\nMX0=\n".into(),
+            encoding: Some("base64".into()),
+        };
+        assert_eq!(blob_text("index.json", ok).unwrap(), "{\"next\": 1}");
+        let cases = [
+            ("!!!", Some("base64")),
+            ("/w==", Some("base64")),
+            ("x", Some("rot13")),
+        ];
+        for (content, encoding) in cases {
+            let blob = BlobBody {
+                content: content.into(),
+                encoding: encoding.map(str::to_owned),
+            };
+            assert!(blob_text("p", blob).is_err(), "{content}");
+        }
+    }
+
+    #[test]
+    fn branch_names_are_plain() {
+        for ok in ["audit-records", "auditloop/records", "r_1.x"] {
+            assert!(check_branch(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "/x", "x/", "a..b", "a//b", "a b", "a?b", "a%2fb", "a#b"] {
+            assert!(check_branch(bad).is_err(), "{bad:?}");
+        }
+    }
+}

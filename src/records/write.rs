@@ -1,0 +1,287 @@
+//! One change = one commit on the records branch: tree with inline contents on the
+//! snapshot's tree, commit on the snapshot's commit, then a non-forced ref update. When the
+//! branch moved meanwhile, the change is re-derived from the new state, never forced.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rand::Rng;
+
+use super::read::{read, read_ref, repo_path, Files, Snapshot};
+use super::wire::{self, CompareBody, MoveRef, NewCommit, NewEntry, NewRef, NewTree, Sha};
+use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
+use crate::ids::{CommitSha, RepoName};
+
+/// Attempts in all before a contended branch is reported as an error. Each attempt after
+/// the first waits a random, growing delay so concurrent writers spread out.
+pub const MAX_ATTEMPTS: u32 = 12;
+
+/// New content by path; other files stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    pub files: BTreeMap<String, String>,
+}
+
+#[derive(Debug)]
+pub enum CommitOutcome<E> {
+    /// The branch now points at `commit`; `snapshot` is the state it holds (the files read
+    /// plus the files written).
+    Committed {
+        commit: CommitSha,
+        snapshot: Snapshot,
+        attempts: u32,
+    },
+    /// `apply` asked for no change, or only for content already there.
+    Unchanged { snapshot: Snapshot },
+    /// `apply` refused on the latest state; nothing was written.
+    Refused(E),
+}
+
+/// Commit messages end with `[skip ci]` so records never start workflows.
+pub fn with_skip_ci(message: &str) -> String {
+    let trimmed = message.trim_end();
+    if trimmed.ends_with("[skip ci]") {
+        trimmed.to_owned()
+    } else if trimmed.is_empty() {
+        "[skip ci]".to_owned()
+    } else {
+        format!("{trimmed} [skip ci]")
+    }
+}
+
+/// Reads the branch (see [`read`] for `wanted`), asks `apply` for the change and commits it
+/// with a compare-and-swap. If the branch moved, re-reads and asks `apply` again, which may
+/// now refuse. A branch still contended after [`MAX_ATTEMPTS`] gives the last 422.
+pub async fn commit_change<E>(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    message: &str,
+    wanted: impl Fn(&str, &Files) -> bool,
+    apply: impl Fn(&Snapshot) -> Result<Change, E>,
+) -> Result<CommitOutcome<E>, GitHubError> {
+    let message = with_skip_ci(message);
+    let mut last = None;
+    for attempt in 1..=MAX_ATTEMPTS {
+        if attempt > 1 {
+            tokio::time::sleep(spread(attempt)).await;
+        }
+        let snapshot = read(api, repo, branch, &wanted).await?;
+        let change = match apply(&snapshot) {
+            Ok(change) => change,
+            Err(refusal) => return Ok(CommitOutcome::Refused(refusal)),
+        };
+        if is_noop(&snapshot, &change) {
+            return Ok(CommitOutcome::Unchanged { snapshot });
+        }
+        let commit = write_objects(api, repo, &snapshot, &change, &message).await?;
+        match move_branch(api, repo, branch, snapshot.commit.as_ref(), &commit).await? {
+            Moved::Done => {
+                return Ok(CommitOutcome::Committed {
+                    snapshot: after(snapshot, change, &commit),
+                    commit,
+                    attempts: attempt,
+                })
+            }
+            Moved::Conflict(err) => {
+                tracing::info!(branch, attempt, "records branch moved; applying again");
+                last = Some(err);
+            }
+        }
+    }
+    Err(last.unwrap_or_else(|| GitHubError::Setup("no commit attempt was made".into())))
+}
+
+/// The longest wait before `attempt`: doubling from 40 ms, capped at 1.28 s.
+fn ceiling_ms(attempt: u32) -> u64 {
+    20u64 << attempt.clamp(1, 6)
+}
+
+fn spread(attempt: u32) -> Duration {
+    Duration::from_millis(rand::thread_rng().gen_range(0..=ceiling_ms(attempt)))
+}
+
+fn is_noop(snapshot: &Snapshot, change: &Change) -> bool {
+    change
+        .files
+        .iter()
+        .all(|(path, content)| snapshot.files.get(path) == Some(content))
+}
+
+fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha) -> Snapshot {
+    for (path, content) in change.files {
+        snapshot.blobs.insert(path.clone(), None);
+        snapshot.files.insert(path, content);
+    }
+    snapshot.commit = Some(commit.clone());
+    snapshot.tree = None;
+    snapshot
+}
+
+/// Tree and commit. Repeating these is harmless (objects no ref points at are never
+/// seen), so they may be retried like reads.
+async fn write_objects(
+    api: &Api,
+    repo: &RepoName,
+    snapshot: &Snapshot,
+    change: &Change,
+    message: &str,
+) -> Result<CommitSha, GitHubError> {
+    let tree = NewTree {
+        base_tree: snapshot.tree.as_ref().map(CommitSha::as_str),
+        tree: change
+            .files
+            .iter()
+            .map(|(path, content)| NewEntry {
+                path,
+                mode: "100644",
+                kind: "blob",
+                content,
+            })
+            .collect(),
+    };
+    let call = Call::post(wire::POST_TREE, repo_path(repo, "git/trees"), &tree).idempotent(true);
+    let tree: Sha = api.json(call).await?;
+    let tree = wire::object_sha(wire::POST_TREE, &tree.sha)?;
+    let commit = NewCommit {
+        message,
+        tree: tree.as_str(),
+        parents: snapshot.commit.iter().map(CommitSha::as_str).collect(),
+    };
+    let call =
+        Call::post(wire::POST_COMMIT, repo_path(repo, "git/commits"), &commit).idempotent(true);
+    let commit: Sha = api.json(call).await?;
+    wire::object_sha(wire::POST_COMMIT, &commit.sha)
+}
+
+enum Moved {
+    Done,
+    /// Not applied: the branch is not where the snapshot saw it.
+    Conflict(GitHubError),
+}
+
+/// The compare-and-swap: a non-forced update, or a create when the branch is absent. Not
+/// retried blindly: an answer lost on the way may hide a success, which is checked instead.
+async fn move_branch(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    from: Option<&CommitSha>,
+    to: &CommitSha,
+) -> Result<Moved, GitHubError> {
+    let (route, call) = match from {
+        Some(_) => {
+            let body = MoveRef {
+                sha: to.as_str(),
+                force: false,
+            };
+            let path = repo_path(repo, &format!("git/refs/heads/{branch}"));
+            (wire::PATCH_REF, Call::patch(wire::PATCH_REF, path, &body))
+        }
+        None => {
+            let body = NewRef {
+                name: format!("refs/heads/{branch}"),
+                sha: to.as_str(),
+            };
+            (
+                wire::POST_REF,
+                Call::post(wire::POST_REF, repo_path(repo, "git/refs"), &body),
+            )
+        }
+    };
+    let answer = api.send(call.idempotent(false)).await;
+    match answer {
+        Ok(r) if r.is_success() => Ok(Moved::Done),
+        Ok(r) if r.status == 422 => Ok(Moved::Conflict(status_error(route, &r))),
+        Ok(r) if r.status >= 500 => landed_or(api, repo, branch, to, status_error(route, &r)).await,
+        Err(e @ GitHubError::Transport { .. }) => landed_or(api, repo, branch, to, e).await,
+        Ok(r) => Err(status_error(route, &r)),
+        Err(e) => Err(e),
+    }
+}
+
+/// After an unknown outcome: done if the branch holds our commit (it may already have
+/// moved past it), otherwise a conflict to apply again.
+async fn landed_or(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    ours: &CommitSha,
+    err: GitHubError,
+) -> Result<Moved, GitHubError> {
+    let Some(head) = read_ref(api, repo, branch).await? else {
+        return Ok(Moved::Conflict(err));
+    };
+    if &head == ours || contains(api, repo, &head, ours).await? {
+        Ok(Moved::Done)
+    } else {
+        Ok(Moved::Conflict(err))
+    }
+}
+
+/// Whether `ours` is in the history of `head`.
+async fn contains(
+    api: &Api,
+    repo: &RepoName,
+    head: &CommitSha,
+    ours: &CommitSha,
+) -> Result<bool, GitHubError> {
+    let path = repo_path(repo, &format!("compare/{ours}...{head}"));
+    let r: ApiResponse = api.send(Call::get(wire::COMPARE, path)).await?;
+    match r.status {
+        404 => Ok(false),
+        s if (200..300).contains(&s) => {
+            let body: CompareBody = r.json(wire::COMPARE)?;
+            Ok(matches!(body.status.as_str(), "ahead" | "identical"))
+        }
+        _ => Err(status_error(wire::COMPARE, &r)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_end_with_skip_ci_once() {
+        let cases = [
+            ("AUD-7: report run 1", "AUD-7: report run 1 [skip ci]"),
+            ("AUD-7: x [skip ci]", "AUD-7: x [skip ci]"),
+            ("AUD-7: x [skip ci]\n", "AUD-7: x [skip ci]"),
+            ("two\n\nlines\n", "two\n\nlines [skip ci]"),
+            ("", "[skip ci]"),
+        ];
+        for (given, want) in cases {
+            assert_eq!(with_skip_ci(given), want, "{given:?}");
+        }
+    }
+
+    #[test]
+    fn a_change_to_content_already_there_is_a_noop() {
+        let mut snapshot = Snapshot::default();
+        snapshot.files.insert("index.json".into(), "{}".into());
+        let same = Change {
+            files: [("index.json".to_owned(), "{}".to_owned())].into(),
+        };
+        let differs = Change {
+            files: [("index.json".to_owned(), "{\"next\":2}".to_owned())].into(),
+        };
+        let unread = Change {
+            files: [("records/AUD-1.json".to_owned(), "{}".to_owned())].into(),
+        };
+        assert!(is_noop(&snapshot, &Change::default()));
+        assert!(is_noop(&snapshot, &same));
+        assert!(!is_noop(&snapshot, &differs));
+        assert!(!is_noop(&snapshot, &unread));
+    }
+
+    #[test]
+    fn the_spread_grows_and_stays_bounded() {
+        let ceilings: Vec<u64> = (2..=MAX_ATTEMPTS).map(ceiling_ms).collect();
+        assert_eq!(ceilings[..5], [80, 160, 320, 640, 1280]);
+        assert!(ceilings.iter().all(|c| *c <= 1280));
+        for attempt in 2..=MAX_ATTEMPTS {
+            assert!(spread(attempt) <= Duration::from_millis(ceiling_ms(attempt)));
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! The fake's git data as tests drive and inspect it: pushes by someone else, injected
+//! races and lost answers, the files and log of a branch, and the installation client.
+
+use std::collections::BTreeMap;
+
+use super::fake::{FakeGitHub, LostAnswer, Recorded};
+use super::fake_git::RefMove;
+
+impl FakeGitHub {
+    /// Pushes `files` to `branch` as someone else would (a root commit if it is absent).
+    pub fn commit_files(
+        &self,
+        repo: &str,
+        branch: &str,
+        files: &[(&str, &str)],
+        message: &str,
+    ) -> String {
+        let files: Vec<(String, String)> = files
+            .iter()
+            .map(|(p, c)| (p.to_string(), c.to_string()))
+            .collect();
+        self.state()
+            .git
+            .entry(repo.to_owned())
+            .or_default()
+            .commit_files(branch, &files, message)
+    }
+
+    /// Once, just before the app's next update of `branch`, someone else pushes `files`.
+    pub fn move_ref_once(&self, repo: &str, branch: &str, files: &[(&str, &str)], message: &str) {
+        self.state().ref_moves.push(RefMove {
+            repo: repo.to_owned(),
+            branch: branch.to_owned(),
+            files: files
+                .iter()
+                .map(|(p, c)| (p.to_string(), c.to_string()))
+                .collect(),
+            message: message.to_owned(),
+        });
+    }
+
+    /// The next ref update of `branch` is carried out, its answer lost (502), and someone
+    /// else pushes `files` on top before the app looks again.
+    pub fn lose_update_then_move(
+        &self,
+        repo: &str,
+        branch: &str,
+        files: &[(&str, &str)],
+        message: &str,
+    ) {
+        self.state().lost_answers.push(LostAnswer {
+            method: "PATCH",
+            path_contains: format!("/git/refs/heads/{branch}"),
+            then: Some(RefMove {
+                repo: repo.to_owned(),
+                branch: branch.to_owned(),
+                files: files
+                    .iter()
+                    .map(|(p, c)| (p.to_string(), c.to_string()))
+                    .collect(),
+                message: message.to_owned(),
+            }),
+        });
+    }
+
+    pub fn branch_head(&self, repo: &str, branch: &str) -> Option<String> {
+        let state = self.state();
+        state
+            .git
+            .get(repo)?
+            .refs
+            .get(&format!("heads/{branch}"))
+            .cloned()
+    }
+
+    /// The files on `branch`, by path.
+    pub fn branch_files(&self, repo: &str, branch: &str) -> BTreeMap<String, String> {
+        let Some(head) = self.branch_head(repo, branch) else {
+            return BTreeMap::new();
+        };
+        let state = self.state();
+        let git = &state.git[repo];
+        git.trees[&git.commits[&head].tree]
+            .iter()
+            .map(|(path, blob)| (path.clone(), git.blobs[blob].clone()))
+            .collect()
+    }
+
+    /// Commit messages on `branch`, newest first. Panics on a merge: history must be linear.
+    pub fn branch_log(&self, repo: &str, branch: &str) -> Vec<String> {
+        let mut next = self.branch_head(repo, branch);
+        let state = self.state();
+        let mut log = Vec::new();
+        while let Some(sha) = next {
+            let c = &state.git[repo].commits[&sha];
+            assert!(c.parents.len() <= 1, "merge commit {sha} on {branch}");
+            log.push(c.message.clone());
+            next = c.parents.first().cloned();
+        }
+        log
+    }
+}
+
+impl FakeGitHub {
+    /// The real installation client (installation 42) pointed at this fake.
+    pub async fn installation_api(&self, delivery: &str) -> auditloop::github::Api {
+        use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};
+        let app = GitHubApp::new(
+            GitHubSettings {
+                app_id: 1,
+                private_key: auditloop::config::PrivateKey(secrecy::SecretString::from(
+                    super::harness::app_key(),
+                )),
+                api_url: self.api_url(),
+                timeout: std::time::Duration::from_secs(5),
+                retry: RetryPolicy {
+                    max_attempts: 3,
+                    max_wait: std::time::Duration::from_secs(3),
+                    backoff: std::time::Duration::from_millis(10),
+                },
+            },
+            auditloop::metrics::Metrics::new(),
+        )
+        .expect("client");
+        app.installation(42, Some(auditloop::ids::DeliveryId(delivery.to_owned())))
+            .await
+            .expect("installation client")
+    }
+
+    /// Requests to the Git Data and compare routes so far.
+    pub fn git_requests(&self) -> Vec<Recorded> {
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path.contains("/git/") || r.path.contains("/compare/"))
+            .collect()
+    }
+}

@@ -1,0 +1,344 @@
+//! Git data for the fake: per-repository blobs, trees, commits and refs, with the Git Data
+//! API routes in GitHub's shapes. SHAs are content-derived (40 hex, stable per content),
+//! not git's own. Non-forced ref updates that are not fast-forwards answer 422.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use base64::Engine;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use wiremock::ResponseTemplate;
+
+use super::fake::{reply, State};
+
+#[derive(Debug, Clone)]
+pub struct GitCommit {
+    pub tree: String,
+    pub parents: Vec<String>,
+    pub message: String,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct GitRepo {
+    pub blobs: HashMap<String, String>,
+    /// Trees flattened: full path -> blob SHA.
+    pub trees: HashMap<String, BTreeMap<String, String>>,
+    pub commits: HashMap<String, GitCommit>,
+    /// `heads/<branch>` -> commit SHA.
+    pub refs: BTreeMap<String, String>,
+}
+
+/// A commit someone else pushes to `branch` just before the app's next ref update of it.
+#[derive(Debug, Clone)]
+pub struct RefMove {
+    pub repo: String,
+    pub branch: String,
+    pub files: Vec<(String, String)>,
+    pub message: String,
+}
+
+fn sha_of(kind: &str, content: &str) -> String {
+    let digest = Sha256::digest(format!("{kind}\0{content}").as_bytes());
+    hex::encode(digest)[..40].to_owned()
+}
+
+impl GitRepo {
+    fn put_blob(&mut self, content: &str) -> String {
+        let sha = sha_of("blob", content);
+        self.blobs.insert(sha.clone(), content.to_owned());
+        sha
+    }
+
+    fn put_tree(&mut self, entries: BTreeMap<String, String>) -> String {
+        let sha = sha_of("tree", &serde_json::to_string(&entries).unwrap());
+        self.trees.insert(sha.clone(), entries);
+        sha
+    }
+
+    fn put_commit(&mut self, tree: &str, parents: Vec<String>, message: &str) -> String {
+        let sha = sha_of("commit", &format!("{tree}\n{parents:?}\n{message}"));
+        self.commits.insert(
+            sha.clone(),
+            GitCommit {
+                tree: tree.to_owned(),
+                parents,
+                message: message.to_owned(),
+            },
+        );
+        sha
+    }
+
+    /// Whether `ancestor` is `commit` or in its history.
+    pub fn is_ancestor(&self, ancestor: &str, commit: &str) -> bool {
+        let mut stack = vec![commit.to_owned()];
+        let mut seen = HashSet::new();
+        while let Some(c) = stack.pop() {
+            if c == ancestor {
+                return true;
+            }
+            if seen.insert(c.clone()) {
+                if let Some(found) = self.commits.get(&c) {
+                    stack.extend(found.parents.iter().cloned());
+                }
+            }
+        }
+        false
+    }
+
+    /// Commits `files` on top of `branch` (a root commit when it is absent) and moves it.
+    pub fn commit_files(
+        &mut self,
+        branch: &str,
+        files: &[(String, String)],
+        message: &str,
+    ) -> String {
+        let head = self.refs.get(&format!("heads/{branch}")).cloned();
+        let mut entries = head
+            .as_ref()
+            .map(|h| self.trees[&self.commits[h].tree].clone())
+            .unwrap_or_default();
+        for (path, content) in files {
+            let blob = self.put_blob(content);
+            entries.insert(path.clone(), blob);
+        }
+        let tree = self.put_tree(entries);
+        let commit = self.put_commit(&tree, head.into_iter().collect(), message);
+        self.refs.insert(format!("heads/{branch}"), commit.clone());
+        commit
+    }
+}
+
+fn not_found() -> ResponseTemplate {
+    reply(
+        404,
+        json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest/git"}),
+    )
+}
+
+fn unprocessable(message: &str) -> ResponseTemplate {
+    reply(
+        422,
+        json!({"message": message, "documentation_url": "https://docs.github.com/rest/git"}),
+    )
+}
+
+fn ref_body(name: &str, sha: &str) -> Value {
+    json!({"ref": format!("refs/{name}"), "node_id": "REF_x", "object": {"sha": sha, "type": "commit"}})
+}
+
+fn commit_body(sha: &str, c: &GitCommit) -> Value {
+    let parents: Vec<Value> = c.parents.iter().map(|p| json!({"sha": p})).collect();
+    json!({"sha": sha, "tree": {"sha": c.tree}, "parents": parents, "message": c.message})
+}
+
+/// Tree entries as GitHub lists them: directories as `tree` entries, files as `blob`s.
+fn tree_entries(repo: &GitRepo, tree: &BTreeMap<String, String>, recursive: bool) -> Vec<Value> {
+    let mut out = BTreeMap::new();
+    for (path, blob) in tree {
+        let parts: Vec<&str> = path.split('/').collect();
+        for depth in 1..parts.len() {
+            let dir = parts[..depth].join("/");
+            out.entry(dir.clone()).or_insert_with(|| {
+                json!({"path": dir, "mode": "040000", "type": "tree", "sha": sha_of("dir", &format!("{dir}{tree:?}"))})
+            });
+        }
+        let size = repo.blobs.get(blob).map(String::len).unwrap_or(0);
+        out.insert(
+            path.clone(),
+            json!({"path": path, "mode": "100644", "type": "blob", "sha": blob, "size": size}),
+        );
+    }
+    out.into_iter()
+        .filter(|(path, _)| recursive || !path.contains('/'))
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn fire_ref_moves(state: &mut State, repo: &str, branch: &str) {
+    if let Some(pos) = state
+        .ref_moves
+        .iter()
+        .position(|m| m.repo == repo && m.branch == branch)
+    {
+        let m = state.ref_moves.remove(pos);
+        let git = state.git.entry(m.repo).or_default();
+        git.commit_files(&m.branch, &m.files, &m.message);
+    }
+}
+
+/// The Git Data routes; `None` when the path is not one of them.
+pub fn route(
+    state: &mut State,
+    method: &str,
+    segs: &[&str],
+    query: &str,
+    body: &Value,
+) -> Option<ResponseTemplate> {
+    let ["repos", owner, name, rest @ ..] = segs else {
+        return None;
+    };
+    let key = format!("{owner}/{name}");
+    if method == "PATCH" {
+        if let ["git", "refs", "heads", branch @ ..] = rest {
+            fire_ref_moves(state, &key, &branch.join("/"));
+        }
+    }
+    if let ("POST", ["git", "refs"]) = (method, rest) {
+        if let Some(branch) = body["ref"]
+            .as_str()
+            .and_then(|r| r.strip_prefix("refs/heads/"))
+        {
+            fire_ref_moves(state, &key, branch);
+        }
+    }
+    let git = state.git.entry(key).or_default();
+    let answer = match (method, rest) {
+        ("GET", ["git", "ref", name @ ..]) => match git.refs.get(&name.join("/")) {
+            Some(sha) => reply(200, ref_body(&name.join("/"), sha)),
+            None => not_found(),
+        },
+        ("GET", ["git", "commits", sha]) => match git.commits.get(*sha) {
+            Some(c) => reply(200, commit_body(sha, c)),
+            None => not_found(),
+        },
+        ("GET", ["git", "trees", sha]) => match git.trees.get(*sha) {
+            Some(tree) => {
+                let recursive = query.split('&').any(|kv| kv.starts_with("recursive="));
+                let entries = tree_entries(git, tree, recursive);
+                reply(
+                    200,
+                    json!({"sha": sha, "tree": entries, "truncated": false}),
+                )
+            }
+            None => not_found(),
+        },
+        ("GET", ["git", "blobs", sha]) => match git.blobs.get(*sha) {
+            Some(content) => {
+                let encoded = base64::engine::general_purpose::STANDARD.encode(content);
+                // GitHub wraps base64 content at 60 columns.
+                let wrapped: Vec<String> = encoded
+                    .as_bytes()
+                    .chunks(60)
+                    .map(|c| String::from_utf8_lossy(c).into_owned())
+                    .collect();
+                reply(
+                    200,
+                    json!({"sha": sha, "size": content.len(), "encoding": "base64", "content": wrapped.join("\n") + "\n"}),
+                )
+            }
+            None => not_found(),
+        },
+        ("POST", ["git", "trees"]) => create_tree(git, body),
+        ("POST", ["git", "commits"]) => {
+            let tree = body["tree"].as_str().unwrap_or_default().to_owned();
+            let parents: Vec<String> = body["parents"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|p| p.as_str().map(str::to_owned))
+                        .collect()
+                })
+                .unwrap_or_default();
+            if !git.trees.contains_key(&tree)
+                || parents.iter().any(|p| !git.commits.contains_key(p))
+            {
+                return Some(unprocessable(
+                    "Tree SHA does not exist or is not a tree object",
+                ));
+            }
+            let sha = git.put_commit(&tree, parents, body["message"].as_str().unwrap_or_default());
+            reply(201, commit_body(&sha, &git.commits[&sha]))
+        }
+        ("POST", ["git", "refs"]) => {
+            let Some(name) = body["ref"].as_str().and_then(|r| r.strip_prefix("refs/")) else {
+                return Some(unprocessable("Reference name must start with 'refs/'"));
+            };
+            let sha = body["sha"].as_str().unwrap_or_default();
+            if git.refs.contains_key(name) {
+                unprocessable("Reference already exists")
+            } else if !git.commits.contains_key(sha) {
+                unprocessable("Object does not exist")
+            } else {
+                git.refs.insert(name.to_owned(), sha.to_owned());
+                reply(201, ref_body(name, sha))
+            }
+        }
+        ("PATCH", ["git", "refs", name @ ..]) => {
+            let name = name.join("/");
+            let sha = body["sha"].as_str().unwrap_or_default();
+            let force = body["force"].as_bool().unwrap_or(false);
+            match git.refs.get(&name).cloned() {
+                None => unprocessable("Reference does not exist"),
+                Some(_) if !git.commits.contains_key(sha) => unprocessable("Object does not exist"),
+                Some(old) if !force && !git.is_ancestor(&old, sha) => {
+                    unprocessable("Update is not a fast forward")
+                }
+                Some(_) => {
+                    git.refs.insert(name.clone(), sha.to_owned());
+                    reply(200, ref_body(&name, sha))
+                }
+            }
+        }
+        ("GET", ["compare", basehead]) => {
+            let Some((base, head)) = basehead.split_once("...") else {
+                return Some(not_found());
+            };
+            if !git.commits.contains_key(base) || !git.commits.contains_key(head) {
+                return Some(not_found());
+            }
+            let status = match (
+                base == head,
+                git.is_ancestor(base, head),
+                git.is_ancestor(head, base),
+            ) {
+                (true, _, _) => "identical",
+                (_, true, _) => "ahead",
+                (_, _, true) => "behind",
+                _ => "diverged",
+            };
+            reply(200, json!({"status": status}))
+        }
+        _ => return None,
+    };
+    Some(answer)
+}
+
+fn create_tree(git: &mut GitRepo, body: &Value) -> ResponseTemplate {
+    let mut entries = match body["base_tree"].as_str() {
+        Some(base) => match git.trees.get(base) {
+            Some(t) => t.clone(),
+            None => return unprocessable("Invalid tree info"),
+        },
+        None => BTreeMap::new(),
+    };
+    for entry in body["tree"].as_array().cloned().unwrap_or_default() {
+        let Some(path) = entry["path"].as_str() else {
+            return unprocessable("Invalid tree info");
+        };
+        if path.is_empty()
+            || path.starts_with('/')
+            || path.split('/').any(|s| s.is_empty() || s == "..")
+        {
+            return unprocessable("Invalid tree info");
+        }
+        match (
+            entry.get("content").and_then(Value::as_str),
+            entry.get("sha"),
+        ) {
+            (Some(content), _) => {
+                let blob = git.put_blob(content);
+                entries.insert(path.to_owned(), blob);
+            }
+            (None, Some(Value::Null)) => {
+                entries.remove(path);
+            }
+            (None, Some(Value::String(sha))) if git.blobs.contains_key(sha) => {
+                entries.insert(path.to_owned(), sha.clone());
+            }
+            _ => return unprocessable("Invalid tree info"),
+        }
+    }
+    let sha = git.put_tree(entries);
+    let listed = tree_entries(git, &git.trees[&sha].clone(), false);
+    reply(201, json!({"sha": sha, "tree": listed, "truncated": false}))
+}

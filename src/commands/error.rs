@@ -19,7 +19,8 @@ pub enum CommandError {
         given: String,
         suggestion: Option<CommandName>,
     },
-    #[error("a double quote opened at column {column} after `/audit` is never closed")]
+    /// `column`: 1-based, in characters, of the command line.
+    #[error("the double quote at column {column} of the command line is never closed")]
     UnterminatedQuote { column: usize },
     #[error("stray double quote in `{word}`")]
     StrayQuote { word: String },

@@ -21,7 +21,7 @@ impl Token {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum LexError {
-    /// 1-based character column of the opening quote, counted from after `/audit`.
+    /// 1-based character column of the opening quote within the tokenized text.
     Unterminated { column: usize },
     /// A quote inside a word, or text glued to a closing quote.
     Stray { word: String },

@@ -28,7 +28,9 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
     }
     let mut tokens = tokenize(command_line.rest)
         .map_err(|e| match e {
-            LexError::Unterminated { column } => CommandError::UnterminatedQuote { column },
+            LexError::Unterminated { column } => CommandError::UnterminatedQuote {
+                column: command_line.rest_column + column,
+            },
             LexError::Stray { word } => CommandError::StrayQuote { word },
         })?
         .into_iter();

@@ -12,6 +12,8 @@ pub(crate) struct CommandLine<'a> {
     pub line: usize,
     /// What follows `/audit`.
     pub rest: &'a str,
+    /// Characters of the line before `rest`, to report columns of the whole line.
+    pub rest_column: usize,
 }
 
 /// A fenced code block outside quotes.
@@ -101,7 +103,13 @@ pub(crate) fn scan(body: &str) -> Scan<'_> {
             out.first_plain = Some(number);
         }
         if let Some(rest) = command_rest(text) {
-            out.commands.push(CommandLine { line: number, rest });
+            let before = line.len() - rest.len();
+            let rest_column = line.get(..before).unwrap_or_default().chars().count();
+            out.commands.push(CommandLine {
+                line: number,
+                rest,
+                rest_column,
+            });
         }
     }
     if let Some(fence) = open {

@@ -30,9 +30,9 @@ pub fn help_rows(command: CommandName) -> &'static [HelpRow] {
             does: "moves a record whose PR was closed without merging onto this PR: history, budget and work unit carry over, so a new PR never buys a fresh budget",
         }],
         CommandName::Report => &[HelpRow {
-            usage: "/audit report [--audit-id AUD-n] [--invocation REF] [--candidate commit:SHA] + a ```json report block, or a ```text handoff block with all three flags",
+            usage: "/audit report [--audit-id AUD-n] [--invocation REF] [--candidate commit:SHA]",
             who: "`report` permission or a listed auditor; anyone with a valid receipt",
-            does: "appends a run to the record",
+            does: "appends a run from the one fenced block under the command line: a `json` block holding the report, or a `text` block holding the plan-audit handoff, which needs all three flags",
         }],
         CommandName::Baseline => &[HelpRow {
             usage: "/audit baseline [--covered-tasks LIST] [--evidence T]",

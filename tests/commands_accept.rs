@@ -57,6 +57,18 @@ fn accepted_forms() {
             },
         ),
         (
+            // A `pr:` unit takes its covered tasks from the PR body later.
+            "/audit new --goal g --oracle o --work-unit pr:12".into(),
+            ParsedCommand::New {
+                goal: text("g"),
+                oracle: text("o"),
+                evidence: None,
+                covered_tasks: None,
+                work_unit: Some(id("pr:12")),
+                budget: None,
+            },
+        ),
+        (
             "/audit adopt AUD-7".into(),
             ParsedCommand::Adopt {
                 audit_id: id("AUD-7"),

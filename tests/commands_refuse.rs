@@ -348,3 +348,21 @@ fn refusals_name_what_is_missing() {
         assert_eq!(parse_comment(body).unwrap_err().what(), what, "{body}");
     }
 }
+
+#[test]
+fn refusals_repeat_at_most_an_excerpt_of_the_words_given() {
+    let long = "w".repeat(10_000);
+    let cases = [
+        format!("/audit {long}"),
+        format!("/audit gate {long}"),
+        format!("/audit gate --{long}"),
+        format!("/audit adopt {long}"),
+        format!("/audit resolve --note a\"{long}"),
+        format!("/audit dispose A-01 {long} --note n"),
+    ];
+    for body in cases {
+        let error = parse_comment(&body).unwrap_err();
+        assert!(error.what().chars().count() < 200, "{}", error.what());
+        assert!(error.what().contains("…"), "{}", error.what());
+    }
+}

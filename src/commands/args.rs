@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use super::error::CommandError;
+use super::error::{excerpt, CommandError};
 use super::lexer::Token;
 use super::model::CommandName;
 use super::suggest::nearest;
@@ -63,7 +63,7 @@ impl Args {
                 let suggestion = nearest(stem, known.iter().copied(), |f| f);
                 return Err(CommandError::UnknownFlag {
                     command,
-                    flag: word.clone(),
+                    flag: excerpt(word),
                     suggestion,
                 });
             };
@@ -152,7 +152,7 @@ impl Args {
         match self.positionals.next() {
             Some(argument) => Err(CommandError::UnexpectedArgument {
                 command: self.command,
-                argument,
+                argument: excerpt(&argument),
             }),
             None => Ok(()),
         }
@@ -187,7 +187,7 @@ fn positive(command: CommandName, flag: &str, value: &str) -> Result<u32, Comman
         _ => Err(invalid(
             command,
             &format!("`{flag}`"),
-            format!("{value:?} is not a positive whole number"),
+            format!("{:?} is not a positive whole number", excerpt(value)),
             "a positive whole number, such as 3",
         )),
     }
@@ -202,7 +202,7 @@ pub(crate) fn id<T: FromStr<Err = IdError>>(
         invalid(
             command,
             field,
-            format!("{value:?} is not {}", e.what),
+            format!("{:?} is not {}", excerpt(value), e.what),
             e.expected,
         )
     })
@@ -220,7 +220,7 @@ pub(crate) fn list<T: FromStr<Err = IdError> + PartialEq>(
             return Err(invalid(
                 command,
                 field,
-                format!("{value:?} has an empty item"),
+                format!("{:?} has an empty item", excerpt(value)),
                 "a comma-separated list with no empty items, such as A-01,A-02",
             ));
         }
@@ -229,7 +229,7 @@ pub(crate) fn list<T: FromStr<Err = IdError> + PartialEq>(
             return Err(invalid(
                 command,
                 field,
-                format!("{item:?} is named twice"),
+                format!("{:?} is named twice", excerpt(item)),
                 "a list that names each item once",
             ));
         }

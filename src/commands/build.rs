@@ -1,7 +1,7 @@
 //! Typed commands from their sorted arguments, one function per command of the §6 table.
 
 use super::args::{id, invalid, list, Args};
-use super::error::CommandError;
+use super::error::{excerpt, CommandError};
 use super::model::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 use crate::engine::record::{DispositionKind, WaiverBasis};
 use crate::ids::{FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
@@ -130,7 +130,7 @@ fn resolve(args: &mut Args) -> Result<ParsedCommand, CommandError> {
                 return Err(invalid(
                     CommandName::Resolve,
                     "the finding id",
-                    format!("{value:?} names several findings"),
+                    format!("{:?} names several findings", excerpt(&value)),
                     "one finding id, such as A-03 (one `/audit resolve` per finding)",
                 ));
             }
@@ -167,7 +167,7 @@ fn waive(args: &mut Args) -> Result<ParsedCommand, CommandError> {
             return Err(invalid(
                 CommandName::Waive,
                 "`--basis`",
-                format!("{other:?} is not a waiver basis"),
+                format!("{:?} is not a waiver basis", excerpt(other)),
                 "`triage-threshold` or `cross-remit`",
             ))
         }
@@ -200,7 +200,7 @@ fn dispose(args: &mut Args) -> Result<ParsedCommand, CommandError> {
             return Err(invalid(
                 CommandName::Dispose,
                 "the disposition",
-                format!("{other:?} is not a disposition"),
+                format!("{:?} is not a disposition", excerpt(other)),
                 "`fix`, `file`, `reject` or `follow-up`",
             ))
         }

@@ -6,6 +6,17 @@ use super::model::CommandName;
 /// The longest comment a command may be (GitHub's own limit for a comment body).
 pub const MAX_COMMENT_CHARS: usize = 65_536;
 
+/// How much of a user's word a refusal repeats.
+const EXCERPT_CHARS: usize = 60;
+
+/// `text`, cut to [`EXCERPT_CHARS`] characters, so that a refusal of a huge word stays short.
+pub(crate) fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
     #[error("the comment has {chars} characters; a command comment may have at most {MAX_COMMENT_CHARS}")]

@@ -2,7 +2,7 @@
 
 use super::args::Args;
 use super::build::build;
-use super::error::{CommandError, MAX_COMMENT_CHARS};
+use super::error::{excerpt, CommandError, MAX_COMMENT_CHARS};
 use super::lexer::{tokenize, LexError, Token};
 use super::model::{CommandName, ParsedCommand, ReportPayload};
 use super::scan::{scan, Fence, Scan};
@@ -31,7 +31,9 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
             LexError::Unterminated { column } => CommandError::UnterminatedQuote {
                 column: command_line.rest_column + column,
             },
-            LexError::Stray { word } => CommandError::StrayQuote { word },
+            LexError::Stray { word } => CommandError::StrayQuote {
+                word: excerpt(&word),
+            },
         })?
         .into_iter();
     let name = match tokens.next() {
@@ -49,7 +51,10 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
 
 fn unknown(given: String) -> CommandError {
     let suggestion = nearest(&given, CommandName::ALL, CommandName::as_str);
-    CommandError::UnknownCommand { given, suggestion }
+    CommandError::UnknownCommand {
+        given: excerpt(&given),
+        suggestion,
+    }
 }
 
 /// The one ```json or ```text block after the command line.

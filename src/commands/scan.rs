@@ -207,6 +207,14 @@ mod tests {
     }
 
     #[test]
+    fn closing_fences_carry_nothing_after_and_are_not_indented_as_code() {
+        let s = scan("```json\n``` not a close\n    ```\n```\n");
+        assert_eq!(s.fences.len(), 1);
+        assert_eq!(s.fences[0].content, "``` not a close\n    ```");
+        assert!(s.fences[0].closed);
+    }
+
+    #[test]
     fn tilde_does_not_close_backticks_and_unclosed_runs_to_the_end() {
         let s = scan("```\n~~~\n/audit gate\n");
         assert_eq!(s.fences.len(), 1);

@@ -1,0 +1,22 @@
+//! The `/audit` slash commands (CONTRACT §6): reading a PR comment into a typed command,
+//! and the help table. Pure: no I/O.
+
+mod args;
+mod build;
+mod error;
+mod help;
+mod lexer;
+mod model;
+mod parse;
+mod scan;
+mod suggest;
+
+pub use error::{CommandError, MAX_COMMENT_CHARS};
+pub use help::{help_rows, help_table, HelpRow};
+pub use model::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
+pub use parse::parse_comment;
+
+/// The flags `command` accepts, for documentation checks.
+pub fn flags_of(command: CommandName) -> &'static [&'static str] {
+    args::flags_of(command)
+}

@@ -1,0 +1,173 @@
+//! What a parsed `/audit` command holds (CONTRACT §6), typed so that no malformed id or
+//! placeholder text reaches the engine.
+
+use std::fmt;
+
+use crate::engine::record::{DispositionKind, WaiverBasis};
+use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
+
+/// Every command of the §6 table. `help_table` matches on this exhaustively, so a command
+/// cannot be added without documenting it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CommandName {
+    New,
+    Adopt,
+    Report,
+    Baseline,
+    Resolve,
+    Override,
+    Waive,
+    Veto,
+    Dispose,
+    Status,
+    Gate,
+    Help,
+}
+
+impl CommandName {
+    /// In the order of the §6 table.
+    pub const ALL: [CommandName; 12] = [
+        CommandName::New,
+        CommandName::Adopt,
+        CommandName::Report,
+        CommandName::Baseline,
+        CommandName::Resolve,
+        CommandName::Override,
+        CommandName::Waive,
+        CommandName::Veto,
+        CommandName::Dispose,
+        CommandName::Status,
+        CommandName::Gate,
+        CommandName::Help,
+    ];
+
+    /// The word after `/audit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandName::New => "new",
+            CommandName::Adopt => "adopt",
+            CommandName::Report => "report",
+            CommandName::Baseline => "baseline",
+            CommandName::Resolve => "resolve",
+            CommandName::Override => "override",
+            CommandName::Waive => "waive",
+            CommandName::Veto => "veto",
+            CommandName::Dispose => "dispose",
+            CommandName::Status => "status",
+            CommandName::Gate => "gate",
+            CommandName::Help => "help",
+        }
+    }
+
+    /// Exact, case-sensitive match of the command word.
+    pub fn from_word(word: &str) -> Option<CommandName> {
+        CommandName::ALL.into_iter().find(|c| c.as_str() == word)
+    }
+}
+
+impl fmt::Display for CommandName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The payload of `/audit report`: the fenced block after the command line, as written
+/// (line endings normalized to `\n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReportPayload {
+    /// A ```` ```json ```` block: an `auditor_report_v1` report.
+    Json(String),
+    /// A ```` ```text ```` block: the seed-002 completion handoff.
+    Handoff(String),
+}
+
+/// What `/audit resolve` answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResolveTarget {
+    /// `/audit resolve --note T`: answers `needs_human_decision`.
+    Decision,
+    /// `/audit resolve L-NN[,L-NN] --note T`: accepts limitations of the latest run.
+    Limitations(Vec<LimitationId>),
+    /// `/audit resolve A-NN --note T`: resolves a finding disposed `reject`.
+    Finding(FindingId),
+}
+
+/// One command, one variant per row of the §6 table. Lists are non-empty, without
+/// duplicates, in the order written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParsedCommand {
+    New {
+        goal: String,
+        oracle: String,
+        evidence: Option<String>,
+        covered_tasks: Option<Vec<TaskId>>,
+        /// `None`: the engine defaults it to `pr:<number>`.
+        work_unit: Option<WorkUnit>,
+        budget: Option<u32>,
+    },
+    Adopt {
+        audit_id: AuditId,
+    },
+    Report {
+        audit_id: Option<AuditId>,
+        invocation: Option<String>,
+        candidate: Option<Artifact>,
+        payload: ReportPayload,
+    },
+    Baseline {
+        covered_tasks: Option<Vec<TaskId>>,
+        evidence: Option<String>,
+    },
+    Resolve {
+        target: ResolveTarget,
+        note: String,
+    },
+    Override {
+        budget: u32,
+        note: String,
+    },
+    Waive {
+        findings: Vec<FindingId>,
+        basis: WaiverBasis,
+        reason: String,
+    },
+    Veto {
+        key: FindingKey,
+        /// `None`: from the next run on.
+        from_round: Option<u32>,
+        reason: String,
+    },
+    Dispose {
+        finding: FindingId,
+        disposition: DispositionKind,
+        note: String,
+    },
+    Status,
+    Gate,
+    Help,
+}
+
+impl ParsedCommand {
+    pub fn name(&self) -> CommandName {
+        match self {
+            ParsedCommand::New { .. } => CommandName::New,
+            ParsedCommand::Adopt { .. } => CommandName::Adopt,
+            ParsedCommand::Report { .. } => CommandName::Report,
+            ParsedCommand::Baseline { .. } => CommandName::Baseline,
+            ParsedCommand::Resolve { .. } => CommandName::Resolve,
+            ParsedCommand::Override { .. } => CommandName::Override,
+            ParsedCommand::Waive { .. } => CommandName::Waive,
+            ParsedCommand::Veto { .. } => CommandName::Veto,
+            ParsedCommand::Dispose { .. } => CommandName::Dispose,
+            ParsedCommand::Status => CommandName::Status,
+            ParsedCommand::Gate => CommandName::Gate,
+            ParsedCommand::Help => CommandName::Help,
+        }
+    }
+
+    /// `status` and `help` are allowed on closed PRs and under an invalid or disabled
+    /// configuration (CONTRACT §4, §6).
+    pub fn is_read_only(&self) -> bool {
+        matches!(self, ParsedCommand::Status | ParsedCommand::Help)
+    }
+}

@@ -1,56 +1,12 @@
 //! Report intake (CONTRACT §5.1): the valid fixture, JSON syntax, and the standalone rules,
 //! each refused under its own name at the right path.
 
-use auditloop::engine::report::{digest, parse_report, Authority, Problem, Rule, Verdict};
+use auditloop::engine::report::{digest, parse_report, Authority, Rule, Verdict};
 use serde_json::{json, Value};
 
-const VALID: &str = include_str!("fixtures/reports/valid.json");
+mod report_support;
 
-fn valid() -> Value {
-    serde_json::from_str(VALID).expect("fixture is JSON")
-}
-
-/// The fixture with one change applied, as text.
-fn changed(change: impl FnOnce(&mut Value)) -> String {
-    let mut v = valid();
-    change(&mut v);
-    v.to_string()
-}
-
-fn set(pointer: &str, new: Value) -> impl FnOnce(&mut Value) + '_ {
-    move |v: &mut Value| {
-        *v.pointer_mut(pointer)
-            .unwrap_or_else(|| panic!("{pointer} in fixture")) = new
-    }
-}
-
-fn remove(pointer: &'static str) -> impl FnOnce(&mut Value) {
-    move |v: &mut Value| {
-        let (parent, key) = pointer.rsplit_once('/').expect("pointer has a parent");
-        let parent = if parent.is_empty() {
-            Some(&mut *v)
-        } else {
-            v.pointer_mut(parent)
-        };
-        parent
-            .and_then(Value::as_object_mut)
-            .expect("parent is an object")
-            .remove(key);
-    }
-}
-
-fn problems(text: &str) -> Vec<Problem> {
-    parse_report(text).expect_err("report must be refused")
-}
-
-fn assert_refused(text: &str, rule: Rule, path: &str) {
-    let found = problems(text);
-    assert!(
-        found.iter().any(|p| p.rule == rule && p.path == path),
-        "expected {} at {path}, got {found:#?}",
-        rule.name()
-    );
-}
+use report_support::*;
 
 #[test]
 fn valid_fixture_is_accepted_and_normalized() {

@@ -1,75 +1,12 @@
 //! What a parsed `/audit` command holds (CONTRACT §6), typed so that no malformed id or
 //! placeholder text reaches the engine.
 
-use std::fmt;
-
 use crate::engine::record::{DispositionKind, WaiverBasis};
 use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
 
-/// Every command of the §6 table. `help_table` matches on this exhaustively, so a command
-/// cannot be added without documenting it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CommandName {
-    New,
-    Adopt,
-    Report,
-    Baseline,
-    Resolve,
-    Override,
-    Waive,
-    Veto,
-    Dispose,
-    Status,
-    Gate,
-    Help,
-}
-
-impl CommandName {
-    /// In the order of the §6 table.
-    pub const ALL: [CommandName; 12] = [
-        CommandName::New,
-        CommandName::Adopt,
-        CommandName::Report,
-        CommandName::Baseline,
-        CommandName::Resolve,
-        CommandName::Override,
-        CommandName::Waive,
-        CommandName::Veto,
-        CommandName::Dispose,
-        CommandName::Status,
-        CommandName::Gate,
-        CommandName::Help,
-    ];
-
-    /// The word after `/audit`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CommandName::New => "new",
-            CommandName::Adopt => "adopt",
-            CommandName::Report => "report",
-            CommandName::Baseline => "baseline",
-            CommandName::Resolve => "resolve",
-            CommandName::Override => "override",
-            CommandName::Waive => "waive",
-            CommandName::Veto => "veto",
-            CommandName::Dispose => "dispose",
-            CommandName::Status => "status",
-            CommandName::Gate => "gate",
-            CommandName::Help => "help",
-        }
-    }
-
-    /// Exact, case-sensitive match of the command word.
-    pub fn from_word(word: &str) -> Option<CommandName> {
-        CommandName::ALL.into_iter().find(|c| c.as_str() == word)
-    }
-}
-
-impl fmt::Display for CommandName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// Every command of the §6 table: one enum for the parser, the help table and the
+/// who-may rules. `help_table` matches on it exhaustively.
+pub use crate::engine::policy::CommandKind as CommandName;
 
 /// The payload of `/audit report`: the fenced block after the command line, as written
 /// (line endings normalized to `\n`).

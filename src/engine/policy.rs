@@ -55,7 +55,7 @@ impl Permission {
 }
 
 /// The slash commands of CONTRACT §6.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CommandKind {
     New,
     Adopt,
@@ -86,6 +86,35 @@ impl CommandKind {
         CommandKind::Gate,
         CommandKind::Help,
     ];
+
+    /// The word after `/audit`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CommandKind::New => "new",
+            CommandKind::Adopt => "adopt",
+            CommandKind::Report => "report",
+            CommandKind::Baseline => "baseline",
+            CommandKind::Resolve => "resolve",
+            CommandKind::Override => "override",
+            CommandKind::Waive => "waive",
+            CommandKind::Veto => "veto",
+            CommandKind::Dispose => "dispose",
+            CommandKind::Status => "status",
+            CommandKind::Gate => "gate",
+            CommandKind::Help => "help",
+        }
+    }
+
+    /// Exact, case-sensitive match of the command word.
+    pub fn from_word(word: &str) -> Option<CommandKind> {
+        CommandKind::ALL.into_iter().find(|c| c.as_str() == word)
+    }
+}
+
+impl std::fmt::Display for CommandKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The role `kind` needs. `/audit new --budget N` above the repository default is a

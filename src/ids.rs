@@ -211,6 +211,12 @@ impl fmt::Display for PrNumber {
 #[serde(transparent)]
 pub struct DeliveryId(pub String);
 
+impl DeliveryId {
+    pub fn as_str_lossy(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for DeliveryId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

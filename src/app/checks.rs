@@ -1,31 +1,169 @@
-//! The `audit-gate` check run.
+//! Check events: a re-requested check or the "Re-run gate" button re-evaluates the gate; a
+//! required evidence check completing re-evaluates the PRs on its head; a merge group's
+//! head gets the conclusion of the last queued PR's gate.
 
-use crate::github::{Api, Call, GitHubError};
+use crate::app::context::Ctx;
+use crate::app::store;
+use crate::app::views::{self, RunMode};
+use crate::app::AuditApp;
+use crate::engine::gate::Conclusion;
+use crate::engine::views::check_run::{check_run, disabled, invalid_config};
+use crate::events::{
+    CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, MergeGroupAction,
+    MergeGroupEvent,
+};
+use crate::github::rest;
+use crate::github::GitHubError;
+use crate::ids::PrNumber;
+use crate::server::Handled;
 
-const CREATE: &str = "POST /repos/{owner}/{repo}/check-runs";
-
-/// Creates the gate's check run on `head` while no audit record exists for it.
-pub async fn create_gate_run(api: &Api, repo: &str, head: &str) -> Result<u64, GitHubError> {
-    #[derive(serde::Deserialize)]
-    struct Created {
-        id: u64,
+async fn regate(
+    app: &AuditApp,
+    ctx: &Ctx,
+    head: &str,
+    mode: RunMode,
+) -> Result<Handled, GitHubError> {
+    let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?;
+    if pulls.is_empty() {
+        return Ok(Handled::Ignored);
     }
-    let body = serde_json::json!({
-        "name": "audit-gate",
-        "head_sha": head,
-        "status": "completed",
-        "conclusion": "failure",
-        "output": {
-            "title": "No audit record",
-            "summary": "1. ❌ No audit record for this pull request: start one with `/audit new --goal \"…\" --oracle \"…\"`.",
-        },
-    });
-    let created: Created = api
-        .json(Call::post(
-            CREATE,
-            format!("/repos/{repo}/check-runs"),
-            &body,
-        ))
+    let slug = app.bot_slug(ctx).await?;
+    for pull in pulls {
+        let full = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
+        let state = store::load(ctx, PrNumber(full.number), None).await?;
+        let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
+        views::refresh(
+            ctx,
+            app.operator_min,
+            slug,
+            &full,
+            &state,
+            commit.as_ref(),
+            mode,
+            false,
+        )
         .await?;
-    Ok(created.id)
+    }
+    Ok(Handled::Done)
+}
+
+fn own_check(ctx: &Ctx) -> String {
+    ctx.config
+        .as_ref()
+        .map(|c| c.check_name.clone())
+        .unwrap_or_else(|_| "audit-gate".into())
+}
+
+pub async fn check_run_event(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &CheckRunEvent,
+) -> Result<Handled, GitHubError> {
+    let run = &e.check_run;
+    match e.action {
+        CheckRunAction::Rerequested if run.name == own_check(ctx) => {
+            regate(app, ctx, &run.head_sha, RunMode::Create).await
+        }
+        CheckRunAction::RequestedAction
+            if run.name == own_check(ctx)
+                && e.requested_action
+                    .as_ref()
+                    .is_some_and(|a| a.identifier == "rerun") =>
+        {
+            regate(app, ctx, &run.head_sha, RunMode::Update).await
+        }
+        CheckRunAction::Completed => {
+            let Ok(config) = &ctx.config else {
+                return Ok(Handled::Ignored);
+            };
+            let evidence = config
+                .evidence
+                .required_checks
+                .iter()
+                .any(|n| n == &run.name)
+                || config
+                    .evidence
+                    .gates
+                    .values()
+                    .flatten()
+                    .any(|n| n == &run.name);
+            if !evidence || run.name == config.check_name {
+                return Ok(Handled::Ignored);
+            }
+            regate(app, ctx, &run.head_sha, RunMode::Update).await
+        }
+        _ => Ok(Handled::Ignored),
+    }
+}
+
+pub async fn check_suite_event(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &CheckSuiteEvent,
+) -> Result<Handled, GitHubError> {
+    match e.action {
+        CheckSuiteAction::Rerequested => {
+            regate(app, ctx, &e.check_suite.head_sha, RunMode::Create).await
+        }
+        CheckSuiteAction::Other => Ok(Handled::Ignored),
+    }
+}
+
+/// The merge-group head gets PR N's gate, evaluated for PR N's own head, so the queue
+/// never waits on the required check.
+pub async fn merge_group_event(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &MergeGroupEvent,
+) -> Result<Handled, GitHubError> {
+    if e.action != MergeGroupAction::ChecksRequested {
+        return Ok(Handled::Ignored);
+    }
+    let Some(number) = e.merge_group.queued_pull() else {
+        return Ok(Handled::Ignored);
+    };
+    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let state = store::load(ctx, PrNumber(number), None).await?;
+    let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
+    let checks = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+    let observed = views::observations(&checks, &own_check(ctx));
+    let mut view = match (
+        &ctx.config,
+        views::gate_for(ctx, app.operator_min, &pull, &state, &observed),
+    ) {
+        (Err(e), _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
+        (Ok(c), _) if !c.enabled() => disabled(),
+        (Ok(_), Some(g)) => {
+            let record = state
+                .as_ref()
+                .ok()
+                .and_then(|s| s.record.as_ref())
+                .and_then(|r| r.as_ref().ok());
+            check_run(
+                &g,
+                record,
+                &ctx.view(),
+                crate::engine::views::BodyStatus::Current,
+            )
+        }
+        (Ok(_), None) => return Ok(Handled::Ignored),
+    };
+    view.title = format!("#{number}: {}", view.title);
+    view.annotations.clear();
+    if view.conclusion == Conclusion::InProgress {
+        view.conclusion = Conclusion::Failure;
+    }
+    let slug = app.bot_slug(ctx).await?;
+    views::publish(
+        ctx,
+        slug,
+        &own_check(ctx),
+        &e.merge_group.head_sha,
+        &[],
+        &view,
+        commit.as_ref(),
+        RunMode::Create,
+    )
+    .await?;
+    Ok(Handled::Done)
 }

@@ -1,20 +1,42 @@
 //! The App: maps typed events to audit operations on GitHub.
 
 mod checks;
+mod comment;
+mod context;
+mod exec;
+mod pulls;
+mod reply;
+mod store;
+mod views;
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use crate::events::{Event, PullRequestAction};
-use crate::github::{Call, GitHubApp, GitHubError};
+use crate::engine::config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
+use crate::engine::receipt::TrustStore;
+use crate::events::{Event, Repository};
+use crate::github::rest::{self, FileRead};
+use crate::github::{Api, Call, GitHubApp, GitHubError};
+use crate::ids::RepoName;
 use crate::server::webhook::Delivery;
 use crate::server::{Handled, Handler, HandlerError};
 
+pub use context::Ctx;
+pub use exec::decision_number;
+
+type CachedConfig = (String, Result<RepoConfig, ConfigError>);
+
 pub struct AuditApp {
     github: Arc<GitHubApp>,
-    /// `<slug>[bot]`, read once from `GET /app`, to ignore events the App caused itself.
-    bot_login: OnceCell<String>,
+    trust: Arc<TrustStore>,
+    operator_min: Assurance,
+    /// The App's slug, read once from `GET /app`: to know its own check runs and events.
+    slug: OnceCell<String>,
+    /// `.github/auditloop.yml` per repository, revalidated with its ETag on every event
+    /// (a 304 costs no rate limit).
+    configs: Mutex<HashMap<String, CachedConfig>>,
 }
 
 impl From<GitHubError> for HandlerError {
@@ -30,24 +52,35 @@ struct AppInfo {
 
 impl AuditApp {
     pub fn new(github: Arc<GitHubApp>) -> Self {
+        Self::with_policy(github, TrustStore::default(), Assurance::Standard)
+    }
+
+    pub fn with_policy(github: Arc<GitHubApp>, trust: TrustStore, operator_min: Assurance) -> Self {
         Self {
             github,
-            bot_login: OnceCell::new(),
+            trust: Arc::new(trust),
+            operator_min,
+            slug: OnceCell::new(),
+            configs: Mutex::new(HashMap::new()),
         }
     }
 
-    async fn bot_login(&self, delivery: &Delivery) -> Result<&str, GitHubError> {
-        self.bot_login
+    async fn slug_with(&self, api: &Api) -> Result<&str, GitHubError> {
+        self.slug
             .get_or_try_init(|| async {
-                let api = self.github.app_api(Some(delivery.id.clone()));
-                let info: AppInfo = api.json(Call::get("GET /app", "/app")).await?;
-                Ok::<_, GitHubError>(format!("{}[bot]", info.slug))
+                let app = self.github.app_api(api.delivery().cloned());
+                let info: AppInfo = app.json(Call::get("GET /app", "/app")).await?;
+                Ok::<_, GitHubError>(info.slug)
             })
             .await
             .map(String::as_str)
     }
 
-    async fn caused_by_self(&self, delivery: &Delivery) -> Result<bool, GitHubError> {
+    pub(crate) async fn bot_slug(&self, ctx: &Ctx) -> Result<&str, GitHubError> {
+        self.slug_with(&ctx.api).await
+    }
+
+    async fn caused_by_self(&self, delivery: &Delivery, api: &Api) -> Result<bool, GitHubError> {
         let sender = match &delivery.event {
             Event::PullRequest(e) => &e.sender,
             Event::IssueComment(e) => &e.comment.user,
@@ -59,9 +92,79 @@ impl AuditApp {
         if sender.kind.as_deref() != Some("Bot") {
             return Ok(false);
         }
-        Ok(sender
-            .login
-            .eq_ignore_ascii_case(self.bot_login(delivery).await?))
+        let slug = self.slug_with(api).await?;
+        Ok(sender.login.eq_ignore_ascii_case(&format!("{slug}[bot]")))
+    }
+
+    /// The repository configuration from the default branch, never from a PR's head.
+    async fn config(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        default_branch: &str,
+    ) -> Result<Result<RepoConfig, ConfigError>, GitHubError> {
+        let key = repo.as_str().to_ascii_lowercase();
+        let cached = self
+            .configs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
+        let etag = cached
+            .as_ref()
+            .map(|(e, _)| e.as_str())
+            .filter(|e| !e.is_empty());
+        let parsed = match rest::read_file(api, repo, CONFIG_PATH, default_branch, etag).await? {
+            FileRead::NotModified => match cached {
+                Some((_, parsed)) => return Ok(parsed),
+                None => return Ok(Ok(RepoConfig::default())),
+            },
+            FileRead::Missing => ("".to_owned(), Ok(RepoConfig::default())),
+            FileRead::Found { text, etag } => {
+                (etag.unwrap_or_default(), RepoConfig::from_yaml(&text))
+            }
+        };
+        self.configs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, parsed.clone());
+        Ok(parsed.1)
+    }
+
+    async fn context(
+        &self,
+        delivery: &Delivery,
+        api: Api,
+        repository: &Repository,
+    ) -> Result<Option<Ctx>, GitHubError> {
+        let Ok(repo) = RepoName::new(repository.full_name.clone()) else {
+            return Ok(None);
+        };
+        let default_branch = repository
+            .default_branch
+            .clone()
+            .unwrap_or_else(|| "main".to_owned());
+        let config = self.config(&api, &repo, &default_branch).await?;
+        Ok(Some(Ctx {
+            api,
+            repo,
+            default_branch,
+            delivery: delivery.id.clone(),
+            config,
+            html_base: context::html_base(repository.html_url.as_deref()),
+            now: chrono::Utc::now(),
+        }))
+    }
+}
+
+fn repository(event: &Event) -> Option<&Repository> {
+    match event {
+        Event::PullRequest(e) => Some(&e.repository),
+        Event::IssueComment(e) => Some(&e.repository),
+        Event::CheckRun(e) => Some(&e.repository),
+        Event::CheckSuite(e) => Some(&e.repository),
+        Event::MergeGroup(e) => Some(&e.repository),
+        _ => None,
     }
 }
 
@@ -77,32 +180,31 @@ impl Handler for AuditApp {
             Event::Unhandled { .. } => return Ok(Handled::Ignored),
             _ => {}
         }
-        if self.caused_by_self(delivery).await? {
-            return Ok(Handled::Ignored);
-        }
-        let Some(installation) = delivery.event.installation_id() else {
-            tracing::warn!("delivery without an installation; ignored");
+        let (Some(installation), Some(repository)) = (
+            delivery.event.installation_id(),
+            repository(&delivery.event),
+        ) else {
+            tracing::warn!("delivery without an installation or repository; ignored");
             return Ok(Handled::Ignored);
         };
-        match &delivery.event {
-            Event::PullRequest(e)
-                if matches!(
-                    e.action,
-                    PullRequestAction::Opened
-                        | PullRequestAction::Reopened
-                        | PullRequestAction::Synchronize
-                        | PullRequestAction::ReadyForReview
-                ) =>
-            {
-                let api = self
-                    .github
-                    .installation(installation, Some(delivery.id.clone()))
-                    .await?;
-                checks::create_gate_run(&api, &e.repository.full_name, &e.pull_request.head.sha)
-                    .await?;
-                Ok(Handled::Done)
-            }
-            _ => Ok(Handled::Ignored),
+        let api = self
+            .github
+            .installation(installation, Some(delivery.id.clone()))
+            .await?;
+        if self.caused_by_self(delivery, &api).await? {
+            return Ok(Handled::Ignored);
         }
+        let Some(ctx) = self.context(delivery, api, repository).await? else {
+            return Ok(Handled::Ignored);
+        };
+        let handled = match &delivery.event {
+            Event::PullRequest(e) => pulls::handle(self, &ctx, e).await?,
+            Event::IssueComment(e) => return comment::handle(self, &ctx, e).await,
+            Event::CheckRun(e) => checks::check_run_event(self, &ctx, e).await?,
+            Event::CheckSuite(e) => checks::check_suite_event(self, &ctx, e).await?,
+            Event::MergeGroup(e) => checks::merge_group_event(self, &ctx, e).await?,
+            _ => Handled::Ignored,
+        };
+        Ok(handled)
     }
 }

@@ -1,5 +1,6 @@
 //! The rules of the audit loop, with no I/O: the GitHub layer only calls into here.
 
+pub mod closing;
 pub mod config;
 pub mod gate;
 pub mod policy;

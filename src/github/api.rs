@@ -25,6 +25,8 @@ pub struct Call {
     pub body: Option<serde_json::Value>,
     /// Whether repeating it after an unknown outcome is harmless.
     pub idempotent: bool,
+    /// Extra request headers (`If-None-Match` for conditional reads).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Call {
@@ -36,6 +38,7 @@ impl Call {
             path: path.into(),
             body: None,
             idempotent,
+            headers: Vec::new(),
         }
     }
 
@@ -53,6 +56,11 @@ impl Call {
 
     pub fn json(mut self, body: &impl Serialize) -> Self {
         self.body = Some(serde_json::to_value(body).unwrap_or(serde_json::Value::Null));
+        self
+    }
+
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
         self
     }
 
@@ -142,6 +150,9 @@ impl Api {
             .uri(call.path.as_str())
             .header("accept", "application/vnd.github+json")
             .header("x-github-api-version", "2022-11-28");
+        for (name, value) in &call.headers {
+            builder = builder.header(*name, value.as_str());
+        }
         if let Some(id) = &self.delivery {
             builder = builder.header("x-github-delivery", id.0.as_str());
         }

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod client;
 pub mod error;
+pub mod rest;
 pub mod retry;
 
 pub use api::{Api, ApiResponse, Call};

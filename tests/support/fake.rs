@@ -64,6 +64,10 @@ pub struct State {
     /// Git data by repository `owner/name`.
     pub git: BTreeMap<String, GitRepo>,
     pub ref_moves: Vec<RefMove>,
+    /// Files of the default branch, served by the contents API.
+    pub files: BTreeMap<String, String>,
+    /// Issues opened through the API.
+    pub issues: Vec<Value>,
     next_id: u64,
 }
 
@@ -208,7 +212,15 @@ impl Respond for Router {
         }
         let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
         let query = req.url.query().unwrap_or_default();
+        let if_none_match = req
+            .headers
+            .get("if-none-match")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let answer = super::fake_git::route(&mut state, &method, &segs, query, &body)
+            .or_else(|| {
+                super::fake_repo::route(&mut state, &method, &segs, if_none_match.as_deref(), &body)
+            })
             .unwrap_or_else(|| route(&mut state, &method, &segs, body));
         if let Some(pos) = state
             .lost_answers
@@ -244,6 +256,10 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
             let id = state.id();
             let mut run = body.clone();
             run["id"] = json!(id);
+            run["app"] = json!({"slug": APP_SLUG});
+            if run.get("status").is_none() {
+                run["status"] = json!("queued");
+            }
             state.check_runs.push(CheckRun {
                 id,
                 body: run.clone(),

@@ -2,6 +2,7 @@
 
 pub mod authority;
 pub mod digest;
+pub mod from_handoff;
 pub mod handoff;
 pub mod intake;
 pub mod model;
@@ -13,6 +14,7 @@ mod strict_json;
 
 pub use authority::Authority;
 pub use digest::{canonical_bytes, digest, ReportDigest};
+pub use from_handoff::{handoff_verdict, report_from_handoff, HandoffBinding};
 pub use handoff::{parse_handoff, Handoff, HandoffStatus};
 pub use intake::{parse_report, Intake};
 pub use model::*;

@@ -1,0 +1,63 @@
+//! What every handler works with: the installation's client, the repository, its
+//! configuration from the default branch, and the delivery being handled.
+
+use chrono::{DateTime, Utc};
+
+use crate::engine::config::{ConfigError, RepoConfig};
+use crate::engine::transition::EventContext;
+use crate::engine::views::ViewContext;
+use crate::github::Api;
+use crate::ids::{DeliveryId, Login, RepoName};
+
+pub const DEFAULT_RECORDS_BRANCH: &str = "auditloop-records";
+
+pub struct Ctx {
+    pub api: Api,
+    pub repo: RepoName,
+    pub default_branch: String,
+    pub delivery: DeliveryId,
+    pub config: Result<RepoConfig, ConfigError>,
+    /// `https://github.com`, or the Enterprise host, for links in views.
+    pub html_base: String,
+    pub now: DateTime<Utc>,
+}
+
+impl Ctx {
+    pub fn records_branch(&self) -> &str {
+        self.config
+            .as_ref()
+            .map(|c| c.records_branch.as_str())
+            .unwrap_or(DEFAULT_RECORDS_BRANCH)
+    }
+
+    pub fn view(&self) -> ViewContext {
+        ViewContext {
+            html_base: self.html_base.clone(),
+            repository: self.repo.clone(),
+            records_branch: self.records_branch().to_owned(),
+        }
+    }
+
+    pub fn event(&self, actor: &Login, comment_url: Option<String>) -> EventContext {
+        EventContext {
+            at: self.now,
+            actor: actor.clone(),
+            comment_url,
+            delivery: self.delivery.clone(),
+        }
+    }
+}
+
+/// `https://HOST` from a repository's `html_url` (`https://HOST/OWNER/REPO`).
+pub fn html_base(html_url: Option<&str>) -> String {
+    html_url
+        .and_then(|u| {
+            let after_scheme = u.find("://")? + 3;
+            let host_end = u[after_scheme..]
+                .find('/')
+                .map(|i| after_scheme + i)
+                .unwrap_or(u.len());
+            Some(u[..host_end].to_owned())
+        })
+        .unwrap_or_else(|| "https://github.com".to_owned())
+}

@@ -1,0 +1,148 @@
+//! Pull-request events: a new head gets a new check run (and, with `baseline_on_push`, a
+//! rebound record); a base change rebinds; an edit inside the managed sections is undone.
+
+use crate::app::context::Ctx;
+use crate::app::store::{self, Applying, State, Stop};
+use crate::app::views::{self, RunMode};
+use crate::app::AuditApp;
+use crate::engine::record::{has_delivery, BaselineCause};
+use crate::engine::transition::{self as t, BaselineInput};
+use crate::engine::views::{sections, sections_tampered};
+use crate::events::{PullRequestAction, PullRequestEvent};
+use crate::github::rest::Pull;
+use crate::github::GitHubError;
+use crate::ids::{Artifact, CommitSha, Login, PrNumber};
+use crate::records::Change;
+use crate::server::Handled;
+
+pub async fn handle(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &PullRequestEvent,
+) -> Result<Handled, GitHubError> {
+    use PullRequestAction as A;
+    let base_changed =
+        e.action == A::Edited && e.changes.as_ref().is_some_and(|c| c.base.is_some());
+    let cause = match e.action {
+        A::Synchronize => Some(BaselineCause::Push),
+        A::Reopened => Some(BaselineCause::Reopen),
+        A::Edited if base_changed => Some(BaselineCause::BaseChange),
+        _ => None,
+    };
+    let mode = match e.action {
+        A::Opened | A::Reopened | A::Synchronize | A::ReadyForReview => RunMode::Create,
+        A::Edited => RunMode::Update,
+        A::Closed | A::Other => return Ok(Handled::Ignored),
+    };
+    let pull = Pull {
+        number: e.number,
+        open: e.pull_request.state == "open",
+        merged: e.pull_request.merged.unwrap_or(false),
+        body: e.pull_request.body.clone().unwrap_or_default(),
+        author: e.pull_request.user.login.clone(),
+        head_sha: e.pull_request.head.sha.clone(),
+        base_ref: e.pull_request.base.name.clone(),
+    };
+    let pr = PrNumber(e.number);
+    let mut state = store::load(ctx, pr, None).await?;
+    let mut commit = state.as_ref().ok().and_then(|s| s.commit.clone());
+    let enabled = ctx.config.as_ref().is_ok_and(|c| c.enabled());
+    let on_push = ctx.config.as_ref().is_ok_and(|c| c.baseline_on_push);
+    let has_record = matches!(
+        &state,
+        Ok(State {
+            record: Some(Ok(_)),
+            ..
+        })
+    );
+    if let (Some(cause), true, true) = (cause, enabled, has_record) {
+        if cause != BaselineCause::Push || on_push {
+            if let Some((s, c)) = rebind(ctx, &pull, cause, &e.sender.login).await? {
+                state = Ok(s);
+                commit = c;
+            }
+        }
+    }
+    if e.action == A::Edited && !base_changed {
+        // Only a body edit by someone else inside the markers needs the view put back; a
+        // change of closing keywords may change condition 3, so the gate is re-evaluated.
+        let record = state
+            .as_ref()
+            .ok()
+            .and_then(|s| s.record.as_ref())
+            .and_then(|r| r.as_ref().ok());
+        let Some(record) = record else {
+            return Ok(Handled::Ignored);
+        };
+        if sections_tampered(&pull.body, &sections(Some(record), &ctx.view())) {
+            views::refresh_body(ctx, pull.number, record).await?;
+        }
+    }
+    let slug = app.bot_slug(ctx).await?;
+    let update_body = e.action != A::Edited && has_record;
+    views::refresh(
+        ctx,
+        app.operator_min,
+        slug,
+        &pull,
+        &state,
+        commit.as_ref(),
+        mode,
+        update_body,
+    )
+    .await?;
+    Ok(Handled::Done)
+}
+
+/// Rebinds the record to the new head; `None` when nothing changed.
+async fn rebind(
+    ctx: &Ctx,
+    pull: &Pull,
+    cause: BaselineCause,
+    sender: &str,
+) -> Result<Option<(State, Option<CommitSha>)>, GitHubError> {
+    let (Ok(sha), Ok(actor)) = (
+        CommitSha::new(pull.head_sha.clone()),
+        Login::new(sender.to_owned()),
+    ) else {
+        return Ok(None);
+    };
+    let event = ctx.event(&actor, None);
+    let view = ctx.view();
+    let delivery = ctx.delivery.clone();
+    let number = pull.number;
+    let message = format!(
+        "Rebind the record of #{number} to {} ({cause:?}) after {sender}'s change",
+        &pull.head_sha[..7.min(pull.head_sha.len())]
+    );
+    let outcome = store::apply::<()>(ctx, PrNumber(number), None, &message, |state| {
+        let record = match &state.record {
+            Some(Ok(r)) => r,
+            Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
+            None => return Ok(Change::default()),
+        };
+        if has_delivery(record, &delivery) {
+            return Err(Stop::AlreadyApplied);
+        }
+        // A reopened PR whose head is still the candidate has nothing to rebind.
+        if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
+            return Ok(Change::default());
+        }
+        let input = BaselineInput {
+            cause,
+            pull_request: PrNumber(number),
+            head: Artifact::commit(sha.clone()),
+            covered_tasks: None,
+            evidence: None,
+        };
+        match t::baseline(record, input, &event) {
+            Ok(Some(applied)) => Ok(crate::app::store::change_files(&applied, &view, Vec::new())),
+            Ok(None) | Err(_) => Ok(Change::default()),
+        }
+    })
+    .await?;
+    Ok(match outcome {
+        Applying::Done { state, commit } => Some((state, commit)),
+        Applying::Stopped(_) => None,
+    })
+}

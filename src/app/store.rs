@@ -1,0 +1,175 @@
+//! The records branch as the app uses it: load the index and the records a PR needs, and
+//! apply one transition as one commit, validated again on the latest state after a conflict.
+
+use std::collections::BTreeMap;
+
+use crate::app::context::Ctx;
+use crate::engine::record::{load_record, to_json, Index, Record};
+use crate::engine::transition::Applied;
+use crate::engine::views::{sections, ViewContext};
+use crate::github::GitHubError;
+use crate::ids::{AuditId, CommitSha, PrNumber};
+use crate::records::{self, Change, CommitOutcome, Files, Snapshot};
+
+/// What the branch holds for one PR.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub commit: Option<CommitSha>,
+    pub index: Index,
+    /// The PR's record: `Err` when it fails structural validation.
+    pub record: Option<Result<Record, String>>,
+    /// A record named by id (adopt), when asked for.
+    pub named: Option<Result<Record, String>>,
+}
+
+fn record_path(id: &AuditId) -> String {
+    format!("records/{id}.json")
+}
+
+fn index_of(files: &Files) -> Option<Index> {
+    files.get("index.json").and_then(|t| Index::parse(t).ok())
+}
+
+fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Fn(&str, &Files) -> bool {
+    move |path, files| {
+        if path == "index.json" {
+            return true;
+        }
+        let Some(index) = index_of(files) else {
+            return false;
+        };
+        index
+            .record_for_pull(pr)
+            .is_some_and(|id| path == record_path(id))
+            || named.as_ref().is_some_and(|id| path == record_path(id))
+    }
+}
+
+fn load_one(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
+    let path = record_path(id);
+    if !snapshot.contains(&path) {
+        return Some(Err(format!(
+            "the index names {id}, but {path} is missing from the records branch"
+        )));
+    }
+    let text = snapshot.file(&path)?;
+    Some(load_record(text).map_err(|e| format!("{path}: {e}")))
+}
+
+fn state_of(snapshot: &Snapshot, pr: PrNumber, named: Option<&AuditId>) -> Result<State, String> {
+    let index = match snapshot.file("index.json") {
+        Some(text) => Index::parse(text)
+            .map_err(|e| format!("index.json on the records branch is damaged: {e}"))?,
+        None if snapshot.commit.is_some() => {
+            return Err("the records branch has no index.json".to_owned());
+        }
+        None => Index::default(),
+    };
+    let record = index
+        .record_for_pull(pr)
+        .cloned()
+        .and_then(|id| load_one(snapshot, &id));
+    let named = named.and_then(|id| load_one(snapshot, id));
+    Ok(State {
+        commit: snapshot.commit.clone(),
+        index,
+        record,
+        named,
+    })
+}
+
+/// A load that failed on the records themselves (not on GitHub).
+pub type Loaded = Result<State, String>;
+
+pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Loaded, GitHubError> {
+    let snapshot = records::read(
+        &ctx.api,
+        &ctx.repo,
+        ctx.records_branch(),
+        wanted(pr, named.cloned()),
+    )
+    .await?;
+    Ok(state_of(&snapshot, pr, named))
+}
+
+/// Why a change was not written.
+#[derive(Debug)]
+pub enum Stop<E> {
+    /// The command's own refusal.
+    Refused(E),
+    /// This delivery is already in the history: its effects were written before.
+    AlreadyApplied,
+    /// The records are damaged: nothing may be written on top of them.
+    Damaged(String),
+}
+
+/// The files one applied transition writes: the record (JSON and Markdown) and, when it
+/// changed, the index; plus `extra` (a stored report).
+pub fn change_files(applied: &Applied, view: &ViewContext, extra: Vec<(String, String)>) -> Change {
+    let record = &applied.record;
+    let mut files = BTreeMap::new();
+    files.insert(record_path(&record.id), to_json(record));
+    let s = sections(Some(record), view);
+    files.insert(
+        format!("records/{}.md", record.id),
+        format!(
+            "# {} ({})\n\n{}\n\n{}\n\n{}\n",
+            record.id, record.work_unit, s.rounds, s.waivers, s.residual
+        ),
+    );
+    if let Some(index) = &applied.index {
+        files.insert("index.json".to_owned(), index.to_json());
+    }
+    files.extend(extra);
+    Change { files }
+}
+
+pub enum Applying<E> {
+    Done {
+        state: State,
+        commit: Option<CommitSha>,
+    },
+    Stopped(Stop<E>),
+}
+
+/// Commits what `decide` makes of the latest state. `decide` runs again on the new state
+/// after a ref conflict, so a command is never applied to a stale record.
+pub async fn apply<E>(
+    ctx: &Ctx,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+    message: &str,
+    decide: impl Fn(&State) -> Result<Change, Stop<E>>,
+) -> Result<Applying<E>, GitHubError> {
+    let outcome = records::commit_change(
+        &ctx.api,
+        &ctx.repo,
+        ctx.records_branch(),
+        message,
+        wanted(pr, named.cloned()),
+        |snapshot| {
+            let state = state_of(snapshot, pr, named).map_err(Stop::Damaged)?;
+            decide(&state)
+        },
+    )
+    .await?;
+    Ok(match outcome {
+        CommitOutcome::Committed {
+            commit, snapshot, ..
+        } => match state_of(&snapshot, pr, named) {
+            Ok(state) => Applying::Done {
+                state,
+                commit: Some(commit),
+            },
+            Err(e) => Applying::Stopped(Stop::Damaged(e)),
+        },
+        CommitOutcome::Unchanged { snapshot } => match state_of(&snapshot, pr, named) {
+            Ok(state) => Applying::Done {
+                commit: state.commit.clone(),
+                state,
+            },
+            Err(e) => Applying::Stopped(Stop::Damaged(e)),
+        },
+        CommitOutcome::Refused(stop) => Applying::Stopped(stop),
+    })
+}

@@ -1,0 +1,227 @@
+//! Rebuilding the views from the records: the PR-body sections and the check run.
+
+use serde_json::{json, Value};
+
+use crate::app::context::Ctx;
+use crate::app::store::State;
+use crate::engine::closing::closing_issues;
+use crate::engine::config::Assurance;
+use crate::engine::gate::{
+    combine, evaluate, CheckObservation, CheckStatus, Conclusion, GateInput, GateResult,
+};
+use crate::engine::record::Record;
+use crate::engine::views::check_run::{check_run, disabled, invalid_config, records_unavailable};
+use crate::engine::views::{
+    annotation_batches, sections, splice, Annotation, BodyStatus, CheckRunView, SpliceOutcome,
+};
+use crate::github::rest::{self, CheckRunInfo, Pull};
+use crate::github::GitHubError;
+use crate::ids::{CommitSha, PrNumber};
+
+/// Whether the check run is created anew (new head, accepted report, re-requested) or the
+/// current one updated (GitHub appends annotations on every update, so updates carry none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunMode {
+    Create,
+    Update,
+}
+
+pub fn observations(runs: &[CheckRunInfo], own: &str) -> Vec<CheckObservation> {
+    runs.iter()
+        .filter(|r| r.name != own)
+        .map(|r| CheckObservation {
+            name: r.name.clone(),
+            status: match r.status.as_str() {
+                "queued" | "requested" | "waiting" | "pending" => CheckStatus::Queued,
+                "in_progress" => CheckStatus::InProgress,
+                _ => CheckStatus::Completed,
+            },
+            conclusion: r.conclusion.clone(),
+        })
+        .collect()
+}
+
+fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, String> {
+    match state {
+        Err(e) => Err(e.clone()),
+        Ok(s) => match &s.record {
+            None => Ok(None),
+            Some(Ok(r)) => Ok(Some(r)),
+            Some(Err(e)) => Err(e.clone()),
+        },
+    }
+}
+
+/// The gate for one PR at its head.
+pub fn gate_for(
+    ctx: &Ctx,
+    operator_min: Assurance,
+    pull: &Pull,
+    state: &Result<State, String>,
+    checks: &[CheckObservation],
+) -> Option<GateResult> {
+    let config = ctx.config.as_ref().ok()?;
+    let head = CommitSha::new(pull.head_sha.clone()).ok()?;
+    let closing = closing_issues(&pull.body, &ctx.repo);
+    let records = record_of(state).map(|r| r.into_iter().collect::<Vec<_>>());
+    Some(evaluate(&GateInput {
+        config,
+        operator_min,
+        head: &head,
+        records,
+        closing_issues: &closing,
+        checks,
+    }))
+}
+
+/// Splices the sections into the PR's current body; patches only when it changed.
+pub async fn refresh_body(
+    ctx: &Ctx,
+    number: u64,
+    record: &Record,
+) -> Result<BodyStatus, GitHubError> {
+    let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let view = ctx.view();
+    let outcome = splice(
+        &fresh.body,
+        &sections(Some(record), &view),
+        &view.record_url(&record.id),
+    );
+    Ok(match outcome {
+        SpliceOutcome::Unchanged { summarized } => summary_status(summarized),
+        SpliceOutcome::Updated { body, summarized } => {
+            rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
+            summary_status(summarized)
+        }
+        SpliceOutcome::TooLong => BodyStatus::TooLong,
+    })
+}
+
+fn summary_status(summarized: bool) -> BodyStatus {
+    if summarized {
+        BodyStatus::Summarized
+    } else {
+        BodyStatus::Current
+    }
+}
+
+/// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
+/// are gated too: the check passes only when every one of them passes.
+pub async fn refresh(
+    ctx: &Ctx,
+    operator_min: Assurance,
+    bot_slug: &str,
+    pull: &Pull,
+    state: &Result<State, String>,
+    records_commit: Option<&CommitSha>,
+    mode: RunMode,
+    update_body: bool,
+) -> Result<(), GitHubError> {
+    let check_name = ctx
+        .config
+        .as_ref()
+        .map(|c| c.check_name.clone())
+        .unwrap_or_else(|_| "audit-gate".to_owned());
+    let (runs, sharing) = futures::try_join!(
+        rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha),
+        rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha),
+    )?;
+    let checks = observations(&runs, &check_name);
+    let record = record_of(state).ok().flatten();
+
+    let body_status = match (update_body, record) {
+        (true, Some(r)) => refresh_body(ctx, pull.number, r).await?,
+        _ => BodyStatus::Current,
+    };
+
+    let mut gate = gate_for(ctx, operator_min, pull, state, &checks);
+    let others: Vec<&Pull> = sharing.iter().filter(|p| p.number != pull.number).collect();
+    if let (Some(own), false) = (&gate, others.is_empty()) {
+        let mut results = vec![(PrNumber(pull.number), own.clone())];
+        for other in others {
+            let other_state = crate::app::store::load(ctx, PrNumber(other.number), None).await?;
+            if let Some(g) = gate_for(ctx, operator_min, other, &other_state, &checks) {
+                results.push((PrNumber(other.number), g));
+            }
+        }
+        gate = Some(combine(&results));
+    }
+
+    let view = match (&ctx.config, &gate, record_of(state)) {
+        (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
+        (Ok(c), _, _) if !c.enabled() => disabled(),
+        (Ok(_), Some(g), Ok(record)) => check_run(g, record, &ctx.view(), body_status),
+        (Ok(_), Some(_), Err(why)) => records_unavailable(&why),
+        (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),
+    };
+    publish(
+        ctx,
+        bot_slug,
+        &check_name,
+        &pull.head_sha,
+        &runs,
+        &view,
+        records_commit,
+        mode,
+    )
+    .await?;
+    Ok(())
+}
+
+fn annotation_json(a: &Annotation) -> Value {
+    json!({
+        "path": a.path, "start_line": a.start_line, "end_line": a.end_line,
+        "annotation_level": a.level.as_str(), "title": a.title, "message": a.message,
+    })
+}
+
+/// Creates or updates the check run named `check_name` on `head`.
+#[allow(clippy::too_many_arguments)]
+pub async fn publish(
+    ctx: &Ctx,
+    bot_slug: &str,
+    check_name: &str,
+    head: &str,
+    runs: &[CheckRunInfo],
+    view: &CheckRunView,
+    records_commit: Option<&CommitSha>,
+    mode: RunMode,
+) -> Result<(), GitHubError> {
+    let ours = runs.iter().find(|r| {
+        r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)
+    });
+    let mut body = json!({
+        "name": check_name,
+        "head_sha": head,
+        "output": { "title": view.title, "summary": view.summary, "text": view.text },
+    });
+    if let Some(commit) = records_commit {
+        body["external_id"] = json!(commit.as_str());
+    }
+    if view.conclusion == Conclusion::InProgress {
+        body["status"] = json!("in_progress");
+    } else {
+        body["status"] = json!("completed");
+        body["conclusion"] = json!(view.conclusion.as_str());
+        body["actions"] = json!([{ "label": "Re-run gate", "description": "Evaluate the audit gate again", "identifier": "rerun" }]);
+    }
+    match (mode, ours) {
+        (RunMode::Update, Some(existing)) => {
+            rest::update_check_run(&ctx.api, &ctx.repo, existing.id, &body).await?;
+        }
+        _ => {
+            let mut batches = annotation_batches(&view.annotations);
+            if let Some(first) = batches.next() {
+                body["output"]["annotations"] =
+                    Value::Array(first.iter().map(annotation_json).collect());
+            }
+            let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
+            for batch in batches {
+                let more = json!({ "output": { "title": view.title, "summary": view.summary,
+                    "annotations": batch.iter().map(annotation_json).collect::<Vec<_>>() } });
+                rest::update_check_run(&ctx.api, &ctx.repo, id, &more).await?;
+            }
+        }
+    }
+    Ok(())
+}

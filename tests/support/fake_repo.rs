@@ -1,0 +1,150 @@
+//! The fake's repository routes beyond git data: files of the default branch through the
+//! contents API (with ETags), check runs listed by commit, pull requests by commit, issues.
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use wiremock::ResponseTemplate;
+
+use super::fake::{reply, FakeGitHub, State, APP_SLUG};
+
+fn etag(text: &str) -> String {
+    format!(
+        "\"{}\"",
+        hex::encode(&Sha256::digest(text.as_bytes())[..10])
+    )
+}
+
+/// Answers the routes this module keeps, or `None` for the others.
+pub fn route(
+    state: &mut State,
+    method: &str,
+    segs: &[&str],
+    headers_if_none_match: Option<&str>,
+    body: &Value,
+) -> Option<ResponseTemplate> {
+    Some(match (method, segs) {
+        ("GET", ["repos", _o, _r, "contents", rest @ ..]) => {
+            let path = rest.join("/");
+            if let Some(text) = state.files.get(&path) {
+                let tag = etag(text);
+                if headers_if_none_match == Some(tag.as_str()) {
+                    return Some(ResponseTemplate::new(304));
+                }
+                let content = base64::Engine::encode(
+                    &base64::engine::general_purpose::STANDARD,
+                    text.as_bytes(),
+                );
+                reply(200, json!({"type": "file", "path": path, "name": rest.last(), "encoding": "base64", "content": content}))
+                    .insert_header("etag", tag.as_str())
+            } else {
+                let prefix = format!("{path}/");
+                let entries: Vec<Value> = state
+                    .files
+                    .keys()
+                    .filter_map(|k| k.strip_prefix(&prefix))
+                    .filter(|rest| !rest.contains('/'))
+                    .map(|name| json!({"type": "file", "name": name, "path": format!("{prefix}{name}")}))
+                    .collect();
+                if entries.is_empty() {
+                    reply(404, json!({"message": "Not Found"}))
+                } else {
+                    reply(200, Value::Array(entries))
+                }
+            }
+        }
+        ("GET", ["repos", _o, _r, "commits", sha, "check-runs"]) => {
+            // filter=latest: the newest run of each name.
+            let mut latest: Vec<Value> = Vec::new();
+            for run in state
+                .check_runs
+                .iter()
+                .rev()
+                .filter(|c| c.body["head_sha"] == *sha)
+            {
+                if !latest.iter().any(|l| l["name"] == run.body["name"]) {
+                    latest.push(run.body.clone());
+                }
+            }
+            reply(
+                200,
+                json!({"total_count": latest.len(), "check_runs": latest}),
+            )
+        }
+        ("GET", ["repos", _o, _r, "commits", sha, "pulls"]) => {
+            let list: Vec<Value> = state
+                .pulls
+                .values()
+                .filter(|p| p["head"]["sha"] == *sha)
+                .cloned()
+                .collect();
+            reply(200, Value::Array(list))
+        }
+        ("POST", ["repos", _o, _r, "issues"]) => {
+            let number = 500 + state.issues.len() as u64;
+            let mut issue = body.clone();
+            issue["number"] = json!(number);
+            state.issues.push(issue.clone());
+            reply(201, issue)
+        }
+        _ => return None,
+    })
+}
+
+impl FakeGitHub {
+    /// A file on the default branch, as the contents API serves it.
+    pub fn set_file(&self, path: &str, text: &str) {
+        self.state().files.insert(path.to_owned(), text.to_owned());
+    }
+
+    pub fn set_permission(&self, login: &str, role: &str) {
+        self.state()
+            .permissions
+            .insert(login.to_owned(), role.to_owned());
+    }
+
+    /// A check run of another app (CI) on `sha`.
+    pub fn add_ci_check(&self, sha: &str, name: &str, status: &str, conclusion: Option<&str>) {
+        let mut state = self.state();
+        let id = 90_000 + state.check_runs.len() as u64;
+        let body = json!({"id": id, "name": name, "head_sha": sha, "status": status, "conclusion": conclusion,
+                          "app": {"slug": "ci"}});
+        state.check_runs.push(super::fake::CheckRun { id, body });
+    }
+
+    /// Our check runs on `sha`, oldest first.
+    pub fn gate_runs(&self, sha: &str) -> Vec<Value> {
+        self.state()
+            .check_runs
+            .iter()
+            .filter(|c| c.body["head_sha"] == sha && c.body["app"]["slug"] == APP_SLUG)
+            .map(|c| c.body.clone())
+            .collect()
+    }
+
+    pub fn pull_body(&self, number: u64) -> String {
+        self.state().pulls[&number]["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    pub fn set_pull_head(&self, number: u64, sha: &str) {
+        self.state().pulls.get_mut(&number).unwrap()["head"]["sha"] = json!(sha);
+    }
+
+    pub fn close_pull(&self, number: u64, merged: bool) {
+        let mut s = self.state();
+        let pr = s.pulls.get_mut(&number).unwrap();
+        pr["state"] = json!("closed");
+        pr["merged"] = json!(merged);
+    }
+
+    pub fn comments_on(&self, issue: u64) -> Vec<String> {
+        self.state()
+            .comments
+            .iter()
+            .filter(|c| c.issue == issue)
+            .map(|c| c.body.clone())
+            .collect()
+    }
+}

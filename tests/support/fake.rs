@@ -64,6 +64,7 @@ pub struct State {
     /// Git data by repository `owner/name`.
     pub git: BTreeMap<String, GitRepo>,
     pub ref_moves: Vec<RefMove>,
+    pub hooks: super::fake_hooks::Hooks,
     next_id: u64,
 }
 
@@ -209,6 +210,7 @@ impl Respond for Router {
         let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
         let query = req.url.query().unwrap_or_default();
         let answer = super::fake_git::route(&mut state, &method, &segs, query, &body)
+            .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
             .unwrap_or_else(|| route(&mut state, &method, &segs, body));
         if let Some(pos) = state
             .lost_answers

@@ -5,4 +5,5 @@ pub mod deliveries;
 pub mod fake;
 pub mod fake_branches;
 pub mod fake_git;
+pub mod fake_hooks;
 pub mod harness;

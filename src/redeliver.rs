@@ -225,17 +225,15 @@ async fn list(
         report.pages += 1;
         let page: Vec<HookDelivery> = answer.json(LIST_ROUTE)?;
         let reached_cutoff = page.iter().any(|d| d.delivered_at <= cutoff);
-        let empty = page.is_empty();
         items.extend(page);
-        if reached_cutoff || empty {
+        if reached_cutoff {
             break;
         }
         next = answer
             .headers
             .get("link")
             .and_then(|v| v.to_str().ok())
-            .and_then(next_page)
-            .filter(|p| *p != path);
+            .and_then(next_page);
     }
     Ok(items)
 }
@@ -271,7 +269,11 @@ pub fn spawn(
 fn log(outcome: Result<SweepReport, GitHubError>) {
     match outcome {
         Ok(r) if r.asked.is_empty() && r.refused.is_empty() => {
-            tracing::debug!(listed = r.listed, pages = r.pages, "redelivery sweep: nothing failed");
+            tracing::debug!(
+                listed = r.listed,
+                pages = r.pages,
+                "redelivery sweep: nothing failed"
+            );
         }
         Ok(r) => {
             tracing::info!(listed = r.listed, asked = ?r.asked, refused = ?r.refused, "redelivery sweep");

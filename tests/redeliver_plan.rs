@@ -34,10 +34,18 @@ fn ok(id: u64, guid: &str, minutes: i64) -> HookDelivery {
 
 const DAYS3: i64 = 3 * 24 * 60;
 
+/// Name, listed attempts, ids already asked, ids the sweep should ask.
+type Case = (&'static str, Vec<HookDelivery>, Vec<u64>, Vec<u64>);
+
 #[test]
 fn plan_table() {
-    let cases: Vec<(&str, Vec<HookDelivery>, Vec<u64>, Vec<u64>)> = vec![
-        ("failed once is asked", vec![failed(1, "a", 10)], vec![], vec![1]),
+    let cases: Vec<Case> = vec![
+        (
+            "failed once is asked",
+            vec![failed(1, "a", 10)],
+            vec![],
+            vec![1],
+        ),
         (
             "failed twice asks with the latest attempt",
             vec![failed(1, "a", 30), failed(2, "a", 10)],
@@ -163,7 +171,10 @@ fn next_page_table() {
             r#"<https://api.github.com/app/hook/deliveries?per_page=100>; rel="prev""#,
             None,
         ),
-        (r#"<https://api.github.com/app/hook/deliveries>; rel="next""#, None),
+        (
+            r#"<https://api.github.com/app/hook/deliveries>; rel="next""#,
+            None,
+        ),
         (
             r#"<https://api.github.com/app/hook/deliveries?cursor=a b>; rel="next""#,
             None,

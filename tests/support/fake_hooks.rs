@@ -58,7 +58,12 @@ impl FakeGitHub {
 }
 
 /// Answers `/app/hook/deliveries...`; `None` for any other path.
-pub fn route(state: &mut State, method: &str, segs: &[&str], req: &Request) -> Option<ResponseTemplate> {
+pub fn route(
+    state: &mut State,
+    method: &str,
+    segs: &[&str],
+    req: &Request,
+) -> Option<ResponseTemplate> {
     match (method, segs) {
         ("GET", ["app", "hook", "deliveries"]) => Some(list(state, req)),
         ("POST", ["app", "hook", "deliveries", id, "attempts"]) => {
@@ -70,9 +75,7 @@ pub fn route(state: &mut State, method: &str, segs: &[&str], req: &Request) -> O
             state.hooks.redeliveries.push(id);
             Some(reply(202, json!({})))
         }
-        (_, ["app", "hook", "deliveries", ..]) => {
-            Some(reply(404, json!({"message": "Not Found"})))
-        }
+        (_, ["app", "hook", "deliveries", ..]) => Some(reply(404, json!({"message": "Not Found"}))),
         _ => None,
     }
 }
@@ -104,7 +107,10 @@ fn list(state: &mut State, req: &Request) -> ResponseTemplate {
     let mut answer = reply(200, Value::Array(page));
     if start + per_page < all.len() {
         let mut next = req.url.clone();
-        next.set_query(Some(&format!("per_page={per_page}&cursor=v1_{}", start + per_page)));
+        next.set_query(Some(&format!(
+            "per_page={per_page}&cursor=v1_{}",
+            start + per_page
+        )));
         answer = answer.insert_header("link", format!("<{next}>; rel=\"next\"").as_str());
     }
     answer

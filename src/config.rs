@@ -36,6 +36,9 @@ pub struct ServeArgs {
     /// standard or hardened; a repository can raise it, never lower it [env: AUDITLOOP_MIN_ASSURANCE]
     #[arg(long)]
     pub min_assurance: Option<String>,
+    /// Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables [env: AUDITLOOP_REDELIVER_INTERVAL] [default: 300]
+    #[arg(long)]
+    pub redeliver_interval: Option<String>,
 }
 
 /// Logging flags, shared by every subcommand.
@@ -98,6 +101,8 @@ pub struct ServeConfig {
     pub listen: SocketAddr,
     pub trust_store: Option<PathBuf>,
     pub min_assurance: Assurance,
+    /// Zero when redelivery sweeps are disabled.
+    pub redeliver_interval: std::time::Duration,
 }
 
 /// The App's PEM key. Debug never shows it.
@@ -276,6 +281,22 @@ impl ServeConfig {
             }
         };
 
+        let redeliver_interval = match pick(
+            args.redeliver_interval.clone(),
+            env,
+            &["AUDITLOOP_REDELIVER_INTERVAL"],
+        ) {
+            None => crate::redeliver::DEFAULT_INTERVAL,
+            Some(text) => text
+                .trim()
+                .parse()
+                .map(std::time::Duration::from_secs)
+                .map_err(|_| ConfigError::Invalid {
+                    setting: "AUDITLOOP_REDELIVER_INTERVAL",
+                    message: format!("{text:?} is not a number of seconds (0 disables)"),
+                })?,
+        };
+
         Ok(Self {
             app_id,
             private_key: PrivateKey(SecretString::from(pem)),
@@ -284,6 +305,7 @@ impl ServeConfig {
             listen,
             trust_store,
             min_assurance,
+            redeliver_interval,
         })
     }
 }

@@ -10,5 +10,6 @@ pub mod github;
 pub mod ids;
 pub mod metrics;
 pub mod records;
+pub mod redeliver;
 pub mod server;
 pub mod telemetry;

@@ -8,6 +8,7 @@ use crate::app::AuditApp;
 use crate::config::{ServeArgs, ServeConfig};
 use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use crate::metrics::Metrics;
+use crate::redeliver;
 use crate::server::{serve, AppState};
 
 pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
@@ -50,8 +51,17 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
         },
         metrics.clone(),
     )?;
-    let app = AuditApp::new(Arc::new(github));
+    let github = Arc::new(github);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let sweeper = (!config.redeliver_interval.is_zero())
+        .then(|| redeliver::spawn(github.clone(), config.redeliver_interval, stopped));
+    let app = AuditApp::new(github);
     let state = AppState::new(config.webhook_secrets.clone(), metrics, Arc::new(app));
-    serve(config.listen, state).await?;
+    let served = serve(config.listen, state).await;
+    let _ = stop.send(true);
+    if let Some(sweeper) = sweeper {
+        let _ = sweeper.await;
+    }
+    served?;
     Ok(())
 }

@@ -68,6 +68,7 @@ pub struct State {
     pub files: BTreeMap<String, String>,
     /// Issues opened through the API.
     pub issues: Vec<Value>,
+    pub hooks: super::fake_hooks::Hooks,
     next_id: u64,
 }
 
@@ -221,6 +222,7 @@ impl Respond for Router {
             .or_else(|| {
                 super::fake_repo::route(&mut state, &method, &segs, if_none_match.as_deref(), &body)
             })
+            .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
             .unwrap_or_else(|| route(&mut state, &method, &segs, body));
         if let Some(pos) = state
             .lost_answers

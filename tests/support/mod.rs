@@ -6,4 +6,5 @@ pub mod fake;
 pub mod fake_branches;
 pub mod fake_git;
 pub mod fake_repo;
+pub mod fake_hooks;
 pub mod harness;

@@ -1,0 +1,283 @@
+//! Redelivery of failed webhook deliveries. GitHub never redelivers by itself, so the app
+//! periodically lists its recent deliveries with the App JWT and asks once more for each
+//! delivery (`guid`) whose latest attempt failed, up to three attempts in all.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use serde::Deserialize;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::github::{Api, Call, GitHubApp, GitHubError};
+
+/// GitHub keeps deliveries, and accepts redelivery requests, for this long.
+pub const WINDOW_DAYS: i64 = 3;
+/// Attempts per delivery, the first one included, after which the app gives up.
+pub const MAX_ATTEMPTS: usize = 3;
+/// The sweep interval operators get unless they set one.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(300);
+/// How many redelivery requests a sweep state remembers.
+pub const REMEMBERED: usize = 10_000;
+/// A bound on pages per sweep, so a cursor that never ends cannot loop forever.
+pub const MAX_PAGES: usize = 50;
+
+const LIST_ROUTE: &str = "GET /app/hook/deliveries";
+const ATTEMPT_ROUTE: &str = "POST /app/hook/deliveries/{delivery_id}/attempts";
+const LIST_PATH: &str = "/app/hook/deliveries";
+
+/// One delivery attempt as `GET /app/hook/deliveries` lists it; a redelivery keeps the
+/// `guid` and gets a new `id`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct HookDelivery {
+    pub id: u64,
+    pub guid: String,
+    pub delivered_at: DateTime<Utc>,
+    #[serde(default)]
+    pub redelivery: bool,
+    pub status: String,
+    pub status_code: u16,
+    pub event: String,
+    #[serde(default)]
+    pub action: Option<String>,
+}
+
+impl HookDelivery {
+    /// GitHub's own reading: a 2xx answer that it recorded as `OK`.
+    pub fn succeeded(&self) -> bool {
+        (200..300).contains(&self.status_code) && self.status == "OK"
+    }
+}
+
+fn window() -> TimeDelta {
+    TimeDelta::days(WINDOW_DAYS)
+}
+
+/// The attempt ids to ask GitHub to redeliver: for each `guid` with no successful attempt,
+/// fewer than `MAX_ATTEMPTS` attempts, and a latest attempt within the window that was not
+/// already asked about, that latest attempt. One id per guid, in ascending order.
+pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<u64>) -> Vec<u64> {
+    let cutoff = now - window();
+    // Pages can overlap when deliveries arrive mid-listing: count each attempt once.
+    let mut by_guid: BTreeMap<&str, BTreeMap<u64, &HookDelivery>> = BTreeMap::new();
+    for item in items {
+        by_guid
+            .entry(item.guid.as_str())
+            .or_default()
+            .insert(item.id, item);
+    }
+    let mut ids: Vec<u64> = by_guid
+        .values()
+        .filter(|attempts| attempts.len() < MAX_ATTEMPTS)
+        .filter(|attempts| !attempts.values().any(|a| a.succeeded()))
+        .filter_map(|attempts| {
+            attempts
+                .values()
+                .max_by_key(|a| (a.delivered_at, a.id))
+                .copied()
+        })
+        .filter(|latest| latest.delivered_at > cutoff)
+        .filter(|latest| !already_asked.contains(&latest.id))
+        .map(|latest| latest.id)
+        .collect();
+    ids.sort_unstable();
+    ids
+}
+
+/// The relative path of the `rel="next"` page of a `Link` header, if there is one. Only the
+/// query is kept from GitHub's absolute URL: the client joins its own base (and the
+/// Enterprise path prefix), and credentials are never sent to a host named by a header.
+pub fn next_page(link: &str) -> Option<String> {
+    link.split(',').find_map(|part| {
+        let mut pieces = part.split(';');
+        let target = pieces.next()?.trim();
+        let is_next = pieces.any(|p| {
+            let p = p.trim();
+            p == "rel=\"next\"" || p == "rel=next"
+        });
+        if !is_next {
+            return None;
+        }
+        let url = target.strip_prefix('<')?.strip_suffix('>')?;
+        let (_, query) = url.split_once('?')?;
+        let query = query.split('#').next().unwrap_or_default();
+        let safe = !query.is_empty()
+            && query
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~%&=+".contains(&b));
+        safe.then(|| format!("{LIST_PATH}?{query}"))
+    })
+}
+
+/// What the app has asked GitHub to redeliver, bounded in size and age, so a sweep that
+/// runs before GitHub records the new attempt does not ask again.
+#[derive(Debug)]
+pub struct SweepState {
+    asked: HashSet<u64>,
+    order: VecDeque<(DateTime<Utc>, u64)>,
+    capacity: usize,
+}
+
+impl Default for SweepState {
+    fn default() -> Self {
+        Self::with_capacity(REMEMBERED)
+    }
+}
+
+impl SweepState {
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            asked: HashSet::new(),
+            order: VecDeque::new(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    pub fn asked(&self) -> &HashSet<u64> {
+        &self.asked
+    }
+
+    /// Remembers `id`, forgetting the oldest entries beyond the capacity.
+    pub fn remember(&mut self, id: u64, now: DateTime<Utc>) {
+        if self.asked.insert(id) {
+            self.order.push_back((now, id));
+        }
+        while self.order.len() > self.capacity {
+            self.forget_oldest();
+        }
+    }
+
+    /// Forgets requests older than the window: GitHub would not redeliver them anyway.
+    pub fn prune(&mut self, now: DateTime<Utc>) {
+        let cutoff = now - window();
+        while self.order.front().is_some_and(|(at, _)| *at <= cutoff) {
+            self.forget_oldest();
+        }
+    }
+
+    fn forget_oldest(&mut self) {
+        if let Some((_, id)) = self.order.pop_front() {
+            self.asked.remove(&id);
+        }
+    }
+}
+
+/// What one sweep saw and did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SweepReport {
+    pub pages: usize,
+    pub listed: usize,
+    /// Attempt ids GitHub accepted to redeliver.
+    pub asked: Vec<u64>,
+    /// Attempt ids GitHub refused to redeliver, with its answer.
+    pub refused: Vec<(u64, String)>,
+}
+
+/// Lists the deliveries of the last `WINDOW_DAYS` and asks once more for each failed one.
+/// A refusal of one redelivery is reported and the sweep goes on; a listing that fails, or
+/// a request that gets no answer, ends the sweep with the error.
+pub async fn sweep(
+    api: &Api,
+    state: &mut SweepState,
+    now: DateTime<Utc>,
+) -> Result<SweepReport, GitHubError> {
+    state.prune(now);
+    let mut report = SweepReport::default();
+    let items = list(api, now, &mut report).await?;
+    report.listed = items.len();
+    for id in plan(&items, now, state.asked()) {
+        let call = Call::new(
+            http::Method::POST,
+            ATTEMPT_ROUTE,
+            format!("{LIST_PATH}/{id}/attempts"),
+        );
+        // Not remembered without an answer: the next sweep asks again, and a redelivery
+        // that did happen twice is answered as already handled (same delivery id).
+        let answer = api.send(call).await?;
+        state.remember(id, now);
+        if answer.is_success() {
+            report.asked.push(id);
+        } else {
+            let refusal = crate::github::api::status_error(ATTEMPT_ROUTE, &answer);
+            report.refused.push((id, refusal.to_string()));
+        }
+    }
+    Ok(report)
+}
+
+/// Pages newest first through the deliveries, stopping at the first page that reaches
+/// past the window.
+async fn list(
+    api: &Api,
+    now: DateTime<Utc>,
+    report: &mut SweepReport,
+) -> Result<Vec<HookDelivery>, GitHubError> {
+    let cutoff = now - window();
+    let mut items = Vec::new();
+    let mut next = Some(format!("{LIST_PATH}?per_page=100"));
+    while let Some(path) = next.take() {
+        if report.pages >= MAX_PAGES {
+            break;
+        }
+        let answer = api.send_ok(Call::get(LIST_ROUTE, path.as_str())).await?;
+        report.pages += 1;
+        let page: Vec<HookDelivery> = answer.json(LIST_ROUTE)?;
+        let reached_cutoff = page.iter().any(|d| d.delivered_at <= cutoff);
+        items.extend(page);
+        if reached_cutoff {
+            break;
+        }
+        next = answer
+            .headers
+            .get("link")
+            .and_then(|v| v.to_str().ok())
+            .and_then(next_page);
+    }
+    Ok(items)
+}
+
+/// Runs `sweep` every `every` (the first right away, to catch up on failures while the
+/// app was down) until `shutdown` turns true or its sender is dropped. Errors are logged.
+pub fn spawn(
+    github: Arc<GitHubApp>,
+    every: Duration,
+    mut shutdown: watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    // `interval` rejects a zero period; callers disable the sweep by not spawning it.
+    let every = every.max(Duration::from_secs(1));
+    tokio::spawn(async move {
+        let mut state = SweepState::default();
+        let mut ticker = tokio::time::interval(every);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            // `wait_for` also returns once the sender is gone, which stops the sweep too.
+            tokio::select! {
+                _ = ticker.tick() => {}
+                _ = shutdown.wait_for(|stop| *stop) => break,
+            }
+            let api = github.app_api(None);
+            tokio::select! {
+                outcome = sweep(&api, &mut state, Utc::now()) => log(outcome),
+                _ = shutdown.wait_for(|stop| *stop) => break,
+            }
+        }
+    })
+}
+
+fn log(outcome: Result<SweepReport, GitHubError>) {
+    match outcome {
+        Ok(r) if r.asked.is_empty() && r.refused.is_empty() => {
+            tracing::debug!(
+                listed = r.listed,
+                pages = r.pages,
+                "redelivery sweep: nothing failed"
+            );
+        }
+        Ok(r) => {
+            tracing::info!(listed = r.listed, asked = ?r.asked, refused = ?r.refused, "redelivery sweep");
+        }
+        Err(e) => tracing::warn!(error = %e, "redelivery sweep failed"),
+    }
+}

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::app::AuditApp;
+use crate::engine::receipt::TrustStore;
 use crate::config::{ServeArgs, ServeConfig};
 use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use crate::metrics::Metrics;
@@ -40,6 +41,15 @@ pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
 
 /// Builds the app from a resolved configuration and serves until a shutdown signal.
 pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
+    let trust = match &config.trust_store {
+        None => TrustStore::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("AUDITLOOP_TRUST_STORE: cannot read {}: {e}", path.display()))?;
+            TrustStore::from_toml(&text)
+                .map_err(|e| anyhow::anyhow!("AUDITLOOP_TRUST_STORE: {}: {e}", path.display()))?
+        }
+    };
     let metrics = Metrics::new();
     let github = GitHubApp::new(
         GitHubSettings {
@@ -55,7 +65,7 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let sweeper = (!config.redeliver_interval.is_zero())
         .then(|| redeliver::spawn(github.clone(), config.redeliver_interval, stopped));
-    let app = AuditApp::new(github);
+    let app = AuditApp::with_policy(github, trust, config.min_assurance);
     let state = AppState::new(config.webhook_secrets.clone(), metrics, Arc::new(app));
     let served = serve(config.listen, state).await;
     let _ = stop.send(true);

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use auditloop::app::AuditApp;
+use auditloop::engine::config::Assurance;
+use auditloop::engine::receipt::TrustStore;
 use auditloop::config::{PrivateKey, WebhookSecrets};
 use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use auditloop::metrics::Metrics;
@@ -37,6 +39,11 @@ impl TestApp {
 
     /// Serves with `secrets` (comma-separated, as operators configure them).
     pub async fn start_with(github: &FakeGitHub, secrets: &str) -> Self {
+        Self::start_full(github, secrets, TrustStore::default(), Assurance::Standard).await
+    }
+
+    /// Serves with an operator trust store and minimum assurance.
+    pub async fn start_full(github: &FakeGitHub, secrets: &str, trust: TrustStore, min: Assurance) -> Self {
         let metrics = Metrics::new();
         let gh = GitHubApp::new(
             GitHubSettings {
@@ -56,7 +63,7 @@ impl TestApp {
         let state = AppState::new(
             WebhookSecrets::parse(secrets).unwrap(),
             metrics,
-            Arc::new(AuditApp::new(Arc::new(gh))),
+            Arc::new(AuditApp::with_policy(Arc::new(gh), trust, min)),
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

@@ -1,6 +1,7 @@
 //! The test kit shared by the end-to-end tests.
 #![allow(dead_code)]
 
+pub mod audit;
 pub mod deliveries;
 pub mod fake;
 pub mod fake_branches;

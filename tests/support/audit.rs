@@ -1,0 +1,97 @@
+//! Builders for end-to-end audit loops: comments, reports, and the records branch to read.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::deliveries::{pr_comment, pull_request, REPO};
+use super::fake::FakeGitHub;
+use super::harness::TestApp;
+
+pub const BRANCH: &str = "auditloop-records";
+pub const SHA1: &str = "1111111111111111111111111111111111111111";
+pub const SHA2: &str = "2222222222222222222222222222222222222222";
+
+/// The valid report fixture, bound to `AUD-<n>` of PR `pr` on `sha`, with `verdict`.
+pub fn report(audit: &str, pr: u64, sha: &str, invocation: &str, verdict: &str) -> Value {
+    let text = std::fs::read_to_string(format!("{}/tests/fixtures/reports/valid.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["audit_id"] = json!(audit);
+    v["work_unit"] = json!(format!("pr:{pr}"));
+    v["candidate_artifact"] = json!(format!("commit:{sha}"));
+    v["covered_tasks"] = json!(["#12"]);
+    v["invocation"]["ref"] = json!(invocation);
+    v["verdict"] = json!(verdict);
+    if verdict.starts_with("certified") {
+        for f in v["findings"].as_array_mut().unwrap() {
+            f["blocking"] = json!(false);
+        }
+    }
+    v
+}
+
+pub fn report_comment(report: &Value) -> String {
+    format!("/audit report\n\n```json\n{}\n```\n", serde_json::to_string_pretty(report).unwrap())
+}
+
+pub struct Loop {
+    pub gh: FakeGitHub,
+    pub app: TestApp,
+    next: u32,
+}
+
+impl Loop {
+    /// A repository with PR `pr` open on SHA1 by `alice`, closing #12; `alice` can write,
+    /// `maint` maintains, `reader` reads.
+    pub async fn start(pr: u64) -> Self {
+        let gh = FakeGitHub::start().await;
+        gh.add_pull(pr, SHA1, "Adds webhook replay protection.\n\nCloses #12\n", "alice");
+        gh.set_permission("alice", "write");
+        gh.set_permission("maint", "maintain");
+        gh.set_permission("reader", "read");
+        let app = TestApp::start(&gh).await;
+        Self { gh, app, next: 0 }
+    }
+
+    fn id(&mut self) -> String {
+        self.next += 1;
+        format!("loop-{}", self.next)
+    }
+
+    /// Delivers a comment and returns the delivery id used.
+    pub async fn comment(&mut self, pr: u64, login: &str, body: &str) -> String {
+        let id = self.id();
+        let r = self.app.deliver("issue_comment", &id, &pr_comment(pr, login, body)).await;
+        assert_eq!(r.status(), 200, "{body}: {}", r.text().await.unwrap());
+        id
+    }
+
+    pub async fn pull_event(&mut self, action: &str, pr: u64, sha: &str) {
+        let id = self.id();
+        let mut payload = pull_request(action, pr, sha);
+        payload["pull_request"]["body"] = json!(self.gh.pull_body(pr));
+        let r = self.app.deliver("pull_request", &id, &payload).await;
+        assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+
+    pub fn files(&self) -> BTreeMap<String, String> {
+        self.gh.branch_files(REPO, BRANCH)
+    }
+
+    pub fn record(&self, id: &str) -> Value {
+        serde_json::from_str(&self.files()[&format!("records/{id}.json")]).unwrap()
+    }
+
+    pub fn refusals(&self, pr: u64) -> Vec<String> {
+        self.gh.comments_on(pr).into_iter().filter(|c| c.starts_with("auditloop: refused")).collect()
+    }
+
+    pub fn reactions(&self) -> usize {
+        self.gh.state().reactions.len()
+    }
+
+    /// The latest `audit-gate` run on `sha`.
+    pub fn gate(&self, sha: &str) -> Value {
+        self.gh.gate_runs(sha).last().cloned().unwrap_or(Value::Null)
+    }
+}

@@ -238,3 +238,20 @@ fn condition_9_grade_meets_assurance() {
         ("no grade", |s| s.record().certification_grade = None, Fail, "no certified grade yet"),
     ]);
 }
+
+#[test]
+fn condition_6_a_later_veto_does_not_lift_an_earlier_one() {
+    run_table(
+        6,
+        &[(
+            "vetoed from round 1, then again from round 3",
+            |s| {
+                with_findings(s, vec![finding("A-02", Some("webhook-replay"), false)]);
+                s.push(veto("webhook-replay", 1));
+                s.push(veto("webhook-replay", 3));
+            },
+            Fail,
+            "A-02 (key webhook-replay) is under a veto since round 1",
+        )],
+    );
+}

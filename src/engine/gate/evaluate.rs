@@ -4,7 +4,6 @@
 use super::chain::structural_problem;
 use super::condition::{fail, pass, title};
 use super::evidence::evidence_for_head;
-use super::history::last_run;
 use super::input::GateInput;
 use super::model::{Conclusion, Condition, GateResult, Outcome};
 use super::record_conditions::{
@@ -176,7 +175,7 @@ fn headline(
     if record.audit_state == AuditState::Blocked {
         return "Audit budget exhausted".into();
     }
-    let Some(run) = last_run(record) else {
+    let Some(run) = record.latest_run() else {
         return "Awaiting the first audit report".into();
     };
     let blocking = run.findings.iter().filter(|f| f.blocking).count();

@@ -6,7 +6,6 @@ mod combine;
 mod condition;
 mod evaluate;
 mod evidence;
-mod history;
 mod input;
 pub mod model;
 mod record_conditions;

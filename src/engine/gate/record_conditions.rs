@@ -3,7 +3,6 @@
 use std::collections::BTreeSet;
 
 use super::condition::{fail, from_problems, pass, task_list};
-use super::history::{last_run, runs_used};
 use super::model::Condition;
 use crate::engine::config::RepoConfig;
 use crate::engine::record::{AuditState, Record};
@@ -77,7 +76,7 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
 
 /// Condition 4: `latest_verdict` certifies and `audit_state` is `certified`.
 pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition {
-    let used = runs_used(record);
+    let used = record.runs_used();
     let budget = record.audit_budget;
     let verdict = record.latest_verdict.map(|v| v.as_str()).unwrap_or("none");
     let certifies = record.latest_verdict.is_some_and(|v| v.certifies());
@@ -129,7 +128,7 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
             ),
         );
     }
-    let Some(run) = last_run(record) else {
+    let Some(run) = record.latest_run() else {
         return fail(5, "a certification is recorded but no run backs it");
     };
     let mut problems = Vec::new();

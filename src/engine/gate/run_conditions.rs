@@ -5,10 +5,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::condition::{fail, from_problems, pass};
-use super::history::{accepted_by, human_login, last_run, veto_in_force};
 use super::model::Condition;
 use crate::engine::config::{Assurance, RepoConfig};
 use crate::engine::record::{Grade, LimitationSummary, Record};
+use crate::ids::Login;
 
 static DECISION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^D-[1-9][0-9]*$").expect("valid decision regex"));
@@ -17,7 +17,7 @@ static DECISION: LazyLock<Regex> =
 /// under a veto in force. Waivers and dispositions do not change this by themselves
 /// (CONTRACT §6).
 pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
-    let Some(run) = last_run(record) else {
+    let Some(run) = record.latest_run() else {
         return fail(6, "no report yet, so no run to check for blocking findings");
     };
     let mut problems = Vec::new();
@@ -38,7 +38,7 @@ pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
     }
     for finding in &run.findings {
         let Some(key) = &finding.key else { continue };
-        if let Some(veto) = veto_in_force(record, key, run.run) {
+        if let Some(veto) = record.veto_on(key, run.run) {
             problems.push(format!(
                 "{} (key {key}) is under a veto since round {}; it must be fixed",
                 finding.id, veto.effective_from_round
@@ -58,7 +58,7 @@ pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
 /// Condition 7: every limitation of the last run has a typed authority that holds: `D-<n>`, or
 /// `human: LOGIN` where LOGIN accepted that limitation's key in the history.
 pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
-    let Some(run) = last_run(record) else {
+    let Some(run) = record.latest_run() else {
         return fail(7, "no report yet, so no limitations to check");
     };
     if run.limitations.is_empty() {
@@ -93,7 +93,7 @@ fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<
         return None;
     }
     match human_login(authority) {
-        Some(login) if accepted_by(record, key, &login) => None,
+        Some(login) if record.accepted_by(key, &login) => None,
         Some(login) => Some(format!(
             "{id} cites human: {login}, but no acceptance of key {key} by {login} is recorded"
         )),
@@ -101,6 +101,13 @@ fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<
             "{id}'s authority {authority:?} is neither `human: LOGIN` nor `D-<n>`"
         )),
     }
+}
+
+/// `human: LOGIN` → LOGIN, when LOGIN is a valid login.
+fn human_login(authority: &str) -> Option<Login> {
+    authority
+        .strip_prefix("human: ")
+        .and_then(|login| Login::new(login).ok())
 }
 
 /// Condition 9: the certification's grade meets the effective assurance.

@@ -11,5 +11,5 @@ pub use chain::{event_digest, next_prev, typed_event_digest, verify_chain, Chain
 pub use index::Index;
 pub use load::{load_record, to_json, StructuralError};
 pub use model::*;
-pub use query::{has_delivery, AcceptedKey};
+pub use query::{has_delivery, AcceptedKey, LatestLimitation, Waived};
 pub use replay::{canonical_tasks, replay, Derived, ReplayError};

@@ -1,11 +1,14 @@
-//! Questions the views, the gate and the transitions ask of a record's history.
+//! Questions the views, the gate and the transitions ask of a record's history: the one
+//! definition of a run, a disposition in force, a contested finding, a veto in force and
+//! an accepted limitation.
 
 use std::collections::BTreeMap;
 
 use super::model::{
-    Disposition, DispositionKind, Event, EventKind, FindingSummary, Record, ReportRun, Veto, Waiver,
+    Disposition, DispositionKind, Event, EventKind, FindingRef, FindingSummary, InvocationFailure,
+    LimitationSummary, Record, ReportRun, Veto, Waiver,
 };
-use crate::ids::{DeliveryId, FindingId, FindingKey, LimitationId};
+use crate::ids::{DeliveryId, FindingId, FindingKey, LimitationId, Login};
 
 /// A limitation key a human accepted (`/audit resolve L-NN`), with that human's authority.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,9 +22,29 @@ pub struct AcceptedKey {
     pub actor: crate::ids::Login,
 }
 
+/// One waived finding (a waiver event may name several).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waived<'a> {
+    pub waiver: &'a Waiver,
+    pub finding: &'a FindingRef,
+}
+
+/// A limitation of the latest run and the authority it stands on: the report's own, or
+/// else the latest human acceptance of its key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatestLimitation<'a> {
+    pub limitation: &'a LimitationSummary,
+    pub run: u32,
+    pub authority: Option<String>,
+}
+
 /// True when an event of this delivery is already in the history (redelivery).
 pub fn has_delivery(record: &Record, delivery: &DeliveryId) -> bool {
     record.history.iter().any(|e| &e.delivery == delivery)
+}
+
+fn same_finding(a: &FindingRef, b: &FindingRef) -> bool {
+    a.run == b.run && a.id == b.id
 }
 
 impl Record {
@@ -29,12 +52,17 @@ impl Record {
         self.history.iter().map(|e: &Event| &e.kind)
     }
 
-    /// Every run (accepted report), in order.
-    pub fn runs(&self) -> impl Iterator<Item = &ReportRun> {
-        self.kinds().filter_map(|k| match k {
-            EventKind::Report(r) => Some(r),
+    /// Every run (accepted report) with the event that recorded it, in order.
+    pub fn run_events(&self) -> impl Iterator<Item = (&Event, &ReportRun)> {
+        self.history.iter().filter_map(|e| match &e.kind {
+            EventKind::Report(r) => Some((e, r)),
             _ => None,
         })
+    }
+
+    /// Every run (accepted report), in order.
+    pub fn runs(&self) -> impl Iterator<Item = &ReportRun> {
+        self.run_events().map(|(_, r)| r)
     }
 
     /// Accepted reports, certifying or not (§10). Invocation failures do not count.
@@ -50,26 +78,59 @@ impl Record {
         self.runs().last()
     }
 
+    /// The run numbered `run`.
+    pub fn run(&self, run: u32) -> Option<&ReportRun> {
+        self.runs().find(|r| r.run == run)
+    }
+
+    /// The finding `id` as run `run` reported it.
+    pub fn finding(&self, run: u32, id: &FindingId) -> Option<&FindingSummary> {
+        self.run(run)?.findings.iter().find(|f| &f.id == id)
+    }
+
     /// A finding of the latest run, by id.
     pub fn latest_finding(&self, id: &FindingId) -> Option<&FindingSummary> {
         self.latest_run()?.findings.iter().find(|f| &f.id == id)
     }
 
+    /// Recorded invocation failures (they use no budget), with their events.
+    pub fn invocation_failures(&self) -> impl Iterator<Item = (&Event, &InvocationFailure)> {
+        self.history.iter().filter_map(|e| match &e.kind {
+            EventKind::InvocationFailure(f) => Some((e, f)),
+            _ => None,
+        })
+    }
+
+    /// Every veto given. None is ever lifted, so each stays in force from its round on.
+    pub fn vetoes(&self) -> impl Iterator<Item = &Veto> {
+        self.kinds().filter_map(|k| match k {
+            EventKind::Veto(v) => Some(v),
+            _ => None,
+        })
+    }
+
     /// Vetoes in force for run `run`: those effective from that round or earlier.
     pub fn vetoes_in_force(&self, run: u32) -> Vec<&Veto> {
-        self.kinds()
-            .filter_map(|k| match k {
-                EventKind::Veto(v) if v.effective_from_round <= run => Some(v),
-                _ => None,
-            })
+        self.vetoes()
+            .filter(|v| v.effective_from_round <= run)
             .collect()
     }
 
-    /// The veto in force for `run` on `key`, if any.
+    /// The veto in force for `run` on `key`, if any: the first given that is in force.
     pub fn veto_on(&self, key: &FindingKey, run: u32) -> Option<&Veto> {
-        self.vetoes_in_force(run)
-            .into_iter()
-            .find(|v| &v.key == key)
+        self.vetoes()
+            .find(|v| &v.key == key && v.effective_from_round <= run)
+    }
+
+    /// One veto per vetoed key, the latest given, in the order they were given: what the
+    /// record shows as standing. Whether a key is in force for a run is [`Self::veto_on`].
+    pub fn latest_vetoes(&self) -> Vec<&Veto> {
+        let mut out: Vec<&Veto> = Vec::new();
+        for v in self.vetoes() {
+            out.retain(|old| old.key != v.key);
+            out.push(v);
+        }
+        out
     }
 
     pub fn waivers(&self) -> Vec<&Waiver> {
@@ -81,6 +142,20 @@ impl Record {
             .collect()
     }
 
+    /// Every waived finding, in history order.
+    pub fn waived(&self) -> Vec<Waived<'_>> {
+        self.waivers()
+            .into_iter()
+            .flat_map(|waiver| {
+                waiver
+                    .findings
+                    .iter()
+                    .map(move |finding| Waived { waiver, finding })
+            })
+            .collect()
+    }
+
+    /// Every disposition given, including any a later one replaced.
     pub fn dispositions(&self) -> impl Iterator<Item = &Disposition> {
         self.kinds().filter_map(|k| match k {
             EventKind::Disposition(d) => Some(d),
@@ -88,55 +163,78 @@ impl Record {
         })
     }
 
-    /// The disposition of each finding of the latest run (one at most per finding).
+    /// The disposition in force for each finding (one per finding, CONTRACT §6): the last
+    /// given for that run and id, with its position in the history, in history order.
+    fn dispositions_in_force_at(&self) -> Vec<(usize, &Disposition)> {
+        let mut out: Vec<(usize, &Disposition)> = Vec::new();
+        for (at, event) in self.history.iter().enumerate() {
+            if let EventKind::Disposition(d) = &event.kind {
+                out.retain(|(_, old)| !same_finding(&old.finding, &d.finding));
+                out.push((at, d));
+            }
+        }
+        out
+    }
+
+    /// The disposition in force for each finding of every run, in history order.
+    pub fn dispositions_in_force(&self) -> Vec<&Disposition> {
+        self.dispositions_in_force_at()
+            .into_iter()
+            .map(|(_, d)| d)
+            .collect()
+    }
+
+    /// The disposition in force of each finding of the latest run.
     pub fn latest_dispositions(&self) -> BTreeMap<FindingId, &Disposition> {
         let Some(run) = self.latest_run().map(|r| r.run) else {
             return BTreeMap::new();
         };
-        self.dispositions()
+        self.dispositions_in_force()
+            .into_iter()
             .filter(|d| d.finding.run == run)
             .map(|d| (d.finding.id.clone(), d))
             .collect()
     }
 
-    /// True when a human resolved the rejected finding `d`: a finding resolution of the
-    /// same finding, or of the same key in the same or a later run.
-    fn rejection_resolved(&self, d: &Disposition) -> bool {
-        self.kinds().any(|k| match k {
+    /// True when a run after the rejected finding's no longer reports its key: the
+    /// auditor dropped it. A finding without a key is not tracked past its own run.
+    fn rejection_dropped(&self, finding: &FindingRef) -> bool {
+        self.runs().filter(|r| r.run > finding.run).any(|r| {
+            !finding
+                .key
+                .as_ref()
+                .is_some_and(|k| r.findings.iter().any(|f| f.key.as_ref() == Some(k)))
+        })
+    }
+
+    /// True when a human resolved the rejection at history position `at`: a finding
+    /// resolution recorded after it, of the same finding or of its key.
+    fn rejection_resolved(&self, at: usize, finding: &FindingRef) -> bool {
+        self.history.iter().skip(at).any(|e| match &e.kind {
             EventKind::Resolution(r) => r.finding.as_ref().is_some_and(|f| {
-                (f.run == d.finding.run && f.id == d.finding.id)
-                    || (f.run >= d.finding.run && f.key.is_some() && f.key == d.finding.key)
+                same_finding(f, finding) || (f.key.is_some() && f.key == finding.key)
             }),
             _ => false,
         })
     }
 
-    /// Rejected findings still contested: not resolved by a human, and still reported in
-    /// the latest run (the same finding, or its key). One entry per key, the latest.
+    /// Rejected findings still contested (CONTRACT §6, seed 000 §7): the disposition in
+    /// force is `reject`, no later run has dropped the key, and no human resolved it since.
+    /// One entry per key (the latest rejection), in history order.
     pub fn contested(&self) -> Vec<&Disposition> {
-        let Some(latest) = self.latest_run() else {
-            return Vec::new();
-        };
-        let mut by_key: BTreeMap<String, &Disposition> = BTreeMap::new();
-        for d in self.dispositions() {
-            if d.disposition != DispositionKind::Reject || self.rejection_resolved(d) {
+        let mut out: Vec<&Disposition> = Vec::new();
+        for (at, d) in self.dispositions_in_force_at() {
+            if d.disposition != DispositionKind::Reject
+                || self.rejection_dropped(&d.finding)
+                || self.rejection_resolved(at, &d.finding)
+            {
                 continue;
             }
-            let still_reported = d.finding.run == latest.run
-                || d.finding
-                    .key
-                    .as_ref()
-                    .is_some_and(|key| latest.findings.iter().any(|f| f.key.as_ref() == Some(key)));
-            if still_reported {
-                let slot = match &d.finding.key {
-                    Some(key) => format!("key:{key}"),
-                    None => format!("id:{}:{}", d.finding.run, d.finding.id),
-                };
-                by_key.insert(slot, d);
+            if d.finding.key.is_some() {
+                out.retain(|old| old.finding.key != d.finding.key);
             }
+            out.push(d);
         }
-        let mut out: Vec<&Disposition> = by_key.into_values().collect();
-        out.sort_by(|a, b| (a.finding.run, &a.finding.id).cmp(&(b.finding.run, &b.finding.id)));
         out
     }
 
@@ -170,6 +268,41 @@ impl Record {
                     authority: a.authority.clone(),
                     actor: e.actor.clone(),
                 })
+            })
+            .collect()
+    }
+
+    /// Whether `login` accepted limitation `key`. The event's actor is the login GitHub
+    /// authenticated, so it is what counts, not any name written in text.
+    pub fn accepted_by(&self, key: &FindingKey, login: &Login) -> bool {
+        self.accepted_limitations()
+            .iter()
+            .any(|a| &a.key == key && a.actor.same_as(login))
+    }
+
+    /// The latest human acceptance of limitation `key`, if any.
+    pub fn acceptance_of(&self, key: &FindingKey) -> Option<AcceptedKey> {
+        self.accepted_limitations()
+            .into_iter()
+            .rev()
+            .find(|a| &a.key == key)
+    }
+
+    /// The limitations of the latest run, each with the authority it stands on.
+    pub fn latest_limitations(&self) -> Vec<LatestLimitation<'_>> {
+        let Some(latest) = self.latest_run() else {
+            return Vec::new();
+        };
+        latest
+            .limitations
+            .iter()
+            .map(|limitation| LatestLimitation {
+                limitation,
+                run: latest.run,
+                authority: limitation
+                    .authority
+                    .clone()
+                    .or_else(|| self.acceptance_of(&limitation.key).map(|a| a.authority)),
             })
             .collect()
     }

@@ -6,7 +6,7 @@ use crate::engine::record::Record;
 
 use super::context::{record_path, ViewContext};
 use super::escape::{block, inline, truncate};
-use super::{query, words};
+use super::words;
 
 pub use super::annotations::{
     annotation_batches, annotations, parse_evidence_ref, Annotation, AnnotationLevel,
@@ -47,9 +47,9 @@ pub fn check_run(
     ctx: &ViewContext,
     body: BodyStatus,
 ) -> CheckRunView {
-    let latest = record.and_then(query::latest_run);
-    let grade = latest.as_ref().map(|r| r.run.grade.as_str());
-    let verdict = latest.as_ref().map(|r| r.run.verdict.as_str());
+    let latest = record.and_then(Record::latest_run);
+    let grade = latest.map(|r| r.grade.as_str());
+    let verdict = latest.map(|r| r.verdict.as_str());
     let title = match (record, verdict, grade) {
         (None, _, _) => format!("Audit {}: no audit record", outcome_words(gate.conclusion)),
         (Some(_), Some(v), Some(g)) => {
@@ -96,7 +96,7 @@ pub fn check_run(
         title: truncate(&title, TITLE_LIMIT),
         summary: cap(&summary, SUMMARY_LIMIT, link.as_deref()),
         text: cap(&findings_text(record), TEXT_LIMIT, link.as_deref()),
-        annotations: latest.map(|r| annotations(r.run)).unwrap_or_default(),
+        annotations: latest.map(annotations).unwrap_or_default(),
     }
 }
 
@@ -175,10 +175,9 @@ fn conditions_table(gate: &GateResult) -> String {
 }
 
 fn findings_text(record: Option<&Record>) -> String {
-    let Some(latest) = record.and_then(query::latest_run) else {
+    let Some(run) = record.and_then(Record::latest_run) else {
         return "No runs yet.\n".to_owned();
     };
-    let run = latest.run;
     let mut out = format!(
         "### Findings of round {} ({}, {}, candidate {})\n\n",
         run.run,

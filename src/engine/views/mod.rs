@@ -8,7 +8,6 @@ pub mod check_run;
 pub mod context;
 pub mod escape;
 pub mod markers;
-mod query;
 pub mod reply;
 pub mod residual;
 pub mod rounds;

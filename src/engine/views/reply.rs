@@ -7,7 +7,7 @@ use crate::engine::record::Record;
 use super::check_run::cap;
 use super::context::{record_path, ViewContext};
 use super::escape::{block, inline, truncate};
-use super::{query, words};
+use super::words;
 
 /// Replies are cut above this many characters (GitHub allows 65,536 per comment).
 pub const REPLY_LIMIT: usize = 60_000;
@@ -54,7 +54,7 @@ pub fn status(
             out.push_str("\n\n");
         }
         Some(record) => {
-            let latest = query::latest_run(record);
+            let latest = record.latest_run();
             let tasks: Vec<&str> = record.covered_tasks.iter().map(|t| t.as_str()).collect();
             out.push_str(&format!(
                 "Record {} for {} is {}: candidate {}, covered tasks {}, latest verdict {}, grade {}.\n\n",
@@ -63,8 +63,8 @@ pub fn status(
                 words::state(record),
                 record.candidate_artifact.short(),
                 if tasks.is_empty() { "none".to_owned() } else { inline(&tasks.join(", "), TEXT_CHARS) },
-                latest.as_ref().map_or("none yet", |r| r.run.verdict.as_str()),
-                latest.as_ref().map_or("none yet", |r| r.run.grade.as_str()),
+                latest.map_or("none yet", |r| r.verdict.as_str()),
+                latest.map_or("none yet", |r| r.grade.as_str()),
             ));
             out.push_str(&format!(
                 "- Goal: {}\n- Oracle: {}\n\n",

@@ -7,7 +7,6 @@ use crate::engine::record::{Disposition, DispositionKind, Record};
 use super::context::ViewContext;
 use super::escape::inline;
 use super::markers::SectionKind;
-use super::query;
 
 const TEXT_CHARS: usize = 300;
 const KEY_CHARS: usize = 100;
@@ -18,7 +17,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         return SectionKind::Residual.wrap("No audit record yet, so no residual findings.");
     };
     let mut out = String::new();
-    let dispositions = query::dispositions(record);
+    let dispositions = record.dispositions_in_force();
 
     let filed: Vec<&Disposition> = of_kind(&dispositions, DispositionKind::File);
     if !filed.is_empty() {
@@ -54,7 +53,8 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         out.push('\n');
     }
 
-    let (accepted, pending): (Vec<_>, Vec<_>) = query::limitations(record)
+    let (accepted, pending): (Vec<_>, Vec<_>) = record
+        .latest_limitations()
         .into_iter()
         .partition(|l| l.authority.is_some());
     if !accepted.is_empty() {
@@ -85,10 +85,10 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         out.push('\n');
     }
 
-    let contested = query::contested(record);
+    let contested = record.contested();
     if !contested.is_empty() {
         out.push_str("**Rejected findings awaiting a resolution**\n\n");
-        for (_, d) in contested {
+        for d in contested {
             out.push_str(&format!(
                 "- {}{}: {}; counter-evidence: {} ({})\n",
                 finding_name(d),
@@ -101,10 +101,10 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         out.push('\n');
     }
 
-    let vetoes = query::vetoes(record);
+    let vetoes = record.latest_vetoes();
     if !vetoes.is_empty() {
         out.push_str("**Vetoes in force**\n\n");
-        for (_, v) in vetoes {
+        for v in vetoes {
             out.push_str(&format!(
                 "- {} from round {}: {} ({})\n",
                 inline(v.key.as_str(), KEY_CHARS),
@@ -121,14 +121,11 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     SectionKind::Residual.wrap(&out)
 }
 
-fn of_kind<'a>(
-    dispositions: &[(&'a crate::engine::record::Event, &'a Disposition)],
-    kind: DispositionKind,
-) -> Vec<&'a Disposition> {
+fn of_kind<'a>(dispositions: &[&'a Disposition], kind: DispositionKind) -> Vec<&'a Disposition> {
     dispositions
         .iter()
-        .filter(|(_, d)| d.disposition == kind)
-        .map(|(_, d)| *d)
+        .filter(|d| d.disposition == kind)
+        .copied()
         .collect()
 }
 
@@ -146,12 +143,14 @@ fn finding_name(d: &Disposition) -> String {
 }
 
 fn severity(record: &Record, d: &Disposition) -> String {
-    query::finding(record, d.finding.run, &d.finding.id)
+    record
+        .finding(d.finding.run, &d.finding.id)
         .map(|f| format!(", {}", f.severity.as_str()))
         .unwrap_or_default()
 }
 
 fn claim(record: &Record, d: &Disposition) -> String {
-    query::finding(record, d.finding.run, &d.finding.id)
+    record
+        .finding(d.finding.run, &d.finding.id)
         .map_or_else(|| "—".to_owned(), |f| inline(&f.claim, TEXT_CHARS))
 }

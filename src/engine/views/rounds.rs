@@ -6,7 +6,7 @@ use crate::engine::record::{DispositionKind, Record};
 use super::context::ViewContext;
 use super::escape::inline;
 use super::markers::SectionKind;
-use super::{query, words};
+use super::words;
 
 const REF_CHARS: usize = 80;
 const REASON_CHARS: usize = 300;
@@ -16,7 +16,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         return SectionKind::Rounds.wrap(words::START_HINT);
     };
     let mut out = String::new();
-    let runs = query::runs(record);
+    let runs: Vec<_> = record.run_events().collect();
     if runs.is_empty() {
         out.push_str("No runs yet.\n");
     } else {
@@ -24,8 +24,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
             "| Round | Candidate | Verdict | Findings | Dispositions | Grade | Invocation | Time |\n",
         );
         out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        for r in &runs {
-            let run = r.run;
+        for (event, run) in &runs {
             let verdict = if run.handoff {
                 format!("{} (handoff)", run.verdict.as_str())
             } else {
@@ -41,11 +40,11 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
                 dispositions_of(record, run.run, ctx),
                 run.grade.as_str(),
                 inline(&run.invocation_ref, REF_CHARS),
-                words::time(&r.event.at),
+                words::time(&event.at),
             ));
         }
     }
-    let failures = query::failures(record);
+    let failures: Vec<_> = record.invocation_failures().collect();
     if !failures.is_empty() {
         out.push_str("\nInvocation failures (recorded, not counted against the budget):\n\n");
         for (event, failure) in failures {
@@ -73,17 +72,17 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
 
 /// `A-01 fix, A-02 file #12, A-03 waived` for the findings of run `run`, or `—`.
 fn dispositions_of(record: &Record, run: u32, ctx: &ViewContext) -> String {
-    let dispositions = query::dispositions(record);
-    let waived = query::waived(record);
-    let Some(r) = query::runs(record).into_iter().find(|r| r.run.run == run) else {
+    let dispositions = record.dispositions_in_force();
+    let waived = record.waived();
+    let Some(r) = record.run(run) else {
         return "—".to_owned();
     };
     let mut parts = Vec::new();
-    for f in &r.run.findings {
+    for f in &r.findings {
         let disposed = dispositions
             .iter()
-            .find(|(_, d)| d.finding.run == run && d.finding.id == f.id);
-        if let Some((_, d)) = disposed {
+            .find(|d| d.finding.run == run && d.finding.id == f.id);
+        if let Some(d) = disposed {
             let mut part = format!("{} {}", f.id, d.disposition.as_str());
             if let (DispositionKind::File, Some(issue)) = (d.disposition, d.issue) {
                 part.push_str(&format!(" [#{issue}]({})", ctx.issue_url(issue)));

@@ -5,7 +5,6 @@ use crate::engine::record::Record;
 
 use super::escape::inline;
 use super::markers::SectionKind;
-use super::query;
 
 const KEY_CHARS: usize = 100;
 const REASON_CHARS: usize = 300;
@@ -15,7 +14,7 @@ pub fn render(record: Option<&Record>) -> String {
     let Some(record) = record else {
         return SectionKind::Waivers.wrap("No audit record yet, so no waivers.");
     };
-    let waived = query::waived(record);
+    let waived = record.waived();
     if waived.is_empty() {
         return SectionKind::Waivers.wrap("No waivers.");
     }
@@ -23,7 +22,7 @@ pub fn render(record: Option<&Record>) -> String {
     out.push_str("| Finding | Severity | Basis | Reason | Authority | Round |\n");
     out.push_str("| --- | --- | --- | --- | --- | --- |\n");
     for w in waived {
-        let found = query::finding(record, w.finding.run, &w.finding.id);
+        let found = record.finding(w.finding.run, &w.finding.id);
         let key = w
             .finding
             .key

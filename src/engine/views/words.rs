@@ -5,8 +5,6 @@ use chrono::{DateTime, Utc};
 use crate::engine::record::{AuditState, FindingSummary, Record};
 use crate::engine::report::Severity;
 
-use super::query;
-
 pub(crate) fn state(record: &Record) -> String {
     match record.audit_state {
         AuditState::Open => "open".to_owned(),
@@ -23,7 +21,7 @@ pub(crate) fn state(record: &Record) -> String {
 pub(crate) fn budget(record: &Record) -> String {
     format!(
         "Budget: {} of {} runs used",
-        query::runs_used(record),
+        record.runs_used(),
         record.audit_budget
     )
 }

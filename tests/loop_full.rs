@@ -26,31 +26,68 @@ async fn a_full_loop_certifies_the_new_head() {
     assert!(files.contains_key("reports/AUD-1/run-1.json"));
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure");
-    let annotations = gate["output"]["annotations"].as_array().cloned().unwrap_or_default();
-    assert!(!annotations.is_empty(), "findings with path:line become annotations: {gate:#}");
+    let annotations = gate["output"]["annotations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !annotations.is_empty(),
+        "findings with path:line become annotations: {gate:#}"
+    );
 
-    l.comment(42, "maint", "/audit waive A-02 --basis triage-threshold --reason \"cosmetic, below the triage bar\"").await;
-    l.comment(42, "maint", "/audit dispose A-01 file --note \"tracked separately\"").await;
+    l.comment(
+        42,
+        "maint",
+        "/audit waive A-02 --basis triage-threshold --reason \"cosmetic, below the triage bar\"",
+    )
+    .await;
+    l.comment(
+        42,
+        "maint",
+        "/audit dispose A-01 file --note \"tracked separately\"",
+    )
+    .await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.gh.state().issues.len(), 1, "one tech-debt issue");
-    assert_eq!(l.gh.state().issues[0]["labels"], serde_json::json!(["tech-debt"]));
+    assert_eq!(
+        l.gh.state().issues[0]["labels"],
+        serde_json::json!(["tech-debt"])
+    );
 
     let body = l.gh.pull_body(42);
-    assert!(body.starts_with("Adds webhook replay protection.\n\nCloses #12\n"), "human text kept: {body}");
-    for marker in ["auditloop:rounds:start", "auditloop:waivers:end", "auditloop:residual:start"] {
+    assert!(
+        body.starts_with("Adds webhook replay protection.\n\nCloses #12\n"),
+        "human text kept: {body}"
+    );
+    for marker in [
+        "auditloop:rounds:start",
+        "auditloop:waivers:end",
+        "auditloop:residual:start",
+    ] {
         assert!(body.contains(marker), "{marker} in {body}");
     }
 
     // A push rebinds the record to the new head and gets a new check run there.
     l.gh.set_pull_head(42, SHA2);
     l.pull_event("synchronize", 42, SHA2).await;
-    assert_eq!(l.record("AUD-1")["candidate_artifact"], format!("commit:{SHA2}"));
+    assert_eq!(
+        l.record("AUD-1")["candidate_artifact"],
+        format!("commit:{SHA2}")
+    );
     assert_eq!(l.gate(SHA2)["conclusion"], "failure");
 
-    l.comment(42, "alice", "/audit baseline --evidence \"CI run 2 green on the new head\"").await;
+    l.comment(
+        42,
+        "alice",
+        "/audit baseline --evidence \"CI run 2 green on the new head\"",
+    )
+    .await;
     let second = report("AUD-1", 42, SHA2, "ci-run-2", "certified");
     let mut second = second;
-    second["findings"].as_array_mut().unwrap().retain(|f| f["id"] == "A-02");
+    second["findings"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|f| f["id"] == "A-02");
     l.comment(42, "alice", &report_comment(&second)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
 
@@ -59,11 +96,19 @@ async fn a_full_loop_certifies_the_new_head() {
     assert_eq!(record["certification_grade"], "session_reported");
     let gate = l.gate(SHA2);
     assert_eq!(gate["conclusion"], "success", "{gate:#}");
-    assert!(gate["external_id"].as_str().is_some_and(|s| s.len() == 40), "records commit in external_id");
+    assert!(
+        gate["external_id"].as_str().is_some_and(|s| s.len() == 40),
+        "records commit in external_id"
+    );
 
     // Every change is one commit on one linear branch, each ending [skip ci].
-    let log = l.gh.branch_log(support::deliveries::REPO, support::audit::BRANCH);
+    let log =
+        l.gh.branch_log(support::deliveries::REPO, support::audit::BRANCH);
     assert_eq!(log.len(), 7, "{log:#?}");
     assert!(log.iter().all(|m| m.trim_end().ends_with("[skip ci]")));
-    assert_eq!(l.reactions(), 6, "a +1 for each of the six commands carried out");
+    assert_eq!(
+        l.reactions(),
+        6,
+        "a +1 for each of the six commands carried out"
+    );
 }

@@ -157,6 +157,28 @@ impl AuditApp {
     }
 }
 
+/// Whether auditloop acts on this event at all; the rest is answered without a GitHub call.
+fn relevant(event: &Event) -> bool {
+    use crate::events::{
+        CheckRunAction, CheckSuiteAction, CommentAction, MergeGroupAction, PullRequestAction as P,
+    };
+    match event {
+        Event::PullRequest(e) => !matches!(e.action, P::Closed | P::Other),
+        Event::IssueComment(e) => {
+            e.action == CommentAction::Created
+                && e.issue.pull_request.is_some()
+                && e.comment
+                    .body
+                    .as_deref()
+                    .is_some_and(|b| b.contains("/audit"))
+        }
+        Event::CheckRun(e) => e.action != CheckRunAction::Other,
+        Event::CheckSuite(e) => e.action == CheckSuiteAction::Rerequested,
+        Event::MergeGroup(e) => e.action == MergeGroupAction::ChecksRequested,
+        _ => false,
+    }
+}
+
 fn repository(event: &Event) -> Option<&Repository> {
     match event {
         Event::PullRequest(e) => Some(&e.repository),
@@ -179,6 +201,9 @@ impl Handler for AuditApp {
             Event::Ping => return Ok(Handled::Done),
             Event::Unhandled { .. } => return Ok(Handled::Ignored),
             _ => {}
+        }
+        if !relevant(&delivery.event) {
+            return Ok(Handled::Ignored);
         }
         let (Some(installation), Some(repository)) = (
             delivery.event.installation_id(),

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::app::AuditApp;
-use crate::engine::receipt::TrustStore;
 use crate::config::{ServeArgs, ServeConfig};
+use crate::engine::receipt::TrustStore;
 use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use crate::metrics::Metrics;
 use crate::redeliver;
@@ -44,8 +44,9 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
     let trust = match &config.trust_store {
         None => TrustStore::default(),
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| anyhow::anyhow!("AUDITLOOP_TRUST_STORE: cannot read {}: {e}", path.display()))?;
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                anyhow::anyhow!("AUDITLOOP_TRUST_STORE: cannot read {}: {e}", path.display())
+            })?;
             TrustStore::from_toml(&text)
                 .map_err(|e| anyhow::anyhow!("AUDITLOOP_TRUST_STORE: {}: {e}", path.display()))?
         }

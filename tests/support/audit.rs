@@ -14,7 +14,11 @@ pub const SHA2: &str = "2222222222222222222222222222222222222222";
 
 /// The valid report fixture, bound to `AUD-<n>` of PR `pr` on `sha`, with `verdict`.
 pub fn report(audit: &str, pr: u64, sha: &str, invocation: &str, verdict: &str) -> Value {
-    let text = std::fs::read_to_string(format!("{}/tests/fixtures/reports/valid.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/reports/valid.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
     let mut v: Value = serde_json::from_str(&text).unwrap();
     v["audit_id"] = json!(audit);
     v["work_unit"] = json!(format!("pr:{pr}"));
@@ -32,7 +36,10 @@ pub fn report(audit: &str, pr: u64, sha: &str, invocation: &str, verdict: &str) 
 }
 
 pub fn report_comment(report: &Value) -> String {
-    format!("/audit report\n\n```json\n{}\n```\n", serde_json::to_string_pretty(report).unwrap())
+    format!(
+        "/audit report\n\n```json\n{}\n```\n",
+        serde_json::to_string_pretty(report).unwrap()
+    )
 }
 
 pub struct Loop {
@@ -46,7 +53,12 @@ impl Loop {
     /// `maint` maintains, `reader` reads.
     pub async fn start(pr: u64) -> Self {
         let gh = FakeGitHub::start().await;
-        gh.add_pull(pr, SHA1, "Adds webhook replay protection.\n\nCloses #12\n", "alice");
+        gh.add_pull(
+            pr,
+            SHA1,
+            "Adds webhook replay protection.\n\nCloses #12\n",
+            "alice",
+        );
         gh.set_permission("alice", "write");
         gh.set_permission("maint", "maintain");
         gh.set_permission("reader", "read");
@@ -62,7 +74,10 @@ impl Loop {
     /// Delivers a comment and returns the delivery id used.
     pub async fn comment(&mut self, pr: u64, login: &str, body: &str) -> String {
         let id = self.id();
-        let r = self.app.deliver("issue_comment", &id, &pr_comment(pr, login, body)).await;
+        let r = self
+            .app
+            .deliver("issue_comment", &id, &pr_comment(pr, login, body))
+            .await;
         assert_eq!(r.status(), 200, "{body}: {}", r.text().await.unwrap());
         id
     }
@@ -84,7 +99,11 @@ impl Loop {
     }
 
     pub fn refusals(&self, pr: u64) -> Vec<String> {
-        self.gh.comments_on(pr).into_iter().filter(|c| c.starts_with("auditloop: refused")).collect()
+        self.gh
+            .comments_on(pr)
+            .into_iter()
+            .filter(|c| c.starts_with("auditloop: refused"))
+            .collect()
     }
 
     pub fn reactions(&self) -> usize {
@@ -93,6 +112,10 @@ impl Loop {
 
     /// The latest `audit-gate` run on `sha`.
     pub fn gate(&self, sha: &str) -> Value {
-        self.gh.gate_runs(sha).last().cloned().unwrap_or(Value::Null)
+        self.gh
+            .gate_runs(sha)
+            .last()
+            .cloned()
+            .unwrap_or(Value::Null)
     }
 }

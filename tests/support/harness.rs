@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use auditloop::app::AuditApp;
+use auditloop::config::{PrivateKey, WebhookSecrets};
 use auditloop::engine::config::Assurance;
 use auditloop::engine::receipt::TrustStore;
-use auditloop::config::{PrivateKey, WebhookSecrets};
 use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use auditloop::metrics::Metrics;
 use auditloop::server::{router, AppState};
@@ -43,7 +43,12 @@ impl TestApp {
     }
 
     /// Serves with an operator trust store and minimum assurance.
-    pub async fn start_full(github: &FakeGitHub, secrets: &str, trust: TrustStore, min: Assurance) -> Self {
+    pub async fn start_full(
+        github: &FakeGitHub,
+        secrets: &str,
+        trust: TrustStore,
+        min: Assurance,
+    ) -> Self {
         let metrics = Metrics::new();
         let gh = GitHubApp::new(
             GitHubSettings {

@@ -6,6 +6,6 @@ pub mod deliveries;
 pub mod fake;
 pub mod fake_branches;
 pub mod fake_git;
-pub mod fake_repo;
 pub mod fake_hooks;
+pub mod fake_repo;
 pub mod harness;

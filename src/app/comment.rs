@@ -38,10 +38,17 @@ pub async fn handle(
         return Ok(Handled::Ignored);
     };
     match run(app, ctx, e, &command, &actor).await? {
-        Ok(()) => reply::carried_out(ctx, e.comment.id).await?,
+        Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
+        Ok(Answered::Reacted) => {}
         Err(why) => reply::refuse(ctx, number, &why).await?,
     }
     Ok(Handled::Done)
+}
+
+/// A command carried out: the +1 reaction is already given, or still to give.
+enum Answered {
+    Reacted,
+    Done,
 }
 
 /// `Ok(Err(_))` is the user's mistake, answered on the PR; `Err(_)` is GitHub failing.
@@ -51,7 +58,7 @@ async fn run(
     e: &IssueCommentEvent,
     command: &ParsedCommand,
     actor: &Login,
-) -> Result<Result<(), Refused>, GitHubError> {
+) -> Result<Result<Answered, Refused>, GitHubError> {
     let number = e.issue.number;
     if let ParsedCommand::Help = command {
         reply::post_once(
@@ -60,7 +67,7 @@ async fn run(
             &reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table())),
         )
         .await?;
-        return Ok(Ok(()));
+        return Ok(Ok(Answered::Done));
     }
     if !command.is_read_only() {
         match &ctx.config {
@@ -99,7 +106,7 @@ async fn run(
                 None => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
             };
             reply::post_once(ctx, number, &text).await?;
-            return Ok(Ok(()));
+            return Ok(Ok(Answered::Done));
         }
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;
@@ -115,7 +122,7 @@ async fn run(
                 false,
             )
             .await?;
-            return Ok(Ok(()));
+            return Ok(Ok(Answered::Done));
         }
         _ => {}
     }
@@ -126,7 +133,7 @@ async fn run(
         Ok(d) => d,
         Err(why) => return Ok(Err(why)),
     };
-    commit(app, ctx, &pull, decision).await
+    commit(app, ctx, &pull, decision, e.comment.id).await
 }
 
 /// Checks the commenter's own permission through the API (never `author_association`).
@@ -192,7 +199,8 @@ async fn commit(
     ctx: &Ctx,
     pull: &Pull,
     decision: Decision,
-) -> Result<Result<(), Refused>, GitHubError> {
+    comment: u64,
+) -> Result<Result<Answered, Refused>, GitHubError> {
     let pr = PrNumber(pull.number);
     let outcome = store::apply(
         ctx,
@@ -203,7 +211,7 @@ async fn commit(
     )
     .await?;
     let (state, commit) = match outcome {
-        Applying::Done { state, commit } => (state, commit),
+        Applying::Done { state, commit } => (*state, commit),
         Applying::Stopped(Stop::Refused(why)) => return Ok(Err(why)),
         Applying::Stopped(Stop::Damaged(why)) => {
             return Ok(Err(Refused::new(
@@ -226,16 +234,20 @@ async fn commit(
         RunMode::Update
     };
     let slug = app.bot_slug(ctx).await?;
-    views::refresh(
-        ctx,
-        app.operator_min,
-        slug,
-        pull,
-        &Ok(state),
-        commit.as_ref(),
-        mode,
-        true,
-    )
-    .await?;
-    Ok(Ok(()))
+    // The views and the reaction are independent once the change is committed.
+    let state = Ok(state);
+    futures::try_join!(
+        views::refresh(
+            ctx,
+            app.operator_min,
+            slug,
+            pull,
+            &state,
+            commit.as_ref(),
+            mode,
+            true
+        ),
+        reply::carried_out(ctx, comment),
+    )?;
+    Ok(Ok(Answered::Reacted))
 }

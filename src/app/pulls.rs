@@ -142,7 +142,7 @@ async fn rebind(
     })
     .await?;
     Ok(match outcome {
-        Applying::Done { state, commit } => Some((state, commit)),
+        Applying::Done { state, commit } => Some((*state, commit)),
         Applying::Stopped(_) => None,
     })
 }

@@ -126,7 +126,7 @@ pub fn change_files(applied: &Applied, view: &ViewContext, extra: Vec<(String, S
 
 pub enum Applying<E> {
     Done {
-        state: State,
+        state: Box<State>,
         commit: Option<CommitSha>,
     },
     Stopped(Stop<E>),
@@ -158,7 +158,7 @@ pub async fn apply<E>(
             commit, snapshot, ..
         } => match state_of(&snapshot, pr, named) {
             Ok(state) => Applying::Done {
-                state,
+                state: Box::new(state),
                 commit: Some(commit),
             },
             Err(e) => Applying::Stopped(Stop::Damaged(e)),
@@ -166,7 +166,7 @@ pub async fn apply<E>(
         CommitOutcome::Unchanged { snapshot } => match state_of(&snapshot, pr, named) {
             Ok(state) => Applying::Done {
                 commit: state.commit.clone(),
-                state,
+                state: Box::new(state),
             },
             Err(e) => Applying::Stopped(Stop::Damaged(e)),
         },

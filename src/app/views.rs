@@ -105,6 +105,7 @@ fn summary_status(summarized: bool) -> BodyStatus {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
 /// are gated too: the check passes only when every one of them passes.
 pub async fn refresh(
@@ -122,17 +123,20 @@ pub async fn refresh(
         .as_ref()
         .map(|c| c.check_name.clone())
         .unwrap_or_else(|_| "audit-gate".to_owned());
-    let (runs, sharing) = futures::try_join!(
+    let record = record_of(state).ok().flatten();
+    // The body and the reads the gate needs are independent: run them together.
+    let body = async {
+        match (update_body, record) {
+            (true, Some(r)) => refresh_body(ctx, pull.number, r).await,
+            _ => Ok(BodyStatus::Current),
+        }
+    };
+    let (runs, sharing, body_status) = futures::try_join!(
         rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha),
         rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha),
+        body,
     )?;
     let checks = observations(&runs, &check_name);
-    let record = record_of(state).ok().flatten();
-
-    let body_status = match (update_body, record) {
-        (true, Some(r)) => refresh_body(ctx, pull.number, r).await?,
-        _ => BodyStatus::Current,
-    };
 
     let mut gate = gate_for(ctx, operator_min, pull, state, &checks);
     let others: Vec<&Pull> = sharing.iter().filter(|p| p.number != pull.number).collect();

@@ -34,7 +34,9 @@ impl From<crate::engine::transition::Refusal> for Refused {
 /// Posts `body` unless a reply for this delivery is already there (a redelivery).
 pub async fn post_once(ctx: &Ctx, issue: u64, body: &str) -> Result<(), GitHubError> {
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
-    let existing = rest::recent_comments(&ctx.api, &ctx.repo, issue).await?;
+    // GitHub redelivers for 3 days: a reply for this delivery can only be that recent.
+    let since = ctx.now - chrono::Duration::days(3);
+    let existing = rest::comments_since(&ctx.api, &ctx.repo, issue, since).await?;
     if existing.iter().any(|(_, b)| b.contains(&marker)) {
         return Ok(());
     }

@@ -211,6 +211,10 @@ pub async fn publish(
     }
     match (mode, ours) {
         (RunMode::Update, Some(existing)) => {
+            // The update route takes no head_sha: a run stays on its commit.
+            if let Some(obj) = body.as_object_mut() {
+                obj.remove("head_sha");
+            }
             rest::update_check_run(&ctx.api, &ctx.repo, existing.id, &body).await?;
         }
         _ => {

@@ -288,11 +288,13 @@ pub async fn create_comment(
     Ok(c.id)
 }
 
-/// The newest comments of an issue (most recent 100), as (author login, body).
-pub async fn recent_comments(
+/// Comments of an issue updated since `since` (one page of 100), as (author login, body).
+/// The issue-comments list has no sort order: `since` is how to ask for recent ones.
+pub async fn comments_since(
     api: &Api,
     repo: &RepoName,
     issue: u64,
+    since: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<(String, String)>, GitHubError> {
     #[derive(Deserialize)]
     struct C {
@@ -300,12 +302,13 @@ pub async fn recent_comments(
         body: Option<String>,
         user: User,
     }
+    let since = since.format("%Y-%m-%dT%H:%M:%SZ");
     let list: Vec<C> = api
         .json(Call::get(
             LIST_COMMENTS,
             path(
                 repo,
-                &format!("issues/{issue}/comments?per_page=100&sort=created&direction=desc"),
+                &format!("issues/{issue}/comments?since={since}&per_page=100"),
             ),
         ))
         .await?;

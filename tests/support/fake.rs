@@ -14,6 +14,8 @@ use super::fake_git::{GitRepo, RefMove};
 pub struct Recorded {
     pub method: String,
     pub path: String,
+    /// The query string, without `?`.
+    pub query: String,
     pub headers: BTreeMap<String, String>,
     pub body: Value,
 }
@@ -186,6 +188,7 @@ impl Respond for Router {
         state.requests.push(Recorded {
             method: method.clone(),
             path: full_path.clone(),
+            query: req.url.query().unwrap_or_default().to_owned(),
             headers: req
                 .headers
                 .iter()

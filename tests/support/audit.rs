@@ -128,6 +128,11 @@ impl Loop {
         assert!(self.refusals(pr).is_empty(), "{:?}", self.refusals(pr));
     }
 
+    /// `/audit new` on PR 42 by `alice`, expected to be refused.
+    pub async fn new_record_attempt(&mut self) {
+        self.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"").await;
+    }
+
     pub fn files(&self) -> BTreeMap<String, String> {
         self.gh.branch_files(REPO, BRANCH)
     }

@@ -183,6 +183,12 @@ async fn a_base_change_rebinds_and_clears_certification() {
         .clone();
     assert_eq!(last["type"], "baseline", "{last:#}");
     assert_eq!(l.gate(SHA1)["conclusion"], "failure");
+    let body = l.gh.pull_body(42);
+    let rounds = &body[body.find(START).unwrap()..body.find(END).unwrap()];
+    assert!(
+        !rounds.contains("state certified"),
+        "the body is rebuilt from the rebound record: {rounds}"
+    );
 
     // A body edit with no base change rebinds nothing.
     l.pull_event("edited", 42, SHA1).await;

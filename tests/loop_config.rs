@@ -95,12 +95,16 @@ async fn an_invalid_configuration_fails_the_check_with_its_line() {
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure", "{gate:#}");
     let summary = gate["output"]["summary"].as_str().unwrap_or_default();
-    assert!(summary.contains("line"), "names the line: {summary}");
+    // The flow sequence opened on line 2 is still unclosed when the file ends on line 3.
+    assert!(
+        summary.contains("invalid at line 3"),
+        "names the line: {summary}"
+    );
 
     l.new_record_attempt().await;
     assert_refused(&l, 0, "configuration is invalid");
     assert!(
-        l.last_reply(42).contains("line"),
+        l.last_reply(42).contains("auditloop.yml line 3"),
         "the same error, with its line"
     );
     // Unknown keys and wrong types are invalid too.
@@ -215,4 +219,25 @@ async fn hardened_assurance_takes_only_verified_receipts() {
         .as_str()
         .unwrap_or_default()
         .contains("authenticated"));
+}
+
+#[tokio::test]
+async fn a_repository_cannot_lower_the_operator_minimum() {
+    let trust = TrustStore::with_keys([(KEY_ID.to_owned(), signing_key().verifying_key())]);
+    let mut l = Loop::start_full(42, trust, Assurance::Hardened).await;
+    l.gh.set_file(CONFIG, "assurance: standard\n");
+    l.pull_event("opened", 42, SHA1).await;
+    l.new_record(42).await;
+    let before = l.log_len();
+    let unsigned = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
+    l.comment(42, "alice", &report_comment(&unsigned)).await;
+    assert_refused(&l, before, "hardened");
+    l.comment(
+        42,
+        "alice",
+        &report_comment(&signed("ci-run-1", "certified", REPO, "receipt-0001")),
+    )
+    .await;
+    assert_eq!(l.record("AUD-1")["certification_grade"], "authenticated");
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
 }

@@ -158,6 +158,42 @@ async fn an_edit_inside_the_markers_is_undone_and_human_text_kept() {
     );
 }
 
+fn body_patches(l: &Loop) -> usize {
+    l.gh.requests()
+        .iter()
+        .filter(|r| r.method == "PATCH" && r.path.ends_with("/pulls/42"))
+        .count()
+}
+
+#[tokio::test]
+async fn an_edit_outside_the_markers_or_by_the_app_changes_nothing() {
+    let mut l = opened_with_record().await;
+    let managed = l.gh.pull_body(42);
+
+    let human = format!("{managed}\nA reviewer's note.\n");
+    l.gh.state().pulls.get_mut(&42).unwrap()["body"] = json!(human);
+    let patches = body_patches(&l);
+    l.pull_event("edited", 42, SHA1).await;
+    assert_eq!(
+        body_patches(&l),
+        patches,
+        "nothing sent when sections are unchanged"
+    );
+    assert_eq!(l.gh.pull_body(42), human);
+
+    // The App's own edit is ignored, even one that leaves the sections changed.
+    let tampered = human.replacen("Budget:", "Budget (edited):", 1);
+    assert_ne!(tampered, human);
+    l.gh.state().pulls.get_mut(&42).unwrap()["body"] = json!(tampered);
+    let mut own = support::deliveries::pull_request("edited", 42, SHA1);
+    own["pull_request"]["body"] = json!(tampered);
+    own["sender"]["login"] = json!("auditloop-test[bot]");
+    own["sender"]["type"] = json!("Bot");
+    l.deliver("pull_request", &own).await;
+    assert_eq!(l.gh.pull_body(42), tampered);
+    assert_eq!(body_patches(&l), patches);
+}
+
 #[tokio::test]
 async fn a_base_change_rebinds_and_clears_certification() {
     let mut l = opened_with_record().await;

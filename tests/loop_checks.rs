@@ -41,7 +41,10 @@ async fn a_required_check_gates_until_it_succeeds_on_the_head() {
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure", "{gate:#}");
     let row = condition_8(&gate);
-    assert!(row.contains('❌') && row.contains("test"), "names test: {row}");
+    assert!(
+        row.contains('❌') && row.contains("test"),
+        "names test: {row}"
+    );
 
     l.gh.add_ci_check(SHA1, "test", "queued", None);
     l.comment(42, "reader", "/audit gate").await;
@@ -124,7 +127,8 @@ async fn a_merge_group_head_gets_the_queued_prs_gate() {
     let mut l = Loop::start(42).await;
     l.pull_event("opened", 42, SHA1).await;
     l.new_record(42).await;
-    l.deliver("merge_group", &merge_group(42, SHA1, GROUP)).await;
+    l.deliver("merge_group", &merge_group(42, SHA1, GROUP))
+        .await;
     let runs = l.gh.gate_runs(GROUP);
     assert_eq!(runs.len(), 1, "{runs:#?}");
     assert_eq!(runs[0]["conclusion"], "failure");
@@ -133,7 +137,8 @@ async fn a_merge_group_head_gets_the_queued_prs_gate() {
     let certified = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
     l.comment(42, "alice", &report_comment(&certified)).await;
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
-    l.deliver("merge_group", &merge_group(42, SHA1, GROUP)).await;
+    l.deliver("merge_group", &merge_group(42, SHA1, GROUP))
+        .await;
     let run = l.gate(GROUP);
     assert_eq!(run["conclusion"], "success", "{run:#}");
     assert!(

@@ -79,7 +79,8 @@ pub async fn handle(
         }
     }
     let slug = app.bot_slug(ctx).await?;
-    let update_body = e.action != A::Edited && has_record;
+    // A base change rebinds the record, so its sections change like a push's do.
+    let update_body = (e.action != A::Edited || base_changed) && has_record;
     views::refresh(
         ctx,
         app.operator_min,

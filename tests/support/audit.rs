@@ -52,6 +52,20 @@ impl Loop {
     /// A repository with PR `pr` open on SHA1 by `alice`, closing #12; `alice` can write,
     /// `maint` maintains, `reader` reads.
     pub async fn start(pr: u64) -> Self {
+        Self::start_full(
+            pr,
+            auditloop::engine::receipt::TrustStore::default(),
+            auditloop::engine::config::Assurance::Standard,
+        )
+        .await
+    }
+
+    /// As `start`, with an operator trust store and minimum assurance.
+    pub async fn start_full(
+        pr: u64,
+        trust: auditloop::engine::receipt::TrustStore,
+        min: auditloop::engine::config::Assurance,
+    ) -> Self {
         let gh = FakeGitHub::start().await;
         gh.add_pull(
             pr,
@@ -62,7 +76,7 @@ impl Loop {
         gh.set_permission("alice", "write");
         gh.set_permission("maint", "maintain");
         gh.set_permission("reader", "read");
-        let app = TestApp::start(&gh).await;
+        let app = TestApp::start_full(&gh, super::harness::SECRET, trust, min).await;
         Self { gh, app, next: 0 }
     }
 
@@ -88,6 +102,35 @@ impl Loop {
         payload["pull_request"]["body"] = json!(self.gh.pull_body(pr));
         let r = self.app.deliver("pull_request", &id, &payload).await;
         assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+    }
+
+    /// Delivers `payload` as `event` with a fresh delivery id; asserts a 200.
+    pub async fn deliver(&mut self, event: &str, payload: &Value) -> String {
+        let id = self.id();
+        let r = self.app.deliver(event, &id, payload).await;
+        assert_eq!(r.status(), 200, "{event}: {}", r.text().await.unwrap());
+        id
+    }
+
+    /// Commits on the records branch so far.
+    pub fn log_len(&self) -> usize {
+        self.gh.branch_log(REPO, BRANCH).len()
+    }
+
+    /// The newest reply on `pr`.
+    pub fn last_reply(&self, pr: u64) -> String {
+        self.gh.comments_on(pr).last().cloned().unwrap_or_default()
+    }
+
+    /// Opens the record on PR `pr` (closing #12) with evidence for its head.
+    pub async fn new_record(&mut self, pr: u64) {
+        self.comment(pr, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"").await;
+        assert!(self.refusals(pr).is_empty(), "{:?}", self.refusals(pr));
+    }
+
+    /// `/audit new` on PR 42 by `alice`, expected to be refused.
+    pub async fn new_record_attempt(&mut self) {
+        self.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"").await;
     }
 
     pub fn files(&self) -> BTreeMap<String, String> {

@@ -14,7 +14,7 @@ use super::fake_git::{GitRepo, RefMove};
 pub struct Recorded {
     pub method: String,
     pub path: String,
-    /// The query string, without `?`.
+    /// The query string, without `?` (empty when none).
     pub query: String,
     pub headers: BTreeMap<String, String>,
     pub body: Value,
@@ -68,6 +68,8 @@ pub struct State {
     pub ref_moves: Vec<RefMove>,
     /// Files of the default branch, served by the contents API.
     pub files: BTreeMap<String, String>,
+    /// Files a pull request's head branch changes, served for any other `ref`.
+    pub head_files: BTreeMap<String, String>,
     /// Issues opened through the API.
     pub issues: Vec<Value>,
     pub hooks: super::fake_hooks::Hooks,
@@ -223,7 +225,14 @@ impl Respond for Router {
             .map(str::to_owned);
         let answer = super::fake_git::route(&mut state, &method, &segs, query, &body)
             .or_else(|| {
-                super::fake_repo::route(&mut state, &method, &segs, if_none_match.as_deref(), &body)
+                super::fake_repo::route(
+                    &mut state,
+                    &method,
+                    &segs,
+                    query,
+                    if_none_match.as_deref(),
+                    &body,
+                )
             })
             .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
             .unwrap_or_else(|| route(&mut state, &method, &segs, body));

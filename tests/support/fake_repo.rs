@@ -19,13 +19,24 @@ pub fn route(
     state: &mut State,
     method: &str,
     segs: &[&str],
+    query: &str,
     headers_if_none_match: Option<&str>,
     body: &Value,
 ) -> Option<ResponseTemplate> {
     Some(match (method, segs) {
         ("GET", ["repos", _o, _r, "contents", rest @ ..]) => {
             let path = rest.join("/");
-            if let Some(text) = state.files.get(&path) {
+            // The default branch (`main`, or no ref at all, as GitHub does); any other ref is
+            // a PR's head, which sees its own changes over the default branch's files.
+            let git_ref = query
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("ref="))
+                .unwrap_or("main");
+            let mut files = state.files.clone();
+            if git_ref != "main" {
+                files.extend(state.head_files.clone());
+            }
+            if let Some(text) = files.get(&path) {
                 let tag = etag(text);
                 if headers_if_none_match == Some(tag.as_str()) {
                     return Some(ResponseTemplate::new(304));
@@ -38,8 +49,7 @@ pub fn route(
                     .insert_header("etag", tag.as_str())
             } else {
                 let prefix = format!("{path}/");
-                let entries: Vec<Value> = state
-                    .files
+                let entries: Vec<Value> = files
                     .keys()
                     .filter_map(|k| k.strip_prefix(&prefix))
                     .filter(|rest| !rest.contains('/'))
@@ -94,6 +104,13 @@ impl FakeGitHub {
     /// A file on the default branch, as the contents API serves it.
     pub fn set_file(&self, path: &str, text: &str) {
         self.state().files.insert(path.to_owned(), text.to_owned());
+    }
+
+    /// A file as a PR's head branch holds it, served for any `ref` but the default branch.
+    pub fn set_head_file(&self, path: &str, text: &str) {
+        self.state()
+            .head_files
+            .insert(path.to_owned(), text.to_owned());
     }
 
     pub fn set_permission(&self, login: &str, role: &str) {

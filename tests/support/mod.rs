@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod audit;
+pub mod checks;
 pub mod deliveries;
 pub mod fake;
 pub mod fake_branches;

@@ -160,17 +160,32 @@ impl Fault {
 
 #[tokio::test]
 async fn a_failed_write_mid_command_answers_5xx_and_the_redelivery_completes_it_once() {
-    let cases: [(Fault, &str); 4] = [
+    let cases: [(Fault, &str); 6] = [
         (Fault::BodyPatch, "veto"),
         (Fault::CheckRunPost, "report"),
         (Fault::CheckRunPatch, "veto"),
         (Fault::Reaction, "veto"),
+        (Fault::BodyPatch, "dispose-file"),
+        (Fault::Reaction, "dispose-file"),
     ];
     for (fault, command) in cases {
-        let l = with_record().await;
-        let body = match command {
-            "report" => report_comment(&report("AUD-1", 42, SHA1, "ci-run-9", "needs_remediation")),
-            _ => "/audit veto webhook-replay --reason \"must be fixed\"".to_owned(),
+        let l = match command {
+            "dispose-file" => with_run().await,
+            _ => with_record().await,
+        };
+        let (body, shown) = match command {
+            "report" => (
+                report_comment(&report("AUD-1", 42, SHA1, "ci-run-9", "needs_remediation")),
+                "ci-run-9",
+            ),
+            "dispose-file" => (
+                "/audit dispose A-01 file --note \"tracked separately\"".to_owned(),
+                "#500",
+            ),
+            _ => (
+                "/audit veto webhook-replay --reason \"must be fixed\"".to_owned(),
+                "webhook-replay",
+            ),
         };
         let commits = l.log().len();
         let reactions = l.reactions();
@@ -189,20 +204,27 @@ async fn a_failed_write_mid_command_answers_5xx_and_the_redelivery_completes_it_
             "{fault:?}: not applied twice"
         );
         assert_eq!(l.log().len(), commits + 1, "{fault:?}: one commit");
-        assert!(l.refusals(42).is_empty(), "{fault:?}: {:?}", l.refusals(42));
+        assert!(
+            l.refusals(42).is_empty(),
+            "{fault:?} {command}: {:?}",
+            l.refusals(42)
+        );
         assert_eq!(
             l.replies_for(42, "flaky"),
             0,
             "{fault:?}: no reply, a reaction"
         );
         assert!(l.reactions() > reactions, "{fault:?}: +1 once carried out");
+        assert!(
+            l.gh.state().issues.len() <= 1,
+            "{fault:?}: one issue at most"
+        );
         // The views are complete: the body shows the change, the check run its commit.
         let body = l.gh.pull_body(42);
-        let shown = match command {
-            "report" => body.contains("ci-run-9"),
-            _ => body.contains("webhook-replay"),
-        };
-        assert!(shown, "{fault:?}: the PR body shows the change: {body}");
+        assert!(
+            body.contains(shown),
+            "{fault:?}: the PR body shows {shown}: {body}"
+        );
         assert_eq!(
             l.gate(SHA1)["external_id"],
             json!(l.head().unwrap()),

@@ -97,7 +97,9 @@ async fn concurrent_commands_on_two_prs_conflict_on_the_shared_branch_and_all_la
     assert_eq!(l.log().len(), before + 20, "linear, one commit each");
     let attempts = ref_updates(&l) - updates_before;
     println!("ref updates for 20 commits on two PRs: {attempts}");
-    assert!(attempts >= 20);
+    // The two PRs' writers run side by side for the whole burst, so some updates meet a
+    // moved branch (422) and are applied again on the new state.
+    assert!(attempts > 20, "no conflict was retried: {attempts}");
 }
 
 fn ref_updates(l: &Loop) -> usize {

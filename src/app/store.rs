@@ -7,6 +7,7 @@ use crate::app::context::Ctx;
 use crate::engine::record::{load_record, to_json, Index, Record};
 use crate::engine::transition::Applied;
 use crate::engine::views::{sections, ViewContext};
+use crate::github::rest::{self, CheckRunInfo};
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::records::{self, Change, CommitOutcome, Files, Snapshot};
@@ -132,8 +133,52 @@ pub enum Applying<E> {
     Stopped(Stop<E>),
 }
 
+/// The records commit our newest `check_name` run names in `external_id` (runs listed
+/// newest first per name, as `filter=latest` gives them); `slug` narrows to our App.
+pub fn named_records_commit(
+    runs: &[CheckRunInfo],
+    check_name: &str,
+    slug: Option<&str>,
+) -> Option<CommitSha> {
+    runs.iter()
+        .filter(|r| r.name == check_name)
+        .filter(|r| slug.is_none_or(|s| r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(s)))
+        .find_map(|r| CommitSha::new(r.external_id.clone()?).ok())
+}
+
+/// When the records branch is absent but a check run on the PR's head names the records
+/// commit it was computed from, recreates the branch there (CONTRACT §7): a lost branch
+/// never restarts the history at `AUD-1`. `false` when there is nothing to recover from.
+async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
+    let pull = rest::get_pull(&ctx.api, &ctx.repo, pr.0).await?;
+    let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+    let check_name = ctx
+        .config
+        .as_ref()
+        .map(|c| c.check_name.as_str())
+        .unwrap_or("audit-gate");
+    let Some(sha) = named_records_commit(&runs, check_name, None) else {
+        return Ok(false);
+    };
+    if !records::is_records_commit(&ctx.api, &ctx.repo, &sha).await? {
+        tracing::warn!(%sha, "a check run names a records commit that is not one; starting afresh");
+        return Ok(false);
+    }
+    let created = records::create_branch(&ctx.api, &ctx.repo, ctx.records_branch(), &sha).await?;
+    tracing::warn!(%sha, created, branch = ctx.records_branch(), "records branch was missing; recreated at the last records commit");
+    Ok(true)
+}
+
+/// Why a commit attempt stopped before writing.
+enum Halt<E> {
+    Stop(Stop<E>),
+    /// The branch is absent and may be recoverable: look before the first write.
+    Absent,
+}
+
 /// Commits what `decide` makes of the latest state. `decide` runs again on the new state
-/// after a ref conflict, so a command is never applied to a stale record.
+/// after a ref conflict, so a command is never applied to a stale record. A missing branch
+/// is first recreated where the check runs say it was (see [`recover_branch`]).
 pub async fn apply<E>(
     ctx: &Ctx,
     pr: PrNumber,
@@ -141,18 +186,44 @@ pub async fn apply<E>(
     message: &str,
     decide: impl Fn(&State) -> Result<Change, Stop<E>>,
 ) -> Result<Applying<E>, GitHubError> {
-    let outcome = records::commit_change(
-        &ctx.api,
-        &ctx.repo,
-        ctx.records_branch(),
-        message,
-        wanted(pr, named.cloned()),
-        |snapshot| {
-            let state = state_of(snapshot, pr, named).map_err(Stop::Damaged)?;
-            decide(&state)
-        },
-    )
-    .await?;
+    let mut may_recover = true;
+    let outcome = loop {
+        let outcome = records::commit_change(
+            &ctx.api,
+            &ctx.repo,
+            ctx.records_branch(),
+            message,
+            wanted(pr, named.cloned()),
+            |snapshot| {
+                if may_recover && snapshot.commit.is_none() {
+                    return Err(Halt::Absent);
+                }
+                let state =
+                    state_of(snapshot, pr, named).map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
+                decide(&state).map_err(Halt::Stop)
+            },
+        )
+        .await?;
+        match outcome {
+            CommitOutcome::Refused(Halt::Absent) => {
+                recover_branch(ctx, pr).await?;
+                may_recover = false;
+            }
+            CommitOutcome::Refused(Halt::Stop(stop)) => break CommitOutcome::Refused(stop),
+            CommitOutcome::Committed {
+                commit,
+                snapshot,
+                attempts,
+            } => {
+                break CommitOutcome::Committed {
+                    commit,
+                    snapshot,
+                    attempts,
+                }
+            }
+            CommitOutcome::Unchanged { snapshot } => break CommitOutcome::Unchanged { snapshot },
+        }
+    };
     Ok(match outcome {
         CommitOutcome::Committed {
             commit, snapshot, ..

@@ -151,9 +151,24 @@ pub async fn refresh(
         gate = Some(combine(&results));
     }
 
+    // A branch that is gone while our check run names its last commit was lost, not never
+    // made: condition 1 fails saying so, and the run keeps naming that commit, from which
+    // the next write recreates the branch.
+    let lost = match state {
+        Ok(s) if s.commit.is_none() => {
+            crate::app::store::named_records_commit(&runs, &check_name, Some(bot_slug))
+        }
+        _ => None,
+    };
+    let records_commit = records_commit.or(lost.as_ref());
     let view = match (&ctx.config, &gate, record_of(state)) {
         (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
         (Ok(c), _, _) if !c.enabled() => disabled(),
+        (Ok(_), _, _) if lost.is_some() => records_unavailable(&format!(
+            "the records branch `{}` is missing; it was last at {}, where the next command recreates it",
+            ctx.records_branch(),
+            lost.as_ref().map(CommitSha::as_str).unwrap_or_default()
+        )),
         (Ok(_), Some(g), Ok(record)) => check_run(g, record, &ctx.view(), body_status),
         (Ok(_), Some(_), Err(why)) => records_unavailable(&why),
         (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),

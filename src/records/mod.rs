@@ -3,8 +3,10 @@
 //! compare-and-swap ref update and re-applied to the new state when the branch moved.
 
 mod read;
+mod recover;
 mod wire;
 mod write;
 
 pub use read::{read, Files, Snapshot, MAX_LOAD_ROUNDS};
+pub use recover::{create_branch, is_records_commit};
 pub use write::{commit_change, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS};

@@ -10,3 +10,4 @@ pub mod fake_git;
 pub mod fake_hooks;
 pub mod fake_repo;
 pub mod harness;
+pub mod robust;

@@ -9,3 +9,4 @@ pub mod fake_git;
 pub mod fake_hooks;
 pub mod fake_repo;
 pub mod harness;
+pub mod steps;

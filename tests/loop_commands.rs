@@ -1,11 +1,13 @@
-//! Each command of the CONTRACT §6 table carried out once through the real server: the `+1`
-//! reaction, the change on the records branch, and the replies of `status` and `help`.
+//! The commands of the CONTRACT §6 table that create, bind and report, and the read-only
+//! ones, carried out once each through the real server: the `+1` reaction, the change on
+//! the records branch, and the replies of `status` and `help` (the maintainer commands are
+//! in `loop_commands_triage.rs`).
 
 mod support;
 
 use serde_json::json;
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
-use support::steps::{asks_human, handoff_comment, new_command, GOAL};
+use support::steps::{handoff_comment, new_command, GOAL};
 
 #[tokio::test]
 async fn new_takes_covered_tasks_from_closing_keywords() {
@@ -139,6 +141,42 @@ async fn handoff_error_is_an_invocation_failure_using_no_budget() {
 }
 
 #[tokio::test]
+async fn handoff_blocked_awaits_a_human() {
+    let mut l = Loop::start(42).await;
+    l.with_record().await;
+    l.ok(
+        "alice",
+        &handoff_comment("BLOCKED", "plan-audit-1", SHA1),
+        true,
+    )
+    .await;
+    assert_eq!(l.last_event()["verdict"], "needs_human_decision");
+    assert_eq!(l.record("AUD-1")["audit_state"], "awaiting_human");
+    assert_eq!(l.gate(SHA1)["conclusion"], "action_required");
+}
+
+#[tokio::test]
+async fn a_listed_auditor_reports_without_repository_permission() {
+    let mut l = Loop::start(42).await;
+    l.gh.set_file(
+        ".github/auditloop.yml",
+        "permissions:\n  auditors: [ci-auditor]\n",
+    );
+    l.with_record().await;
+    let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
+    l.ok("ci-auditor", &report_comment(&r), true).await;
+    assert_eq!(l.last_event()["actor"], "ci-auditor");
+}
+
+#[tokio::test]
+async fn a_writer_may_lower_the_budget() {
+    let mut l = Loop::start(42).await;
+    l.pull_event("opened", 42, SHA1).await;
+    l.ok("alice", &new_command("--budget 2"), true).await;
+    assert_eq!(l.record("AUD-1")["audit_budget"], 2);
+}
+
+#[tokio::test]
 async fn baseline_rebinds_to_the_head() {
     let mut l = Loop::start(42).await;
     l.with_run("certified").await;
@@ -156,179 +194,6 @@ async fn baseline_rebinds_to_the_head() {
     assert_eq!(record["evidence"]["for"], format!("commit:{SHA2}"));
     assert_eq!(l.last_event()["type"], "baseline");
     assert_eq!(record["audit_budget"], 3);
-}
-
-#[tokio::test]
-async fn resolve_answers_a_human_decision() {
-    let mut l = Loop::start(42).await;
-    l.with_record().await;
-    l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
-        .await;
-    assert_eq!(l.record("AUD-1")["audit_state"], "awaiting_human");
-    l.ok(
-        "maint",
-        "/audit resolve --note \"Scope confirmed with the team\"",
-        true,
-    )
-    .await;
-    assert_eq!(l.record("AUD-1")["audit_state"], "open");
-    let event = l.last_event();
-    assert_eq!(event["type"], "resolution");
-    assert_eq!(event["authority"], "human: maint");
-}
-
-#[tokio::test]
-async fn resolve_limitation_grants_an_authority_a_later_report_cites() {
-    let mut l = Loop::start(42).await;
-    l.with_record().await;
-    l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
-        .await;
-    l.ok(
-        "maint",
-        "/audit resolve L-01 --note \"GHES is out of scope for this release\"",
-        true,
-    )
-    .await;
-    let event = l.last_event();
-    assert_eq!(event["type"], "limitation_acceptance");
-    assert_eq!(event["authority"], "human: maint");
-    assert_eq!(event["limitations"][0]["key"], "no-ghes-e2e");
-    assert_eq!(l.record("AUD-1")["audit_state"], "open");
-
-    let mut r = report(
-        "AUD-1",
-        42,
-        SHA1,
-        "ci-run-2",
-        "certified_with_accepted_limitations",
-    );
-    r["limitations"] = asks_human("x")["limitations"].clone();
-    r["limitations"][0]["authority"] = json!("human: maint");
-    l.ok("alice", &report_comment(&r), true).await;
-    assert_eq!(l.record("AUD-1")["audit_state"], "certified");
-}
-
-#[tokio::test]
-async fn resolve_finding_settles_a_rejected_finding() {
-    let mut l = Loop::start(42).await;
-    l.with_run("needs_remediation").await;
-    l.ok(
-        "maint",
-        "/audit dispose A-01 reject --note \"The dedup window test covers it\"",
-        true,
-    )
-    .await;
-    l.ok(
-        "maint",
-        "/audit resolve A-01 --note \"Agreed: covered by the dedup test\"",
-        true,
-    )
-    .await;
-    let event = l.last_event();
-    assert_eq!(event["type"], "resolution");
-    assert_eq!(event["finding"]["id"], "A-01");
-}
-
-#[tokio::test]
-async fn override_raises_the_budget() {
-    let mut l = Loop::start(42).await;
-    l.with_run("needs_remediation").await;
-    l.ok(
-        "maint",
-        "/audit override --budget 5 --note \"Two more rounds for the refactor\"",
-        true,
-    )
-    .await;
-    assert_eq!(l.record("AUD-1")["audit_budget"], 5);
-    let event = l.last_event();
-    assert_eq!(event["type"], "override");
-    assert_eq!(event["previous_budget"], 3);
-}
-
-#[tokio::test]
-async fn waive_records_a_waiver_shown_in_the_body() {
-    let mut l = Loop::start(42).await;
-    l.with_run("needs_remediation").await;
-    l.ok(
-        "maint",
-        "/audit waive A-02 --basis triage-threshold --reason \"Cosmetic, below the triage bar\"",
-        true,
-    )
-    .await;
-    let event = l.last_event();
-    assert_eq!(event["type"], "waiver");
-    assert_eq!(event["findings"][0]["id"], "A-02");
-    assert_eq!(event["authority"], "human: maint");
-    assert!(l
-        .gh
-        .pull_body(42)
-        .contains("Cosmetic, below the triage bar"));
-}
-
-#[tokio::test]
-async fn veto_records_the_key_from_the_next_round() {
-    let mut l = Loop::start(42).await;
-    l.with_run("needs_remediation").await;
-    l.ok(
-        "maint",
-        "/audit veto webhook-replay --reason \"Replay must be fixed, not waived\"",
-        true,
-    )
-    .await;
-    let event = l.last_event();
-    assert_eq!(event["type"], "veto");
-    assert_eq!(event["key"], "webhook-replay");
-    assert_eq!(event["effective_from_round"], 2);
-}
-
-#[tokio::test]
-async fn dispose_each_kind() {
-    let mut l = Loop::start(42).await;
-    l.with_run("needs_remediation").await;
-    l.ok(
-        "maint",
-        "/audit dispose A-02 follow-up --note \"Next sprint\"",
-        true,
-    )
-    .await;
-    assert_eq!(l.last_event()["disposition"], "follow-up");
-    l.ok(
-        "maint",
-        "/audit dispose A-01 fix --note \"Fixing in this PR\"",
-        true,
-    )
-    .await;
-    assert_eq!(l.last_event()["disposition"], "fix");
-    assert!(l.gh.state().issues.is_empty(), "only `file` opens an issue");
-
-    // `file` and `reject` on a second run's findings.
-    let r = report("AUD-1", 42, SHA1, "ci-run-2", "needs_remediation");
-    l.ok("alice", &report_comment(&r), true).await;
-    l.ok(
-        "maint",
-        "/audit dispose A-02 file --note \"Tracked separately\"",
-        true,
-    )
-    .await;
-    let event = l.last_event();
-    assert_eq!(event["disposition"], "file");
-    let issues = l.gh.state().issues.clone();
-    assert_eq!(issues.len(), 1);
-    assert_eq!(issues[0]["labels"], json!(["tech-debt"]));
-    assert_eq!(event["issue"], issues[0]["number"]);
-    l.ok(
-        "maint",
-        "/audit dispose A-01 reject --note \"The window is closed by the dedup table\"",
-        true,
-    )
-    .await;
-    assert_eq!(l.last_event()["disposition"], "reject");
-    let body = l.gh.pull_body(42);
-    let residual = body
-        .split("auditloop:residual:start")
-        .nth(1)
-        .unwrap_or_default();
-    assert!(residual.contains("A-01"), "contested in residual: {body}");
 }
 
 #[tokio::test]
@@ -366,6 +231,19 @@ async fn gate_updates_the_check_run() {
     l.ok("reader", "/audit gate", false).await;
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
     assert_eq!(l.gh.gate_runs(SHA1).len(), runs, "updated, not created");
+}
+
+#[tokio::test]
+async fn status_and_help_answer_on_a_closed_pr_and_an_invalid_configuration() {
+    let mut l = Loop::start(42).await;
+    l.with_record().await;
+    l.gh.close_pull(42, false);
+    l.gh.set_file(".github/auditloop.yml", "audit_budget: three\n");
+    for command in ["/audit status", "/audit help"] {
+        l.ok("reader", command, false).await;
+        assert!(l.refusals(42).is_empty(), "{command}: {}", l.last_reply(42));
+    }
+    assert_eq!(l.replies(42).len(), 2, "one reply each");
 }
 
 #[tokio::test]

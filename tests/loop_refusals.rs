@@ -5,111 +5,11 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::audit::{report, report_comment, Loop, SHA1, SHA2};
-use support::steps::{asks_human, handoff_comment, new_command};
+use support::audit::{report, report_comment, Loop, SHA1};
+use support::setups::{set_up, Setup};
+use support::steps::{handoff_comment, new_command, unknown_key_receipt};
 
 /// The state a refusal is tried on.
-#[derive(Debug, Clone, Copy)]
-enum Setup {
-    /// PR 42 opened; no record.
-    Opened,
-    /// `AUD-1` created by `alice` with defaults.
-    Record,
-    /// `AUD-1` with one accepted run of this verdict.
-    Run(&'static str),
-    /// Run 1 asked for a human decision.
-    AwaitingHuman,
-    /// A budget of 1, spent by a `needs_remediation` run.
-    Blocked,
-    /// Run 1 `needs_remediation`, then key `webhook-replay` vetoed.
-    Vetoed,
-    /// `AUD-1` exists, then PR 42 closed.
-    Closed,
-    /// Run 1, and the PR's author `alice` maintains the repository.
-    AuthorMaintains,
-    /// `AUD-1` rebound to SHA2 by a push.
-    Pushed,
-    /// `AUD-1` on PR 42 holds work unit `phase:4`; PR 43 opened.
-    UnitOnOtherPr,
-    /// `AUD-1` on PR 42, still open; PR 43 opened.
-    SourceOpen,
-    /// PR 42 opened, its body closing no issue.
-    NoClosing,
-    /// `AUD-1` exists; then `.github/auditloop.yml` on the default branch holds `text`.
-    Config(&'static str),
-}
-
-async fn set_up(l: &mut Loop, setup: Setup) {
-    l.gh.set_permission("wendy", "write");
-    match setup {
-        Setup::Opened => l.pull_event("opened", 42, SHA1).await,
-        Setup::Record => l.with_record().await,
-        Setup::Run(verdict) => l.with_run(verdict).await,
-        Setup::AwaitingHuman => {
-            l.with_record().await;
-            l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
-                .await;
-        }
-        Setup::Blocked => {
-            l.pull_event("opened", 42, SHA1).await;
-            l.ok("alice", &new_command("--budget 1"), true).await;
-            let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-            l.ok("alice", &report_comment(&r), true).await;
-            assert_eq!(l.record("AUD-1")["audit_state"], "blocked");
-        }
-        Setup::Vetoed => {
-            l.with_run("needs_remediation").await;
-            l.ok(
-                "maint",
-                "/audit veto webhook-replay --reason \"Replay must be fixed\"",
-                true,
-            )
-            .await;
-        }
-        Setup::Closed => {
-            l.with_record().await;
-            l.gh.close_pull(42, false);
-        }
-        Setup::AuthorMaintains => {
-            l.with_run("needs_remediation").await;
-            l.gh.set_permission("alice", "maintain");
-        }
-        Setup::Pushed => {
-            l.with_record().await;
-            l.gh.set_pull_head(42, SHA2);
-            l.pull_event("synchronize", 42, SHA2).await;
-            assert_eq!(
-                l.record("AUD-1")["candidate_artifact"],
-                format!("commit:{SHA2}")
-            );
-        }
-        Setup::UnitOnOtherPr => {
-            l.pull_event("opened", 42, SHA1).await;
-            l.ok(
-                "alice",
-                &new_command("--work-unit phase:4 --covered-tasks \"#12\""),
-                true,
-            )
-            .await;
-            l.gh.add_pull(43, SHA2, "Another take.\n\nCloses #12\n", "alice");
-            l.pull_event("opened", 43, SHA2).await;
-        }
-        Setup::SourceOpen => {
-            l.with_record().await;
-            l.gh.add_pull(43, SHA2, "Another take.\n\nCloses #12\n", "alice");
-            l.pull_event("opened", 43, SHA2).await;
-        }
-        Setup::NoClosing => {
-            l.gh.state().pulls.get_mut(&42).unwrap()["body"] = json!("Refs #12 only.");
-            l.pull_event("opened", 42, SHA1).await;
-        }
-        Setup::Config(text) => {
-            l.with_record().await;
-            l.gh.set_file(".github/auditloop.yml", text);
-        }
-    }
-}
-
 struct Row {
     name: &'static str,
     setup: Setup,
@@ -390,15 +290,7 @@ fn rows() -> Vec<Row> {
             Record,
             "reader",
             json_report(|r| {
-                r["receipt"] = json!({
-                    "version": 1, "key_id": "unknown-key", "receipt_id": "b1946ac9-0000-4000-8000-000000000001",
-                    "role": "auditor", "repository": "octo-org/hello", "audit_id": "AUD-1",
-                    "work_unit": "pr:42", "invocation_ref": "ci-run-2",
-                    "candidate_artifact": format!("commit:{SHA1}"), "covered_tasks": ["#12"],
-                    "report_digest": format!("sha256:{}", "0".repeat(64)),
-                    "issued_at": "2026-11-29T10:00:00Z", "expires_at": "2099-11-29T11:00:00Z",
-                    "signature": format!("{}==", "A".repeat(86))
-                })
+                r["receipt"] = unknown_key_receipt();
             }),
             &["receipt", "never downgraded"],
         ),

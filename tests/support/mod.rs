@@ -9,4 +9,5 @@ pub mod fake_git;
 pub mod fake_hooks;
 pub mod fake_repo;
 pub mod harness;
+pub mod setups;
 pub mod steps;

@@ -44,6 +44,19 @@ pub fn asks_human(invocation: &str) -> Value {
     r
 }
 
+/// A well-formed receipt for run 2 of `AUD-1`, signed by a key no trust store holds.
+pub fn unknown_key_receipt() -> Value {
+    json!({
+        "version": 1, "key_id": "unknown-key", "receipt_id": "b1946ac9-0000-4000-8000-000000000001",
+        "role": "auditor", "repository": REPO, "audit_id": "AUD-1",
+        "work_unit": "pr:42", "invocation_ref": "ci-run-2",
+        "candidate_artifact": format!("commit:{SHA1}"), "covered_tasks": ["#12"],
+        "report_digest": format!("sha256:{}", "0".repeat(64)),
+        "issued_at": "2026-11-29T10:00:00Z", "expires_at": "2099-11-29T11:00:00Z",
+        "signature": format!("{}==", "A".repeat(86))
+    })
+}
+
 impl Loop {
     pub fn mark(&self) -> Mark {
         Mark {

@@ -225,3 +225,23 @@ async fn resolve_on_a_spent_budget_blocks_and_override_reopens() {
     l.ok("alice", &report_comment(&r), true).await;
     assert_eq!(l.last_event()["run"], 2);
 }
+
+#[tokio::test]
+async fn a_file_disposition_redelivered_after_its_commit_completes_its_views() {
+    let mut l = Loop::start(42).await;
+    l.with_run("needs_remediation").await;
+    // The records commit lands, then updating the PR body fails: the delivery is a 5xx.
+    l.gh.fail_next("PATCH", "/pulls/42", 500, &[]);
+    let body = "/audit dispose A-01 file --note \"Tracked separately\"";
+    let payload = support::deliveries::pr_comment(42, "maint", body);
+    let r = l.app.deliver("issue_comment", "file-2", &payload).await;
+    assert!(r.status().is_server_error(), "{}", r.status());
+    let mark = l.mark();
+    let r = l.app.deliver("issue_comment", "file-2", &payload).await;
+    assert_eq!(r.status(), 200);
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    assert_eq!(l.mark().commits, mark.commits, "not recorded twice");
+    assert_eq!(l.mark().reactions, mark.reactions + 1, "a +1 at last");
+    assert_eq!(l.gh.state().issues.len(), 1);
+    assert!(l.gh.pull_body(42).contains("auditloop:residual:start"));
+}

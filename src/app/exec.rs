@@ -346,7 +346,7 @@ pub async fn prepare(
         } => {
             let issue = if disposition == DispositionKind::File {
                 match file_issue(ctx, pull, &finding, &note).await? {
-                    Ok(n) => Some(n),
+                    Ok(n) => n,
                     Err(why) => return Ok(Err(why)),
                 }
             } else {
@@ -373,13 +373,15 @@ pub async fn prepare(
 }
 
 /// Opens the tech-debt issue for a `file` disposition, after checking on the current record
-/// that the disposition will be accepted, so a refused command opens nothing.
+/// that the disposition will be accepted, so a refused command opens nothing. `None` when
+/// this delivery is already recorded: the decision then stops as already applied and only
+/// the views are finished.
 async fn file_issue(
     ctx: &Ctx,
     pull: &Pull,
     finding: &crate::ids::FindingId,
     note: &str,
-) -> Result<Result<u64, Refused>, GitHubError> {
+) -> Result<Result<Option<u64>, Refused>, GitHubError> {
     let state = match crate::app::store::load(ctx, PrNumber(pull.number), None).await? {
         Ok(s) => s,
         Err(why) => {
@@ -398,9 +400,7 @@ async fn file_issue(
                 "restore it",
             )))
         }
-        Err(Stop::AlreadyApplied) => {
-            return Ok(Err(Refused::new("this delivery was already applied", "")))
-        }
+        Err(Stop::AlreadyApplied) => return Ok(Ok(None)),
     };
     if let Err(r) = t::check_dispose(record, finding, DispositionKind::File) {
         return Ok(Err(r.into()));
@@ -425,10 +425,9 @@ async fn file_issue(
         crate::engine::views::escape::block(note),
         record.id
     );
-    Ok(Ok(rest::create_issue(
-        &ctx.api, &ctx.repo, &title, &body, &label,
-    )
-    .await?))
+    Ok(Ok(Some(
+        rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?,
+    )))
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -227,6 +227,26 @@ async fn resolve_on_a_spent_budget_blocks_and_override_reopens() {
 }
 
 #[tokio::test]
+async fn a_redelivered_file_disposition_opens_its_issue_once() {
+    let mut l = Loop::start(42).await;
+    l.with_run("needs_remediation").await;
+    // The issue is opened, then writing the records commit fails: the delivery is a 5xx.
+    l.gh.fail_next("POST", "/git/commits", 500, &[]);
+    let body = "/audit dispose A-01 file --note \"Tracked separately\"";
+    let payload = support::deliveries::pr_comment(42, "maint", body);
+    let r = l.app.deliver("issue_comment", "file-1", &payload).await;
+    assert!(r.status().is_server_error(), "{}", r.status());
+    assert_eq!(l.gh.state().issues.len(), 1);
+    // GitHub's redelivery of the same delivery finds the issue instead of opening another.
+    let r = l.app.deliver("issue_comment", "file-1", &payload).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(l.gh.state().issues.len(), 1, "one issue per disposition");
+    let event = l.last_event();
+    assert_eq!(event["disposition"], "file");
+    assert_eq!(event["issue"], l.gh.state().issues[0]["number"]);
+}
+
+#[tokio::test]
 async fn a_file_disposition_redelivered_after_its_commit_completes_its_views() {
     let mut l = Loop::start(42).await;
     l.with_run("needs_remediation").await;

@@ -418,12 +418,17 @@ async fn file_issue(
         .chars()
         .take(200)
         .collect();
+    // The marker names the finding of its run, so a redelivery finds the issue it opened.
+    let run = record.latest_run().map_or(0, |r| r.run);
+    let marker = format!("<!-- auditloop:filed:{}:run-{run}:{finding} -->", record.id);
+    if let Some(n) = rest::find_issue(&ctx.api, &ctx.repo, &label, &marker).await? {
+        return Ok(Ok(Some(n)));
+    }
     let body = format!(
-        "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n<!-- auditloop:filed:{}:{finding} -->",
+        "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n{marker}",
         pull.number,
         record.id,
         crate::engine::views::escape::block(note),
-        record.id
     );
     Ok(Ok(Some(
         rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?,

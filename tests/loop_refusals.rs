@@ -160,6 +160,16 @@ fn rows() -> Vec<Row> {
         Row {
             pr: 43,
             ..row(
+                "adopt a record whose PR was merged",
+                SourceMerged,
+                "maint",
+                "/audit adopt AUD-1",
+                &["adopt-source-active", "AUD-1"],
+            )
+        },
+        Row {
+            pr: 43,
+            ..row(
                 "adopt a record whose PR is still open",
                 SourceOpen,
                 "maint",

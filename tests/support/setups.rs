@@ -29,6 +29,8 @@ pub enum Setup {
     UnitOnOtherPr,
     /// `AUD-1` on PR 42, still open; PR 43 opened.
     SourceOpen,
+    /// `AUD-1` on PR 42, merged; PR 43 opened.
+    SourceMerged,
     /// PR 42 opened, its body closing no issue.
     NoClosing,
     /// `AUD-1` exists; then `.github/auditloop.yml` on the default branch holds `text`.
@@ -92,6 +94,12 @@ pub async fn set_up(l: &mut Loop, setup: Setup) {
         }
         Setup::SourceOpen => {
             l.with_record().await;
+            l.gh.add_pull(43, SHA2, "Another take.\n\nCloses #12\n", "alice");
+            l.pull_event("opened", 43, SHA2).await;
+        }
+        Setup::SourceMerged => {
+            l.with_record().await;
+            l.gh.close_pull(42, true);
             l.gh.add_pull(43, SHA2, "Another take.\n\nCloses #12\n", "alice");
             l.pull_event("opened", 43, SHA2).await;
         }

@@ -456,8 +456,9 @@ async fn report(
                 Err(problems) => {
                     return Ok(Err(Refused::new(
                         format!(
-                            "the report is not a valid auditor_report_v1 ({} problems)",
-                            problems.len()
+                            "the report is not a valid auditor_report_v1 ({} problem{})",
+                            problems.len(),
+                            if problems.len() == 1 { "" } else { "s" }
                         ),
                         format!(
                             "correct these and post the report again:\n{}",

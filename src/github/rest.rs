@@ -492,3 +492,20 @@ pub async fn open_pulls_for_commit(
         .filter(|p| p.open && p.head_sha == sha)
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::query_value;
+
+    #[test]
+    fn query_values_keep_only_unreserved_characters() {
+        for (raw, encoded) in [
+            ("tech-debt", "tech-debt"),
+            ("tech debt", "tech%20debt"),
+            ("a,b&c=d+e#f", "a%2Cb%26c%3Dd%2Be%23f"),
+            ("dette-ã", "dette-%C3%A3"),
+        ] {
+            assert_eq!(query_value(raw), encoded, "{raw}");
+        }
+    }
+}

@@ -374,7 +374,8 @@ pub async fn prepare(
 
 /// Opens the tech-debt issue for a `file` disposition, after checking on the current record
 /// that the disposition will be accepted, so a refused command opens nothing. `None` when
-/// this delivery was applied before (a redelivery): its issue was filed then.
+/// this delivery is already recorded: the decision then stops as already applied and only
+/// the views are finished.
 async fn file_issue(
     ctx: &Ctx,
     pull: &Pull,
@@ -417,12 +418,17 @@ async fn file_issue(
         .chars()
         .take(200)
         .collect();
+    // The marker names the finding of its run, so a redelivery finds the issue it opened.
+    let run = record.latest_run().map_or(0, |r| r.run);
+    let marker = format!("<!-- auditloop:filed:{}:run-{run}:{finding} -->", record.id);
+    if let Some(n) = rest::find_issue(&ctx.api, &ctx.repo, &label, &marker).await? {
+        return Ok(Ok(Some(n)));
+    }
     let body = format!(
-        "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n<!-- auditloop:filed:{}:{finding} -->",
+        "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n{marker}",
         pull.number,
         record.id,
         crate::engine::views::escape::block(note),
-        record.id
     );
     Ok(Ok(Some(
         rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?,
@@ -450,8 +456,9 @@ async fn report(
                 Err(problems) => {
                     return Ok(Err(Refused::new(
                         format!(
-                            "the report is not a valid auditor_report_v1 ({} problems)",
-                            problems.len()
+                            "the report is not a valid auditor_report_v1 ({} problem{})",
+                            problems.len(),
+                            if problems.len() == 1 { "" } else { "s" }
                         ),
                         format!(
                             "correct these and post the report again:\n{}",

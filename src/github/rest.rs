@@ -75,6 +75,7 @@ pub const POST_COMMENT: &str = "POST /repos/{owner}/{repo}/issues/{issue_number}
 pub const LIST_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{issue_number}/comments";
 pub const POST_REACTION: &str = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions";
 pub const POST_ISSUE: &str = "POST /repos/{owner}/{repo}/issues";
+pub const LIST_ISSUES: &str = "GET /repos/{owner}/{repo}/issues";
 pub const LIST_CHECKS: &str = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs";
 pub const POST_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
 pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}";
@@ -356,6 +357,54 @@ pub async fn create_issue(
     Ok(c.number)
 }
 
+/// The newest issue labelled `label` (open or closed, among the latest 100) whose body holds
+/// `marker`: an issue opened before a failure that GitHub then redelivered. The list
+/// endpoint, unlike search, sees an issue as soon as it exists.
+pub async fn find_issue(
+    api: &Api,
+    repo: &RepoName,
+    label: &str,
+    marker: &str,
+) -> Result<Option<u64>, GitHubError> {
+    #[derive(Deserialize)]
+    struct Listed {
+        number: u64,
+        #[serde(default)]
+        body: Option<String>,
+        #[serde(default)]
+        pull_request: Option<Value>,
+    }
+    let list: Vec<Listed> = api
+        .json(Call::get(
+            LIST_ISSUES,
+            path(
+                repo,
+                &format!(
+                    "issues?labels={}&state=all&sort=created&direction=desc&per_page=100",
+                    query_value(label)
+                ),
+            ),
+        ))
+        .await?;
+    Ok(list
+        .into_iter()
+        .find(|i| i.pull_request.is_none() && i.body.as_deref().is_some_and(|b| b.contains(marker)))
+        .map(|i| i.number))
+}
+
+/// Percent-encodes a query value (everything but RFC 3986 unreserved characters).
+fn query_value(v: &str) -> String {
+    v.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
 /// A check run on a commit, as listed.
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckRunInfo {
@@ -445,4 +494,21 @@ pub async fn open_pulls_for_commit(
         .map(Pull::from)
         .filter(|p| p.open && p.head_sha == sha)
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::query_value;
+
+    #[test]
+    fn query_values_keep_only_unreserved_characters() {
+        for (raw, encoded) in [
+            ("tech-debt", "tech-debt"),
+            ("tech debt", "tech%20debt"),
+            ("a,b&c=d+e#f", "a%2Cb%26c%3Dd%2Be%23f"),
+            ("dette-ã", "dette-%C3%A3"),
+        ] {
+            assert_eq!(query_value(raw), encoded, "{raw}");
+        }
+    }
 }

@@ -89,6 +89,11 @@ pub fn route(
                 .collect();
             reply(200, Value::Array(list))
         }
+        ("GET", ["repos", _o, _r, "issues"]) => {
+            // Newest first, as `sort=created&direction=desc` asks.
+            let list: Vec<Value> = state.issues.iter().rev().cloned().collect();
+            reply(200, Value::Array(list))
+        }
         ("POST", ["repos", _o, _r, "issues"]) => {
             let number = 500 + state.issues.len() as u64;
             let mut issue = body.clone();

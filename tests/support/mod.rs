@@ -11,3 +11,5 @@ pub mod fake_hooks;
 pub mod fake_repo;
 pub mod harness;
 pub mod robust;
+pub mod setups;
+pub mod steps;

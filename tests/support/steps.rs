@@ -71,10 +71,6 @@ impl Loop {
         self.gh.comments_on(pr)
     }
 
-    pub fn last_reply(&self, pr: u64) -> String {
-        self.replies(pr).last().cloned().unwrap_or_default()
-    }
-
     /// Sends a command that must be carried out: a `+1`, no refusal, and (when `commits`)
     /// one more commit on the records branch.
     pub async fn ok(&mut self, login: &str, body: &str, commits: bool) {

@@ -27,18 +27,18 @@ async fn regate(
     if pulls.is_empty() {
         return Ok(Handled::Ignored);
     }
-    let slug = app.bot_slug(ctx).await?;
     for pull in pulls {
         let full = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
         let state = store::load(ctx, PrNumber(full.number), None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
         views::refresh(
+            app,
             ctx,
-            app.operator_min,
-            slug,
-            &full,
-            &state,
-            commit.as_ref(),
+            views::Target {
+                pull: &full,
+                state: &state,
+                records_commit: commit.as_ref(),
+            },
             mode,
             false,
         )
@@ -154,16 +154,14 @@ pub async fn merge_group_event(
         view.conclusion = Conclusion::Failure;
     }
     let slug = app.bot_slug(ctx).await?;
-    views::publish(
-        ctx,
-        slug,
-        &own_check(ctx),
-        &e.merge_group.head_sha,
-        &[],
-        &view,
-        commit.as_ref(),
-        RunMode::Create,
-    )
-    .await?;
+    let check_name = own_check(ctx);
+    let run = views::Publish {
+        check_name: &check_name,
+        head: &e.merge_group.head_sha,
+        existing: &[],
+        records_commit: commit.as_ref(),
+        mode: RunMode::Create,
+    };
+    views::publish(ctx, slug, run, &view).await?;
     Ok(Handled::Done)
 }

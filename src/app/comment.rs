@@ -111,17 +111,12 @@ async fn run(
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-            views::refresh(
-                ctx,
-                app.operator_min,
-                app.bot_slug(ctx).await?,
-                &pull,
-                &state,
-                commit.as_ref(),
-                RunMode::Update,
-                false,
-            )
-            .await?;
+            let target = views::Target {
+                pull: &pull,
+                state: &state,
+                records_commit: commit.as_ref(),
+            };
+            views::refresh(app, ctx, target, RunMode::Update, false).await?;
             return Ok(Ok(Answered::Done));
         }
         _ => {}
@@ -233,17 +228,17 @@ async fn commit(
     } else {
         RunMode::Update
     };
-    let slug = app.bot_slug(ctx).await?;
     // The views and the reaction are independent once the change is committed.
     let state = Ok(state);
     futures::try_join!(
         views::refresh(
+            app,
             ctx,
-            app.operator_min,
-            slug,
-            pull,
-            &state,
-            commit.as_ref(),
+            views::Target {
+                pull,
+                state: &state,
+                records_commit: commit.as_ref()
+            },
             mode,
             true
         ),

@@ -2,7 +2,6 @@
 //! needs are done first (decision records, the adopted PR, a filed issue), then a pure
 //! closure applies the engine's transition to whatever state the branch holds.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::app::context::Ctx;
@@ -12,22 +11,19 @@ use crate::app::AuditApp;
 use crate::commands::{ParsedCommand, ReportPayload, ResolveTarget};
 use crate::engine::closing::closing_issues;
 use crate::engine::policy::AuditPolicy;
-use crate::engine::receipt::{verify, ReceiptContext};
-use crate::engine::record::{has_delivery, DispositionKind, EventKind, Record};
-use crate::engine::report::{
-    handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, HandoffBinding,
-    HandoffStatus, Report,
-};
-use crate::engine::transition::{
-    self as t, Applied, EventContext, FailureInput, ReportInput, VerifiedReceipt,
-};
+use crate::engine::record::{has_delivery, DispositionKind, Record};
+use crate::engine::transition::{self as t, Applied, EventContext};
 use crate::events::IssueCommentEvent;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{Artifact, AuditId, CommitSha, Login, PrNumber};
 use crate::records::Change;
 
-type Decide = dyn Fn(&State) -> Result<Change, Stop<Refused>> + Send + Sync;
+use crate::app::filing::file_issue;
+pub use crate::app::intake::decision_number;
+use crate::app::intake::report;
+
+pub(super) type Decide = dyn Fn(&State) -> Result<Change, Stop<Refused>> + Send + Sync;
 
 pub struct Decision {
     pub named: Option<AuditId>,
@@ -45,7 +41,7 @@ pub fn carries_receipt(payload: &ReportPayload) -> bool {
     }
 }
 
-fn problems_text(problems: &[crate::engine::report::Problem]) -> String {
+pub(super) fn problems_text(problems: &[crate::engine::report::Problem]) -> String {
     problems
         .iter()
         .take(30)
@@ -55,7 +51,7 @@ fn problems_text(problems: &[crate::engine::report::Problem]) -> String {
 }
 
 /// The PR's record, or why there is none to act on.
-fn current<'a>(
+pub(super) fn current<'a>(
     state: &'a State,
     ctx_delivery: &crate::ids::DeliveryId,
 ) -> Result<&'a Record, Stop<Refused>> {
@@ -70,11 +66,11 @@ fn current<'a>(
     }
 }
 
-fn refusal(r: t::Refusal) -> Stop<Refused> {
+pub(super) fn refusal(r: t::Refusal) -> Stop<Refused> {
     Stop::Refused(r.into())
 }
 
-fn policy(app: &AuditApp, ctx: &Ctx) -> AuditPolicy {
+pub(super) fn policy(app: &AuditApp, ctx: &Ctx) -> AuditPolicy {
     let config = ctx.config.as_ref().ok();
     AuditPolicy {
         default_budget: config.map(|c| c.audit_budget).unwrap_or(3),
@@ -84,7 +80,7 @@ fn policy(app: &AuditApp, ctx: &Ctx) -> AuditPolicy {
     }
 }
 
-fn head_of(pull: &Pull) -> Result<Artifact, Refused> {
+pub(super) fn head_of(pull: &Pull) -> Result<Artifact, Refused> {
     CommitSha::new(pull.head_sha.clone())
         .map(Artifact::commit)
         .map_err(|_| {
@@ -247,8 +243,6 @@ pub async fn prepare(
                 app,
                 ctx,
                 event,
-                view,
-                policy,
                 (audit_id, invocation, candidate),
                 payload,
                 by,
@@ -370,261 +364,4 @@ pub async fn prepare(
             return Ok(Err(Refused::new("this command changes nothing", "")))
         }
     }))
-}
-
-/// Opens the tech-debt issue for a `file` disposition, after checking on the current record
-/// that the disposition will be accepted, so a refused command opens nothing. `None` when
-/// this delivery is already recorded: the decision then stops as already applied and only
-/// the views are finished.
-async fn file_issue(
-    ctx: &Ctx,
-    pull: &Pull,
-    finding: &crate::ids::FindingId,
-    note: &str,
-) -> Result<Result<Option<u64>, Refused>, GitHubError> {
-    let state = match crate::app::store::load(ctx, PrNumber(pull.number), None).await? {
-        Ok(s) => s,
-        Err(why) => {
-            return Ok(Err(Refused::new(
-                format!("the records branch is damaged: {why}"),
-                "restore it",
-            )))
-        }
-    };
-    let record = match current(&state, &ctx.delivery) {
-        Ok(r) => r,
-        Err(Stop::Refused(why)) => return Ok(Err(why)),
-        Err(Stop::Damaged(why)) => {
-            return Ok(Err(Refused::new(
-                format!("the records branch is damaged: {why}"),
-                "restore it",
-            )))
-        }
-        Err(Stop::AlreadyApplied) => return Ok(Ok(None)),
-    };
-    if let Err(r) = t::check_dispose(record, finding, DispositionKind::File) {
-        return Ok(Err(r.into()));
-    }
-    let summary = record
-        .latest_finding(finding)
-        .map(|f| f.claim.clone())
-        .unwrap_or_default();
-    let label = ctx
-        .config
-        .as_ref()
-        .map(|c| c.tech_debt_label.clone())
-        .unwrap_or_else(|_| "tech-debt".into());
-    let title: String = format!("{} {finding}: {}", record.id, summary)
-        .chars()
-        .take(200)
-        .collect();
-    // The marker names the finding of its run, so a redelivery finds the issue it opened.
-    let run = record.latest_run().map_or(0, |r| r.run);
-    let marker = format!("<!-- auditloop:filed:{}:run-{run}:{finding} -->", record.id);
-    if let Some(n) = rest::find_issue(&ctx.api, &ctx.repo, &label, &marker).await? {
-        return Ok(Ok(Some(n)));
-    }
-    let body = format!(
-        "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n{marker}",
-        pull.number,
-        record.id,
-        crate::engine::views::escape::block(note),
-    );
-    Ok(Ok(Some(
-        rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?,
-    )))
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn report(
-    app: &AuditApp,
-    ctx: &Ctx,
-    event: EventContext,
-    view: crate::engine::views::ViewContext,
-    policy: AuditPolicy,
-    flags: (Option<AuditId>, Option<String>, Option<Artifact>),
-    payload: ReportPayload,
-    by: String,
-) -> Result<Result<Decision, Refused>, GitHubError> {
-    let delivery = ctx.delivery.clone();
-    let repo = ctx.repo.clone();
-    let trust = app.trust.clone();
-    match payload {
-        ReportPayload::Json(text) => {
-            let intake = match parse_report(&text) {
-                Ok(i) => i,
-                Err(problems) => {
-                    return Ok(Err(Refused::new(
-                        format!(
-                            "the report is not a valid auditor_report_v1 ({} problem{})",
-                            problems.len(),
-                            if problems.len() == 1 { "" } else { "s" }
-                        ),
-                        format!(
-                            "correct these and post the report again:\n{}",
-                            problems_text(&problems)
-                        ),
-                    )))
-                }
-            };
-            let decisions = decision_numbers(ctx, &intake.report).await?;
-            let now = ctx.now;
-            Ok(Ok(Decision {
-                named: None,
-                message: format!("Report on {} {by}", intake.report.audit_id),
-                new_run: true,
-                decide: Arc::new(move |state: &State| {
-                    let record = current(state, &delivery)?;
-                    let verified = match &intake.receipt {
-                        None => None,
-                        Some(receipt) => {
-                            let used = |id: &str| state.index.receipts.contains_key(id);
-                            let rctx = ReceiptContext {
-                                repository: &repo,
-                                now,
-                                receipt_used: &used,
-                            };
-                            match verify(receipt, &intake.report, &intake.digest, &rctx, &trust) {
-                                Ok(_) => Some(VerifiedReceipt { receipt_id: receipt.receipt_id.clone(), key_id: receipt.key_id.clone() }),
-                                Err(e) => {
-                                    return Err(Stop::Refused(Refused::new(
-                                        format!("the report's receipt does not verify: {e} ({})", e.rule()),
-                                        "sign the normalized report again with `auditloop sign` and a key the operator pinned; a receipt is never downgraded to an unsigned report",
-                                    )))
-                                }
-                            }
-                        }
-                    };
-                    let input = ReportInput {
-                        report: &intake.report,
-                        digest: intake.digest.as_str(),
-                        receipt: verified.as_ref(),
-                        handoff: false,
-                        decisions: &decisions,
-                    };
-                    let applied = t::accept_report(record, &state.index, input, &event, &policy)
-                        .map_err(refusal)?;
-                    let extra = stored_report(&applied, &intake.report);
-                    Ok(change_files(&applied, &view, extra))
-                }),
-            }))
-        }
-        ReportPayload::Handoff(text) => {
-            let handoff = match parse_handoff(&text) {
-                Ok(h) => h,
-                Err(problems) => {
-                    return Ok(Err(Refused::new(
-                        "the handoff block is not a seed-002 completion handoff",
-                        format!(
-                            "correct these and post it again:\n{}",
-                            problems_text(&problems)
-                        ),
-                    )))
-                }
-            };
-            let (Some(audit_id), Some(invocation), Some(candidate)) = flags else {
-                return Ok(Err(Refused::new(
-                    "a handoff needs --audit-id, --invocation and --candidate",
-                    "write `/audit report --audit-id AUD-n --invocation REF --candidate commit:SHA` above the ```text block",
-                )));
-            };
-            if handoff.status == HandoffStatus::Pass {
-                return Ok(Err(Refused::new(
-                    "`AUDIT: PASS` cannot certify: a handoff carries no perspectives or findings",
-                    "submit an auditor_report_v1 JSON report to certify",
-                )));
-            }
-            let verdict = handoff_verdict(handoff.status);
-            Ok(Ok(Decision {
-                named: None,
-                message: format!("Handoff {} on {audit_id} {by}", handoff.status.as_str()),
-                new_run: verdict.is_some(),
-                decide: Arc::new(move |state: &State| {
-                    let record = current(state, &delivery)?;
-                    let Some(verdict) = verdict else {
-                        let input = FailureInput {
-                            audit_id: audit_id.clone(),
-                            invocation_ref: invocation.clone(),
-                            candidate_artifact: candidate.clone(),
-                            reason: handoff.reason.clone(),
-                        };
-                        let applied = t::record_invocation_failure(
-                            record,
-                            &state.index,
-                            input,
-                            &event,
-                            &policy,
-                        )
-                        .map_err(refusal)?;
-                        return Ok(change_files(&applied, &view, Vec::new()));
-                    };
-                    let bind = HandoffBinding {
-                        audit_id: audit_id.clone(),
-                        work_unit: record.work_unit.clone(),
-                        candidate: candidate.clone(),
-                        covered_tasks: record.covered_tasks.clone(),
-                        invocation_ref: invocation.clone(),
-                    };
-                    let report = report_from_handoff(&handoff, verdict, bind);
-                    let digest = crate::engine::report::digest(&report);
-                    let input = ReportInput {
-                        report: &report,
-                        digest: digest.as_str(),
-                        receipt: None,
-                        handoff: true,
-                        decisions: &BTreeSet::new(),
-                    };
-                    let applied = t::accept_report(record, &state.index, input, &event, &policy)
-                        .map_err(refusal)?;
-                    let extra = stored_report(&applied, &report);
-                    Ok(change_files(&applied, &view, extra))
-                }),
-            }))
-        }
-    }
-}
-
-fn stored_report(applied: &Applied, report: &Report) -> Vec<(String, String)> {
-    match &applied.event.kind {
-        EventKind::Report(run) => {
-            let text = serde_json::to_string_pretty(report).unwrap_or_default() + "\n";
-            vec![(run.report.clone(), text)]
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// `D-<n>` decision records that exist under `decisions_path` on the default branch; read
-/// only when the report cites one.
-async fn decision_numbers(ctx: &Ctx, report: &Report) -> Result<BTreeSet<u32>, GitHubError> {
-    let cites = report
-        .limitations
-        .iter()
-        .flatten()
-        .any(|l| matches!(l.authority_kind(), Some(Authority::Decision(_))));
-    let Ok(config) = &ctx.config else {
-        return Ok(BTreeSet::new());
-    };
-    if !cites {
-        return Ok(BTreeSet::new());
-    }
-    let names = rest::list_dir(
-        &ctx.api,
-        &ctx.repo,
-        &config.decisions_path,
-        &ctx.default_branch,
-    )
-    .await?;
-    Ok(names.iter().filter_map(|n| decision_number(n)).collect())
-}
-
-/// `D-12-title.md` and `D-12.md` are decision 12.
-pub fn decision_number(file: &str) -> Option<u32> {
-    let rest = file.strip_prefix("D-")?.strip_suffix(".md")?;
-    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let after = &rest[digits.len()..];
-    if digits.is_empty() || !(after.is_empty() || after.starts_with(['-', '_', ' ', '.'])) {
-        return None;
-    }
-    digits.parse().ok().filter(|n| *n > 0)
 }

@@ -4,6 +4,8 @@ mod checks;
 mod comment;
 mod context;
 mod exec;
+mod filing;
+mod intake;
 mod pulls;
 mod reply;
 mod store;

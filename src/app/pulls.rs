@@ -78,16 +78,16 @@ pub async fn handle(
             views::refresh_body(ctx, pull.number, record).await?;
         }
     }
-    let slug = app.bot_slug(ctx).await?;
     // A base change rebinds the record, so its sections change like a push's do.
     let update_body = (e.action != A::Edited || base_changed) && has_record;
     views::refresh(
+        app,
         ctx,
-        app.operator_min,
-        slug,
-        &pull,
-        &state,
-        commit.as_ref(),
+        views::Target {
+            pull: &pull,
+            state: &state,
+            records_commit: commit.as_ref(),
+        },
         mode,
         update_body,
     )

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use crate::app::context::Ctx;
 use crate::app::store::State;
+use crate::app::AuditApp;
 use crate::engine::closing::closing_issues;
 use crate::engine::config::Assurance;
 use crate::engine::gate::{
@@ -105,19 +106,30 @@ fn summary_status(summarized: bool) -> BodyStatus {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The PR whose views are rebuilt, with the records they are rebuilt from.
+pub struct Target<'a> {
+    pub pull: &'a Pull,
+    pub state: &'a Result<State, String>,
+    /// The records commit the views are computed from (the check run's `external_id`).
+    pub records_commit: Option<&'a CommitSha>,
+}
+
 /// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
 /// are gated too: the check passes only when every one of them passes.
 pub async fn refresh(
+    app: &AuditApp,
     ctx: &Ctx,
-    operator_min: Assurance,
-    bot_slug: &str,
-    pull: &Pull,
-    state: &Result<State, String>,
-    records_commit: Option<&CommitSha>,
+    target: Target<'_>,
     mode: RunMode,
     update_body: bool,
 ) -> Result<(), GitHubError> {
+    let Target {
+        pull,
+        state,
+        records_commit,
+    } = target;
+    let operator_min = app.operator_min;
+    let bot_slug = app.bot_slug(ctx).await?;
     let check_name = ctx
         .config
         .as_ref()
@@ -173,18 +185,14 @@ pub async fn refresh(
         (Ok(_), Some(_), Err(why)) => records_unavailable(&why),
         (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),
     };
-    publish(
-        ctx,
-        bot_slug,
-        &check_name,
-        &pull.head_sha,
-        &runs,
-        &view,
+    let run = Publish {
+        check_name: &check_name,
+        head: &pull.head_sha,
+        existing: &runs,
         records_commit,
         mode,
-    )
-    .await?;
-    Ok(())
+    };
+    publish(ctx, bot_slug, run, &view).await
 }
 
 fn annotation_json(a: &Annotation) -> Value {
@@ -194,18 +202,30 @@ fn annotation_json(a: &Annotation) -> Value {
     })
 }
 
+/// Where a check-run view goes: `check_name` on `head`, created or updating our run among
+/// `existing`.
+pub struct Publish<'a> {
+    pub check_name: &'a str,
+    pub head: &'a str,
+    pub existing: &'a [CheckRunInfo],
+    pub records_commit: Option<&'a CommitSha>,
+    pub mode: RunMode,
+}
+
 /// Creates or updates the check run named `check_name` on `head`.
-#[allow(clippy::too_many_arguments)]
 pub async fn publish(
     ctx: &Ctx,
     bot_slug: &str,
-    check_name: &str,
-    head: &str,
-    runs: &[CheckRunInfo],
+    run: Publish<'_>,
     view: &CheckRunView,
-    records_commit: Option<&CommitSha>,
-    mode: RunMode,
 ) -> Result<(), GitHubError> {
+    let Publish {
+        check_name,
+        head,
+        existing: runs,
+        records_commit,
+        mode,
+    } = run;
     let ours = runs.iter().find(|r| {
         r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)
     });

@@ -1,0 +1,80 @@
+//! Check runs on a commit: list, create, update.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::*;
+use crate::github::{Api, Call, GitHubError};
+use crate::ids::RepoName;
+
+/// A check run on a commit, as listed.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CheckRunInfo {
+    pub id: u64,
+    pub name: String,
+    pub status: String,
+    #[serde(default)]
+    pub conclusion: Option<String>,
+    #[serde(default)]
+    pub external_id: Option<String>,
+    #[serde(default)]
+    pub app: Option<AppRef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AppRef {
+    #[serde(default)]
+    pub slug: Option<String>,
+}
+
+/// The latest run of each check on `sha` (one page of 100).
+pub async fn check_runs(
+    api: &Api,
+    repo: &RepoName,
+    sha: &str,
+) -> Result<Vec<CheckRunInfo>, GitHubError> {
+    #[derive(Deserialize)]
+    struct List {
+        check_runs: Vec<CheckRunInfo>,
+    }
+    let l: List = api
+        .json(Call::get(
+            LIST_CHECKS,
+            path(
+                repo,
+                &format!("commits/{sha}/check-runs?filter=latest&per_page=100"),
+            ),
+        ))
+        .await?;
+    Ok(l.check_runs)
+}
+
+pub async fn create_check_run(
+    api: &Api,
+    repo: &RepoName,
+    body: &Value,
+) -> Result<u64, GitHubError> {
+    #[derive(Deserialize)]
+    struct Created {
+        id: u64,
+    }
+    let c: Created = api
+        .json(Call::post(POST_CHECK, path(repo, "check-runs"), body))
+        .await?;
+    Ok(c.id)
+}
+
+pub async fn update_check_run(
+    api: &Api,
+    repo: &RepoName,
+    id: u64,
+    body: &Value,
+) -> Result<(), GitHubError> {
+    api.send_ok(Call::patch(
+        PATCH_CHECK,
+        path(repo, &format!("check-runs/{id}")),
+        body,
+    ))
+    .await?;
+    Ok(())
+}

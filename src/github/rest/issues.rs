@@ -1,0 +1,161 @@
+//! Comments, reactions and issues.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::github::{Api, Call, GitHubError};
+use crate::ids::RepoName;
+
+pub async fn create_comment(
+    api: &Api,
+    repo: &RepoName,
+    issue: u64,
+    body: &str,
+) -> Result<u64, GitHubError> {
+    #[derive(Deserialize)]
+    struct Created {
+        id: u64,
+    }
+    let c: Created = api
+        .json(Call::post(
+            POST_COMMENT,
+            path(repo, &format!("issues/{issue}/comments")),
+            &json!({ "body": body }),
+        ))
+        .await?;
+    Ok(c.id)
+}
+
+/// Comments of an issue updated since `since` (one page of 100), as (author login, body).
+/// The issue-comments list has no sort order: `since` is how to ask for recent ones.
+pub async fn comments_since(
+    api: &Api,
+    repo: &RepoName,
+    issue: u64,
+    since: chrono::DateTime<chrono::Utc>,
+) -> Result<Vec<(String, String)>, GitHubError> {
+    #[derive(Deserialize)]
+    struct C {
+        #[serde(default)]
+        body: Option<String>,
+        user: User,
+    }
+    let since = since.format("%Y-%m-%dT%H:%M:%SZ");
+    let list: Vec<C> = api
+        .json(Call::get(
+            LIST_COMMENTS,
+            path(
+                repo,
+                &format!("issues/{issue}/comments?since={since}&per_page=100"),
+            ),
+        ))
+        .await?;
+    Ok(list
+        .into_iter()
+        .map(|c| (c.user.login, c.body.unwrap_or_default()))
+        .collect())
+}
+
+/// GitHub answers 200 for a reaction that exists already, so repeating it is harmless.
+pub async fn react(
+    api: &Api,
+    repo: &RepoName,
+    comment: u64,
+    content: &str,
+) -> Result<(), GitHubError> {
+    let call = Call::post(
+        POST_REACTION,
+        path(repo, &format!("issues/comments/{comment}/reactions")),
+        &json!({ "content": content }),
+    )
+    .idempotent(true);
+    api.send_ok(call).await?;
+    Ok(())
+}
+
+pub async fn create_issue(
+    api: &Api,
+    repo: &RepoName,
+    title: &str,
+    body: &str,
+    label: &str,
+) -> Result<u64, GitHubError> {
+    #[derive(Deserialize)]
+    struct Created {
+        number: u64,
+    }
+    let c: Created = api
+        .json(Call::post(
+            POST_ISSUE,
+            path(repo, "issues"),
+            &json!({ "title": title, "body": body, "labels": [label] }),
+        ))
+        .await?;
+    Ok(c.number)
+}
+
+/// The newest issue labelled `label` (open or closed, among the latest 100) whose body holds
+/// `marker`: an issue opened before a failure that GitHub then redelivered. The list
+/// endpoint, unlike search, sees an issue as soon as it exists.
+pub async fn find_issue(
+    api: &Api,
+    repo: &RepoName,
+    label: &str,
+    marker: &str,
+) -> Result<Option<u64>, GitHubError> {
+    #[derive(Deserialize)]
+    struct Listed {
+        number: u64,
+        #[serde(default)]
+        body: Option<String>,
+        #[serde(default)]
+        pull_request: Option<Value>,
+    }
+    let list: Vec<Listed> = api
+        .json(Call::get(
+            LIST_ISSUES,
+            path(
+                repo,
+                &format!(
+                    "issues?labels={}&state=all&sort=created&direction=desc&per_page=100",
+                    query_value(label)
+                ),
+            ),
+        ))
+        .await?;
+    Ok(list
+        .into_iter()
+        .find(|i| i.pull_request.is_none() && i.body.as_deref().is_some_and(|b| b.contains(marker)))
+        .map(|i| i.number))
+}
+
+/// Percent-encodes a query value (everything but RFC 3986 unreserved characters).
+fn query_value(v: &str) -> String {
+    v.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::query_value;
+
+    #[test]
+    fn query_values_keep_only_unreserved_characters() {
+        for (raw, encoded) in [
+            ("tech-debt", "tech-debt"),
+            ("tech debt", "tech%20debt"),
+            ("a,b&c=d+e#f", "a%2Cb%26c%3Dd%2Be%23f"),
+            ("dette-ã", "dette-%C3%A3"),
+        ] {
+            assert_eq!(query_value(raw), encoded, "{raw}");
+        }
+    }
+}

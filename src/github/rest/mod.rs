@@ -1,0 +1,34 @@
+//! The REST calls auditloop makes besides the records branch, each under its documented
+//! route, decoding only the fields we use.
+
+mod checks;
+mod contents;
+mod issues;
+mod permission;
+mod pulls;
+
+pub use checks::*;
+pub use contents::*;
+pub use issues::*;
+pub use permission::*;
+pub use pulls::*;
+
+use crate::ids::RepoName;
+
+pub const GET_PULL: &str = "GET /repos/{owner}/{repo}/pulls/{pull_number}";
+pub const PATCH_PULL: &str = "PATCH /repos/{owner}/{repo}/pulls/{pull_number}";
+pub const GET_CONTENT: &str = "GET /repos/{owner}/{repo}/contents/{path}";
+pub const GET_PERMISSION: &str = "GET /repos/{owner}/{repo}/collaborators/{username}/permission";
+pub const POST_COMMENT: &str = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments";
+pub const LIST_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{issue_number}/comments";
+pub const POST_REACTION: &str = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions";
+pub const POST_ISSUE: &str = "POST /repos/{owner}/{repo}/issues";
+pub const LIST_ISSUES: &str = "GET /repos/{owner}/{repo}/issues";
+pub const LIST_CHECKS: &str = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs";
+pub const POST_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
+pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}";
+pub const PULLS_FOR_COMMIT: &str = "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls";
+
+fn path(repo: &RepoName, rest: &str) -> String {
+    format!("/repos/{}/{}/{rest}", repo.owner(), repo.name())
+}

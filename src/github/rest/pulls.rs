@@ -1,0 +1,102 @@
+//! Pull requests: read one, set its body, find the open ones on a commit.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::*;
+use crate::github::{Api, Call, GitHubError};
+use crate::ids::RepoName;
+
+#[derive(Debug, Clone, Deserialize)]
+pub(super) struct User {
+    pub(super) login: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Head {
+    sha: String,
+    #[serde(rename = "ref", default)]
+    name: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct PullBody {
+    number: u64,
+    state: String,
+    #[serde(default)]
+    merged: Option<bool>,
+    #[serde(default)]
+    merged_at: Option<String>,
+    #[serde(default)]
+    body: Option<String>,
+    user: User,
+    head: Head,
+    base: Head,
+}
+
+/// A pull request as auditloop reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pull {
+    pub number: u64,
+    pub open: bool,
+    pub merged: bool,
+    pub body: String,
+    pub author: String,
+    pub head_sha: String,
+    pub base_ref: String,
+}
+
+impl From<PullBody> for Pull {
+    fn from(p: PullBody) -> Self {
+        Pull {
+            number: p.number,
+            open: p.state == "open",
+            merged: p.merged.unwrap_or(false) || p.merged_at.is_some(),
+            body: p.body.unwrap_or_default(),
+            author: p.user.login,
+            head_sha: p.head.sha,
+            base_ref: p.base.name,
+        }
+    }
+}
+
+pub async fn get_pull(api: &Api, repo: &RepoName, number: u64) -> Result<Pull, GitHubError> {
+    let body: PullBody = api
+        .json(Call::get(GET_PULL, path(repo, &format!("pulls/{number}"))))
+        .await?;
+    Ok(body.into())
+}
+
+pub async fn set_pull_body(
+    api: &Api,
+    repo: &RepoName,
+    number: u64,
+    body: &str,
+) -> Result<(), GitHubError> {
+    api.send_ok(Call::patch(
+        PATCH_PULL,
+        path(repo, &format!("pulls/{number}")),
+        &json!({ "body": body }),
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Open pull requests whose head is `sha` (for fork PRs too, which check payloads omit).
+pub async fn open_pulls_for_commit(
+    api: &Api,
+    repo: &RepoName,
+    sha: &str,
+) -> Result<Vec<Pull>, GitHubError> {
+    let list: Vec<PullBody> = api
+        .json(Call::get(
+            PULLS_FOR_COMMIT,
+            path(repo, &format!("commits/{sha}/pulls")),
+        ))
+        .await?;
+    Ok(list
+        .into_iter()
+        .map(Pull::from)
+        .filter(|p| p.open && p.head_sha == sha)
+        .collect())
+}

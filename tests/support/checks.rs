@@ -2,17 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::deliveries::{fixture, REPO};
-
-fn retarget(mut v: Value) -> Value {
-    let (owner, name) = REPO.split_once('/').unwrap();
-    v["repository"]["full_name"] = json!(REPO);
-    v["repository"]["name"] = json!(name);
-    v["repository"]["owner"]["login"] = json!(owner);
-    v["repository"]["default_branch"] = json!("main");
-    v["installation"] = json!({"id": super::deliveries::INSTALLATION});
-    v
-}
+use super::deliveries::{fixture, retarget};
 
 /// `check_run.<action>` for the run `name` on `sha`, with `pull_requests: []` as a fork
 /// PR's payload carries.

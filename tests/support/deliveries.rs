@@ -16,7 +16,8 @@ pub fn fixture(name: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-fn retarget(mut v: Value) -> Value {
+/// The example payload moved to our repository and installation.
+pub fn retarget(mut v: Value) -> Value {
     let (owner, name) = REPO.split_once('/').unwrap();
     v["repository"]["full_name"] = json!(REPO);
     v["repository"]["name"] = json!(name);

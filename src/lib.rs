@@ -12,4 +12,5 @@ pub mod metrics;
 pub mod records;
 pub mod redeliver;
 pub mod server;
+pub mod setup;
 pub mod telemetry;

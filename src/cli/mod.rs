@@ -3,6 +3,7 @@
 pub mod keygen;
 pub mod root;
 pub mod serve;
+pub mod setup;
 pub mod sign;
 pub mod validate;
 

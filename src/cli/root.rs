@@ -25,8 +25,10 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Run the webhook server (the default).
+    /// Run the webhook server (the default). With no App credentials, starts `setup`.
     Serve(ServeArgs),
+    /// First-run setup: register the GitHub App from app-manifest.yml and write .env.
+    Setup(crate::cli::setup::SetupArgs),
     /// Make an Ed25519 key pair for a hardened auditor; prints the trust-store entry.
     Keygen(crate::cli::keygen::KeygenArgs),
     /// Normalize a report and sign a receipt for one repository; prints the signed report.
@@ -46,6 +48,15 @@ fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
+/// With no App credential at all, the first run registers the App instead of failing.
+fn serve_or_setup(args: &ServeArgs) -> ExitCode {
+    if crate::config::ServeConfig::has_no_credentials(args, &env_lookup) {
+        let setup = crate::cli::setup::SetupArgs::default();
+        return crate::cli::setup::run(&setup, &env_lookup);
+    }
+    crate::cli::serve::run(args, &env_lookup)
+}
+
 pub fn run() -> ExitCode {
     // `.env` fills in only what flags and the environment leave unset.
     let _ = dotenvy::dotenv();
@@ -59,8 +70,9 @@ pub fn run() -> ExitCode {
     };
     crate::telemetry::init(&log);
     match cli.command {
-        None => crate::cli::serve::run(&cli.serve, &env_lookup),
-        Some(Command::Serve(args)) => crate::cli::serve::run(&args, &env_lookup),
+        None => serve_or_setup(&cli.serve),
+        Some(Command::Serve(args)) => serve_or_setup(&args),
+        Some(Command::Setup(args)) => crate::cli::setup::run(&args, &env_lookup),
         Some(Command::Keygen(args)) => {
             offline(crate::cli::keygen::run(&args, &mut std::io::stdout()))
         }

@@ -94,6 +94,17 @@ pub fn route(
             let list: Vec<Value> = state.issues.iter().rev().cloned().collect();
             reply(200, Value::Array(list))
         }
+        ("POST", ["app-manifests", code, "conversions"]) => {
+            if *code != "goodcode" {
+                return Some(reply(404, json!({"message": "Not Found"})));
+            }
+            reply(
+                201,
+                json!({"id": 777, "slug": "auditloop-acme", "name": "auditloop acme", "client_id": "Iv1.x",
+                "client_secret": "cs", "webhook_secret": "whsec-from-github",
+                "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n"}),
+            )
+        }
         ("POST", ["repos", _o, _r, "issues"]) => {
             let number = 500 + state.issues.len() as u64;
             let mut issue = body.clone();

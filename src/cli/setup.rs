@@ -63,21 +63,5 @@ pub fn run(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("auditloop: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    match runtime.block_on(run_setup(opts)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("auditloop: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    super::block_on(run_setup(opts))
 }

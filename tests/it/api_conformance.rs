@@ -1,0 +1,156 @@
+//! Every request the app sends during a whole loop is one GitHub documents: its method and
+//! path match a route of GitHub's REST description, its query parameters and request-body
+//! fields are ones that route declares (tests/fixtures/github-routes.json).
+
+use crate::support;
+
+use serde_json::Value;
+use support::audit::{report, report_comment, Loop, SHA1, SHA2};
+
+struct Route {
+    method: String,
+    segments: Vec<String>,
+    query: Vec<String>,
+    body: Value,
+}
+
+fn routes() -> Vec<Route> {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/fixtures/github-routes.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["routes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| Route {
+            method: r["method"].as_str().unwrap().to_owned(),
+            segments: r["path"]
+                .as_str()
+                .unwrap()
+                .trim_matches('/')
+                .split('/')
+                .map(str::to_owned)
+                .collect(),
+            query: r["query"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| q.as_str().unwrap().to_owned())
+                .collect(),
+            body: r["body"].clone(),
+        })
+        .collect()
+}
+
+/// A `{param}` matches one segment; a last `{param}` (a ref or a file path) the rest.
+fn matches(route: &Route, method: &str, path: &str) -> bool {
+    if route.method != method {
+        return false;
+    }
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let n = route.segments.len();
+    if segs.len() < n || (segs.len() > n && !route.segments[n - 1].starts_with('{')) {
+        return false;
+    }
+    route.segments.iter().zip(&segs).all(|(t, s)| {
+        if t.starts_with('{') {
+            !s.is_empty()
+        } else {
+            t == s
+        }
+    })
+}
+
+/// Body fields must be declared; `allowed` null means the schema does not go deeper.
+fn undeclared(body: &Value, allowed: &Value, at: &str, out: &mut Vec<String>) {
+    let Some(allowed) = allowed.as_object() else {
+        return;
+    };
+    let items: Vec<&Value> = match body {
+        Value::Array(a) => a.iter().collect(),
+        other => vec![other],
+    };
+    for item in items {
+        if let Some(obj) = item.as_object() {
+            for (k, v) in obj {
+                match allowed.get(k) {
+                    None => out.push(format!("{at}.{k}")),
+                    Some(sub) => undeclared(v, sub, &format!("{at}.{k}"), out),
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_request_of_a_whole_loop_is_documented() {
+    let mut l = Loop::start(42).await;
+    l.pull_event("opened", 42, SHA1).await;
+    l.comment(42, "alice", "/audit new --goal \"Refuse replayed deliveries\" --oracle \"A replay has no second effect\" --evidence \"CI green\"").await;
+    l.comment(
+        42,
+        "alice",
+        &report_comment(&report("AUD-1", 42, SHA1, "ci-1", "needs_remediation")),
+    )
+    .await;
+    l.comment(
+        42,
+        "maint",
+        "/audit waive A-02 --basis triage-threshold --reason \"below the bar\"",
+    )
+    .await;
+    l.comment(
+        42,
+        "maint",
+        "/audit veto webhook-replay --reason \"must be fixed\"",
+    )
+    .await;
+    l.comment(42, "maint", "/audit dispose A-01 file --note \"tracked\"")
+        .await;
+    l.comment(42, "reader", "/audit override --budget 9 --note \"more\"")
+        .await;
+    l.comment(42, "alice", "/audit status").await;
+    l.comment(42, "alice", "/audit help").await;
+    l.gh.set_pull_head(42, SHA2);
+    l.pull_event("synchronize", 42, SHA2).await;
+    l.comment(42, "alice", "/audit gate").await;
+
+    let routes = routes();
+    let requests = l.gh.requests();
+    assert!(
+        requests.len() > 40,
+        "a real loop was exercised: {}",
+        requests.len()
+    );
+    let mut problems = Vec::new();
+    for r in &requests {
+        let Some(route) = routes.iter().find(|rt| matches(rt, &r.method, &r.path)) else {
+            problems.push(format!("undocumented route: {} {}", r.method, r.path));
+            continue;
+        };
+        for pair in r.query.split('&').filter(|p| !p.is_empty()) {
+            let name = pair.split('=').next().unwrap_or_default();
+            if !route.query.iter().any(|q| q == name) {
+                problems.push(format!(
+                    "{} {}: undeclared query parameter {name}",
+                    r.method, r.path
+                ));
+            }
+        }
+        if !r.body.is_null() {
+            let mut bad = Vec::new();
+            undeclared(&r.body, &route.body, "body", &mut bad);
+            for b in bad {
+                problems.push(format!(
+                    "{} {}: undeclared field {b}",
+                    r.method,
+                    route.segments.join("/")
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}

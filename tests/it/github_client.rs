@@ -1,0 +1,172 @@
+//! The GitHub client as deliveries use it: token caching, retries, Enterprise base URLs,
+//! and the delivery id on every call.
+
+use crate::support;
+
+use std::time::Instant;
+
+use support::deliveries::pull_request;
+use support::fake::FakeGitHub;
+use support::harness::TestApp;
+
+const SHA: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+
+#[tokio::test]
+async fn one_installation_token_serves_many_deliveries() {
+    let gh = FakeGitHub::start().await;
+    let app = TestApp::start(&gh).await;
+    let mut answers = Vec::new();
+    for n in 1..=3 {
+        answers.push(
+            app.deliver(
+                "pull_request",
+                &format!("d-tok-{n}"),
+                &pull_request("opened", n, SHA),
+            )
+            .await
+            .status(),
+        );
+    }
+    // Concurrent first use of the installation still mints once.
+    let (pa, pb) = (
+        pull_request("opened", 10, SHA),
+        pull_request("opened", 11, SHA),
+    );
+    let (a, b) = tokio::join!(
+        app.deliver("pull_request", "d-tok-a", &pa),
+        app.deliver("pull_request", "d-tok-b", &pb)
+    );
+    answers.extend([a.status(), b.status()]);
+    assert!(answers.iter().all(|s| *s == 200), "{answers:?}");
+    assert_eq!(gh.state().tokens_minted, 1);
+    assert_eq!(gh.state().check_runs.len(), 5);
+}
+
+#[tokio::test]
+async fn a_502_on_a_read_is_retried_then_succeeds() {
+    let gh = FakeGitHub::start().await;
+    let app = TestApp::start(&gh).await;
+    gh.fail_next("GET", "/app", 502, &[]);
+    // A PR opened by another bot makes the App read its own identity (GET /app) first.
+    let mut payload = pull_request("opened", 1, SHA);
+    payload["sender"] = serde_json::json!({"login": "dependabot[bot]", "type": "Bot"});
+    let r = app.deliver("pull_request", "d-502", &payload).await;
+    assert_eq!(r.status(), 200);
+    let gets: Vec<_> = gh
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "GET" && r.path == "/app")
+        .collect();
+    assert_eq!(gets.len(), 2, "the failed read was repeated once");
+    assert_eq!(gh.state().check_runs.len(), 1);
+}
+
+#[tokio::test]
+async fn a_502_on_a_create_is_not_retried_and_the_redelivery_creates_once() {
+    let gh = FakeGitHub::start().await;
+    let app = TestApp::start(&gh).await;
+    gh.fail_next("POST", "/check-runs", 502, &[]);
+    let payload = pull_request("opened", 1, SHA);
+    let r = app.deliver("pull_request", "d-post502", &payload).await;
+    assert!(
+        r.status().is_server_error(),
+        "GitHub failed underneath: {}",
+        r.status()
+    );
+    let posts = gh
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/check-runs"))
+        .count();
+    assert_eq!(posts, 1, "a POST that may have succeeded is never repeated");
+    // GitHub's redelivery keeps the id: the failed delivery is handled again.
+    let r = app.deliver("pull_request", "d-post502", &payload).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(gh.state().check_runs.len(), 1);
+}
+
+#[tokio::test]
+async fn a_secondary_rate_limit_waits_for_retry_after() {
+    let gh = FakeGitHub::start().await;
+    let app = TestApp::start(&gh).await;
+    gh.fail_next("POST", "/check-runs", 403, &[("retry-after", "1")]);
+    let started = Instant::now();
+    let r = app
+        .deliver("pull_request", "d-403", &pull_request("opened", 1, SHA))
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(
+        started.elapsed().as_millis() >= 1000,
+        "waited for Retry-After"
+    );
+    // A rate-limited create was not carried out, so repeating it is safe and needed.
+    assert_eq!(gh.state().check_runs.len(), 1);
+}
+
+#[tokio::test]
+async fn a_rate_limit_longer_than_we_may_wait_fails_the_delivery_for_redelivery() {
+    let gh = FakeGitHub::start().await;
+    let app = TestApp::start(&gh).await;
+    gh.fail_next("POST", "/check-runs", 429, &[("retry-after", "120")]);
+    let started = Instant::now();
+    let r = app
+        .deliver("pull_request", "d-429", &pull_request("opened", 1, SHA))
+        .await;
+    assert!(r.status().is_server_error());
+    assert!(
+        started.elapsed().as_secs() < 5,
+        "does not hold the delivery for two minutes"
+    );
+    assert!(gh.state().check_runs.is_empty());
+}
+
+#[tokio::test]
+async fn github_enterprise_base_url_is_used_for_every_call() {
+    let gh = FakeGitHub::start_with_prefix("/api/v3").await;
+    let app = TestApp::start(&gh).await;
+    let r = app
+        .deliver("pull_request", "d-ghes", &pull_request("opened", 1, SHA))
+        .await;
+    assert_eq!(r.status(), 200);
+    let requests = gh.requests();
+    assert!(requests.len() >= 2, "{requests:?}");
+    for req in &requests {
+        assert!(
+            req.path.starts_with("/api/v3/"),
+            "{} {}",
+            req.method,
+            req.path
+        );
+        assert!(
+            req.headers
+                .get("authorization")
+                .is_some_and(|a| a.starts_with("Bearer ")),
+            "authenticated: {}",
+            req.path
+        );
+    }
+    assert_eq!(gh.state().check_runs.len(), 1);
+}
+
+#[tokio::test]
+async fn every_call_of_a_delivery_carries_its_id() {
+    let gh = FakeGitHub::start().await;
+    let app = TestApp::start(&gh).await;
+    app.deliver(
+        "pull_request",
+        "d-header-1",
+        &pull_request("opened", 1, SHA),
+    )
+    .await;
+    for req in gh.requests() {
+        if req.path.ends_with("/access_tokens") {
+            continue; // minted by octocrab itself, shared across deliveries
+        }
+        assert_eq!(
+            req.headers.get("x-github-delivery").map(String::as_str),
+            Some("d-header-1"),
+            "{}",
+            req.path
+        );
+    }
+}

@@ -1,0 +1,152 @@
+//! Reading the records branch: constant cost however many records, only the blobs asked for.
+
+use crate::support;
+
+use std::collections::BTreeMap;
+
+use auditloop::ids::RepoName;
+use auditloop::records::{read, Files};
+use support::fake::FakeGitHub;
+
+const REPO: &str = "octo/widgets";
+const BRANCH: &str = "auditloop-records";
+
+fn repo() -> RepoName {
+    RepoName::new(REPO).unwrap()
+}
+
+/// The index, then the record it names for PR 42.
+fn index_then_record(path: &str, files: &Files) -> bool {
+    if path == "index.json" {
+        return true;
+    }
+    let named = files
+        .get("index.json")
+        .and_then(|i| serde_json::from_str::<serde_json::Value>(i).ok())
+        .and_then(|i| {
+            i["pulls"]["42"]
+                .as_str()
+                .map(|id| format!("records/{id}.json"))
+        });
+    named.as_deref() == Some(path)
+}
+
+fn seed(gh: &FakeGitHub, records: u64) {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
+    for n in 1..=records {
+        files.insert(
+            format!("records/AUD-{n}.json"),
+            format!("{{\"id\": \"AUD-{n}\"}}"),
+        );
+        files.insert(format!("records/AUD-{n}.md"), format!("# AUD-{n}"));
+        files.insert(format!("reports/AUD-{n}/run-1.json"), "{}".into());
+    }
+    let index = serde_json::json!({"next": records + 1, "pulls": {"42": format!("AUD-{records}")}});
+    files.insert("index.json".into(), index.to_string());
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    gh.commit_files(REPO, BRANCH, &files, "seed [skip ci]");
+}
+
+#[tokio::test]
+async fn an_absent_branch_reads_as_empty_in_one_call() {
+    let gh = FakeGitHub::start().await;
+    let api = gh.installation_api("d-read-absent").await;
+    let snap = read(&api, &repo(), BRANCH, |_, _| true).await.unwrap();
+    assert_eq!(snap.commit, None);
+    assert!(snap.files.is_empty());
+    assert_eq!(gh.git_requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_read_costs_the_same_with_1_or_50_records() {
+    let mut costs = Vec::new();
+    for records in [1, 50] {
+        let gh = FakeGitHub::start().await;
+        seed(&gh, records);
+        let api = gh.installation_api("d-read-cost").await;
+        let snap = read(&api, &repo(), BRANCH, index_then_record)
+            .await
+            .unwrap();
+        let record = format!("records/AUD-{records}.json");
+        assert_eq!(
+            snap.files.keys().cloned().collect::<Vec<_>>(),
+            vec!["index.json".to_owned(), record.clone()]
+        );
+        assert_eq!(
+            snap.file(&record),
+            Some(format!("{{\"id\": \"AUD-{records}\"}}").as_str())
+        );
+        assert!(
+            snap.contains("records/AUD-1.md"),
+            "every path is known, read or not"
+        );
+        assert!(!snap.contains("records"), "directories are not files");
+        assert_eq!(
+            snap.commit.as_ref().map(|c| c.to_string()),
+            gh.branch_head(REPO, BRANCH)
+        );
+        let requests = gh.git_requests();
+        assert!(requests.iter().all(|r| r.method == "GET"));
+        let blobs = requests
+            .iter()
+            .filter(|r| r.path.contains("/git/blobs/"))
+            .count();
+        assert_eq!(blobs, 2, "only the index and the record it names");
+        costs.push(requests.len());
+    }
+    assert_eq!(costs, [5, 5], "ref, commit, tree, index, record");
+}
+
+#[tokio::test]
+async fn blobs_of_one_round_are_all_read() {
+    let gh = FakeGitHub::start().await;
+    seed(&gh, 3);
+    let api = gh.installation_api("d-read-many").await;
+    let snap = read(&api, &repo(), BRANCH, |p, _| p.ends_with(".md"))
+        .await
+        .unwrap();
+    assert_eq!(snap.files.len(), 3);
+    assert_eq!(snap.file("records/AUD-2.md"), Some("# AUD-2"));
+    assert_eq!(gh.git_requests().len(), 6);
+}
+
+#[tokio::test]
+async fn large_and_multiline_content_survives_the_round_trip() {
+    let gh = FakeGitHub::start().await;
+    let text: String = (0..500).map(|i| format!("line {i} — ünïcode\n")).collect();
+    gh.commit_files(REPO, BRANCH, &[("records/AUD-1.md", text.as_str())], "m");
+    let api = gh.installation_api("d-read-big").await;
+    let snap = read(&api, &repo(), BRANCH, |_, _| true).await.unwrap();
+    assert_eq!(snap.file("records/AUD-1.md"), Some(text.as_str()));
+}
+
+#[tokio::test]
+async fn failures_of_github_are_errors_not_empty_snapshots() {
+    for (method_path, status) in [
+        ("/git/ref/", 500),
+        ("/git/trees/", 404),
+        ("/git/blobs/", 403),
+    ] {
+        let gh = FakeGitHub::start().await;
+        seed(&gh, 1);
+        let api = gh.installation_api("d-read-fail").await;
+        for _ in 0..3 {
+            gh.fail_next("GET", method_path, status, &[]);
+        }
+        let got = read(&api, &repo(), BRANCH, |_, _| true).await;
+        assert!(got.is_err(), "{method_path} {status}: {got:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_hostile_branch_name_is_refused_before_any_call() {
+    let gh = FakeGitHub::start().await;
+    let api = gh.installation_api("d-read-bad").await;
+    assert!(read(&api, &repo(), "../../pulls", |_, _| true)
+        .await
+        .is_err());
+    assert!(gh.git_requests().is_empty());
+}

@@ -244,6 +244,14 @@ pub async fn publish(
         body["conclusion"] = json!(view.conclusion.as_str());
         body["actions"] = json!([{ "label": "Re-run gate", "description": "Evaluate the audit gate again", "identifier": "rerun" }]);
     }
+    // A run already made from this very records commit is this view: a create whose
+    // answer was lost, then redelivered, must not leave a second run on the head.
+    let same_records =
+        |r: &CheckRunInfo| r.external_id.as_deref() == records_commit.map(CommitSha::as_str);
+    let mode = match (mode, ours) {
+        (RunMode::Create, Some(r)) if same_records(r) => RunMode::Update,
+        _ => mode,
+    };
     match (mode, ours) {
         (RunMode::Update, Some(existing)) => {
             // The update route takes no head_sha: a run stays on its commit.

@@ -112,8 +112,11 @@ async fn every_request_of_a_whole_loop_is_documented() {
         .await;
     l.comment(42, "reader", "/audit override --budget 9 --note \"more\"")
         .await;
+    assert!(l.last_reply(42).starts_with("auditloop: refused"));
     l.comment(42, "alice", "/audit status").await;
+    assert!(l.last_reply(42).starts_with("auditloop: status"));
     l.comment(42, "alice", "/audit help").await;
+    assert!(l.last_reply(42).starts_with("auditloop: help"));
     l.gh.set_pull_head(42, SHA2);
     l.pull_event("synchronize", 42, SHA2).await;
     l.comment(42, "alice", "/audit gate").await;

@@ -11,6 +11,11 @@ use support::harness::TestApp;
 
 const SHA: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
 
+/// A head commit of its own for PR `n`: a check run belongs to a commit, not to a PR.
+fn sha_of(n: u64) -> String {
+    format!("{n:040x}")
+}
+
 #[tokio::test]
 async fn one_installation_token_serves_many_deliveries() {
     let gh = FakeGitHub::start().await;
@@ -21,7 +26,7 @@ async fn one_installation_token_serves_many_deliveries() {
             app.deliver(
                 "pull_request",
                 &format!("d-tok-{n}"),
-                &pull_request("opened", n, SHA),
+                &pull_request("opened", n, &sha_of(n)),
             )
             .await
             .status(),
@@ -29,8 +34,8 @@ async fn one_installation_token_serves_many_deliveries() {
     }
     // Concurrent first use of the installation still mints once.
     let (pa, pb) = (
-        pull_request("opened", 10, SHA),
-        pull_request("opened", 11, SHA),
+        pull_request("opened", 10, &sha_of(10)),
+        pull_request("opened", 11, &sha_of(11)),
     );
     let (a, b) = tokio::join!(
         app.deliver("pull_request", "d-tok-a", &pa),
@@ -62,10 +67,11 @@ async fn a_502_on_a_read_is_retried_then_succeeds() {
 }
 
 #[tokio::test]
-async fn a_502_on_a_create_is_not_retried_and_the_redelivery_creates_once() {
+async fn a_create_whose_answer_is_lost_is_not_retried_and_the_redelivery_creates_once() {
     let gh = FakeGitHub::start().await;
     let app = TestApp::start(&gh).await;
-    gh.fail_next("POST", "/check-runs", 502, &[]);
+    // GitHub created the run, but its answer never arrived.
+    gh.lose_next_answer("POST", "/check-runs");
     let payload = pull_request("opened", 1, SHA);
     let r = app.deliver("pull_request", "d-post502", &payload).await;
     assert!(

@@ -221,8 +221,10 @@ async fn each_command_stays_within_its_api_call_budget() {
     )
     .await;
     command(&mut l, &mut costs, "status", "reader", "/audit status", 10).await;
+    assert!(l.last_reply(42).starts_with("auditloop: status"));
     command(&mut l, &mut costs, "gate", "reader", "/audit gate", 11).await;
     command(&mut l, &mut costs, "help", "reader", "/audit help", 4).await;
+    assert!(l.last_reply(42).starts_with("auditloop: help"));
 
     let refused = l
         .comment(42, "reader", "/audit veto x --reason \"not mine to give\"")

@@ -418,7 +418,12 @@ async fn representative_refusal_replies() {
         "stale candidate",
         "follow-up on a blocking finding",
     ];
-    for r in rows().iter().filter(|r| pick.contains(&r.name)) {
+    let rows: Vec<Row> = rows()
+        .into_iter()
+        .filter(|r| pick.contains(&r.name))
+        .collect();
+    assert_eq!(rows.len(), pick.len(), "every picked row exists");
+    for r in &rows {
         let reply = refuse(r).await;
         let name = format!("loop_refusal_{}", r.name.replace([' ', ',', ':'], "_"));
         insta::assert_snapshot!(name, reply);

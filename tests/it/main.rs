@@ -20,6 +20,7 @@ mod gate_props;
 mod gate_record_conditions;
 mod gate_run_conditions;
 mod github_client;
+mod kit_strict;
 mod loop_checks;
 mod loop_commands;
 mod loop_commands_triage;

@@ -200,7 +200,8 @@ async fn the_same_delivery_twice_has_its_effects_once() {
     assert_eq!(gh.state().check_runs.len(), 1);
 
     // Concurrent copies of one delivery also run once.
-    let payload = pull_request("opened", 8, SHA);
+    // Another PR on a head of its own: a check run belongs to a commit, not to a PR.
+    let payload = pull_request("opened", 8, &"8".repeat(40));
     let (a, b) = tokio::join!(
         app.deliver("pull_request", "d-race", &payload),
         app.deliver("pull_request", "d-race", &payload)

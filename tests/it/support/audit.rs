@@ -119,7 +119,7 @@ impl Loop {
 
     /// The newest reply on `pr`.
     pub fn last_reply(&self, pr: u64) -> String {
-        self.gh.comments_on(pr).last().cloned().unwrap_or_default()
+        self.gh.last_comment_on(pr).unwrap_or_default()
     }
 
     /// Opens the record on PR `pr` (closing #12) with evidence for its head.
@@ -143,10 +143,7 @@ impl Loop {
 
     pub fn refusals(&self, pr: u64) -> Vec<String> {
         self.gh
-            .comments_on(pr)
-            .into_iter()
-            .filter(|c| c.starts_with("auditloop: refused"))
-            .collect()
+            .replies_where(pr, |c| c.starts_with("auditloop: refused"))
     }
 
     pub fn reactions(&self) -> usize {

@@ -31,6 +31,8 @@ pub struct Comment {
     pub id: u64,
     pub issue: u64,
     pub body: String,
+    /// Whether a test has looked at this reply; one no test looked at fails the test.
+    pub seen: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -73,6 +75,9 @@ pub struct State {
     /// Issues opened through the API.
     pub issues: Vec<Value>,
     pub hooks: super::fake_hooks::Hooks,
+    /// Requests no route of the fake models: each fails the test when the fake is dropped,
+    /// since a 404 would otherwise read as "absent" to the app.
+    pub unmodelled: Vec<String>,
     next_id: u64,
 }
 
@@ -308,6 +313,7 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
                 id,
                 issue,
                 body: text.clone(),
+                seen: false,
             });
             reply(
                 201,
@@ -345,10 +351,41 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
                 None => reply(404, json!({"message": "Not Found"})),
             }
         }
-        _ => reply(
-            404,
-            json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
-        ),
+        _ => {
+            state
+                .unmodelled
+                .push(format!("{method} /{}", segs.join("/")));
+            reply(
+                404,
+                json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
+            )
+        }
+    }
+}
+
+impl Drop for FakeGitHub {
+    /// Fails the test on a request no route models and on a reply no test looked at, as
+    /// bors' tester does: a stray 404 or an extra reply must not pass unnoticed.
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            return;
+        }
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        assert!(
+            state.unmodelled.is_empty(),
+            "requests no route of the fake GitHub models: {:?}",
+            state.unmodelled
+        );
+        let unseen: Vec<&str> = state
+            .comments
+            .iter()
+            .filter(|c| !c.seen)
+            .map(|c| c.body.as_str())
+            .collect();
+        assert!(
+            unseen.is_empty(),
+            "replies the test did not expect: {unseen:#?}"
+        );
     }
 }
 

@@ -172,12 +172,29 @@ impl FakeGitHub {
         pr["merged"] = json!(merged);
     }
 
+    /// Every reply on `issue`, newest last; the test has now seen them all.
     pub fn comments_on(&self, issue: u64) -> Vec<String> {
+        self.replies_where(issue, |_| true)
+    }
+
+    /// The replies on `issue` that `keep` selects, newest last; only those count as seen.
+    pub fn replies_where(&self, issue: u64, keep: impl Fn(&str) -> bool) -> Vec<String> {
         self.state()
             .comments
-            .iter()
-            .filter(|c| c.issue == issue)
-            .map(|c| c.body.clone())
+            .iter_mut()
+            .filter(|c| c.issue == issue && keep(&c.body))
+            .map(|c| {
+                c.seen = true;
+                c.body.clone()
+            })
             .collect()
+    }
+
+    /// The newest reply on `issue`; earlier ones stay unseen.
+    pub fn last_comment_on(&self, issue: u64) -> Option<String> {
+        let mut state = self.state();
+        let last = state.comments.iter_mut().rev().find(|c| c.issue == issue)?;
+        last.seen = true;
+        Some(last.body.clone())
     }
 }

@@ -72,13 +72,26 @@ impl Default for RepoConfig {
 
 impl RepoConfig {
     /// Parses the file's text. An empty file (or one holding only comments) is all defaults.
+    ///
+    /// # Errors
+    /// The first problem found, with its line when the parser knows it: bad YAML, an unknown
+    /// key, a wrong type or value, or a document past the parser's budget (alias bombs, deep
+    /// nesting), which is refused rather than expanded.
     pub fn from_yaml(text: &str) -> Result<RepoConfig, ConfigError> {
-        // A document with no content parses as null, which the struct would refuse.
-        let value: serde_yaml::Value = serde_yaml::from_str(text).map_err(yaml_error)?;
-        if value.is_null() {
-            return Ok(RepoConfig::default());
+        if text.len() > MAX_CONFIG_BYTES {
+            return Err(ConfigError {
+                line: None,
+                column: None,
+                message: format!(
+                    "the file is {} bytes; a configuration holds at most {MAX_CONFIG_BYTES}",
+                    text.len()
+                ),
+            });
         }
-        serde_yaml::from_str(text).map_err(yaml_error)
+        // A document with no content parses as `None`, which the struct alone would refuse.
+        let parsed: Option<RepoConfig> =
+            serde_saphyr::from_str_with_options(text, parse_options()).map_err(yaml_error)?;
+        Ok(parsed.unwrap_or_default())
     }
 
     pub fn enabled(&self) -> bool {
@@ -96,21 +109,37 @@ pub fn effective_assurance(repo: Assurance, operator_min: Assurance) -> Assuranc
     repo.max(operator_min)
 }
 
-fn yaml_error(err: serde_yaml::Error) -> ConfigError {
-    let location = err.location();
-    let mut message = err.to_string();
-    // serde_yaml puts the position into its text; we report it once, up front.
-    if let Some(loc) = &location {
-        for noise in [
-            format!(" at line {} column {}", loc.line(), loc.column()),
-            format!("line {} column {}: ", loc.line(), loc.column()),
-        ] {
-            message = message.replacen(&noise, "", 1);
-        }
+/// A configuration file is a few dozen lines: anything far larger, deeper or alias-heavy is
+/// an attack on the parser, and is refused within these bounds instead of expanded.
+const MAX_CONFIG_BYTES: usize = 64 * 1024;
+
+fn parse_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_depth: 32,
+            max_anchors: 64,
+            max_aliases: 256,
+            max_nodes: 20_000,
+            max_documents: 1,
+        },
+        with_snippet: false,
     }
+}
+
+fn yaml_error(err: serde_saphyr::Error) -> ConfigError {
+    let location = err.location();
+    let mut message = err.without_snippet().to_string();
+    // The parser puts the position into its text; we report it once, up front.
+    if let Some(loc) = &location {
+        let noise = format!(" at line {}, column {}", loc.line(), loc.column());
+        message = message.replacen(&noise, "", 1);
+    }
+    // Advice meant for programmers using the parser, not for the file's editor.
+    message = message.replacen(", set DuplicateKeyPolicy in Options if acceptable", "", 1);
+    let to_usize = |n: u64| usize::try_from(n).ok().filter(|n| *n > 0);
     ConfigError {
-        line: location.as_ref().map(|l| l.line()),
-        column: location.as_ref().map(|l| l.column()),
+        line: location.as_ref().and_then(|l| to_usize(l.line())),
+        column: location.as_ref().and_then(|l| to_usize(l.column())),
         message,
     }
 }

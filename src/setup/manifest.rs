@@ -10,7 +10,7 @@ pub fn manifest_json(
     redirect_url: &str,
     webhook_url: Option<&str>,
 ) -> Result<Value, String> {
-    let mut manifest: Value = serde_yaml::from_str(yaml)
+    let mut manifest: Value = serde_saphyr::from_str(yaml)
         .map_err(|e| format!("app-manifest.yml is not valid YAML: {e}"))?;
     let Some(obj) = manifest.as_object_mut() else {
         return Err("app-manifest.yml must be a mapping".to_owned());

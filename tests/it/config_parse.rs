@@ -112,12 +112,17 @@ fn every_key_is_read() {
 fn errors_name_the_file_the_line_and_the_problem() {
     let cases: &[(&str, usize, &str)] = &[
         // bad YAML
+        ("audit_budget: 3\ncheck_name: \"open\n", 2, "unclosed quote"),
         (
-            "audit_budget: 3\nevidence: [\n",
-            3,
-            "did not find expected node",
+            "audit_budget: 3\nevidence: {required_checks: [a\n",
+            2,
+            "unclosed bracket",
         ),
-        ("a: b\n  c: d\n", 2, "mapping values are not allowed"),
+        (
+            "audit_budget: 3\ncheck_name: a\ncheck_name: b\n",
+            3,
+            "duplicate mapping key: check_name",
+        ),
         // unknown keys, at every level
         ("audit_budget: 3\nbudget: 4\n", 2, "unknown field `budget`"),
         (
@@ -136,16 +141,16 @@ fn errors_name_the_file_the_line_and_the_problem() {
             "unknown variant `bild`",
         ),
         // wrong types and values
-        ("audit_budget: many\n", 1, "invalid type"),
-        ("audit_budget: -1\n", 1, "audit_budget"),
+        ("audit_budget: many\n", 1, "invalid u32"),
+        ("audit_budget: -1\n", 1, "invalid u32"),
         ("audit_budget: 0\n", 1, "at least 1"),
-        ("baseline_on_push: sometimes\n", 1, "invalid type"),
+        ("baseline_on_push: sometimes\n", 1, "invalid boolean"),
         ("work_unit_audit: maybe\n", 1, "unknown variant `maybe`"),
         ("assurance: paranoid\n", 1, "unknown variant `paranoid`"),
         (
             "evidence:\n  required_checks: test\n",
             2,
-            "expected a sequence",
+            "expected sequence",
         ),
         (
             "evidence:\n  archetype: chaos\n",
@@ -168,7 +173,7 @@ fn errors_name_the_file_the_line_and_the_problem() {
         ("tech_debt_label: ''\n", 1, "tech_debt_label"),
         ("evidence:\n  required_checks: ['']\n", 2, "required_checks"),
         ("evidence:\n  gates: {build: ['']}\n", 2, "gates"),
-        ("- a list\n", 1, "invalid type"),
+        ("- a list\n", 1, "expected mapping"),
     ];
     for (yaml, line, needle) in cases {
         let err = parse_err(yaml);
@@ -183,6 +188,32 @@ fn errors_name_the_file_the_line_and_the_problem() {
             !shown.contains(" at line "),
             "position given twice: {shown}"
         );
+    }
+}
+
+#[test]
+fn hostile_documents_are_refused_within_the_parser_budget() {
+    // Aliases that type-check, past the parser's alias budget.
+    let aliases = format!(
+        "permissions:\n  auditors: [&a octocat, {}]\n",
+        vec!["*a"; 5_000].join(", ")
+    );
+    // A classic alias bomb: each level refers to the one before ten times.
+    let mut bomb = String::from("evidence:\n  gates:\n    build: &a0 [x]\n");
+    for n in 1..12 {
+        let refs = vec![format!("*a{}", n - 1); 10].join(", ");
+        bomb.push_str(&format!("    lint: &a{n} [{refs}]\n"));
+    }
+    let deep = format!("evidence: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+    let huge = format!("check_name: \"{}\"\n", "x".repeat(300 * 1024));
+    for (yaml, needle) in [
+        (aliases, "alias"),
+        (bomb, ""),
+        (deep, "expected mapping"),
+        (huge, "at most 65536"),
+    ] {
+        let err = parse_err(&yaml);
+        assert!(err.message.contains(needle), "{}", err.message);
     }
 }
 

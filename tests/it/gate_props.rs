@@ -15,7 +15,7 @@ use gate_support::*;
 const CHECKS: [&str; 4] = ["test", "clippy", "deny", "audit-gate"];
 
 fn commit_of(pick: u8) -> auditloop::ids::Artifact {
-    commit(if pick % 2 == 0 { 'a' } else { 'b' })
+    commit(if pick.is_multiple_of(2) { 'a' } else { 'b' })
 }
 
 fn verdict() -> impl Strategy<Value = Verdict> {
@@ -301,7 +301,11 @@ fn scenario(s: &Settings, f: &Fields, h: &History, checks: Vec<CheckObservation>
         }
     }
     sc.operator_min = s.operator_min;
-    sc.head = if s.head % 2 == 0 { sha('a') } else { sha('b') };
+    sc.head = if s.head.is_multiple_of(2) {
+        sha('a')
+    } else {
+        sha('b')
+    };
     let record = build_record(f, h);
     sc.records = match s.records {
         0 => Ok(vec![]),

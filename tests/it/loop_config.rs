@@ -90,21 +90,22 @@ async fn a_disabled_audit_is_neutral_and_refuses_commands_but_status_and_help() 
 #[tokio::test]
 async fn an_invalid_configuration_fails_the_check_with_its_line() {
     let mut l = Loop::start(42).await;
-    l.gh.set_file(CONFIG, "audit_budget: 3\nevidence: [unclosed\n");
+    l.gh.set_file(CONFIG, "audit_budget: 3\ncheck_name: \"unclosed\n");
     l.pull_event("opened", 42, SHA1).await;
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure", "{gate:#}");
     let summary = gate["output"]["summary"].as_str().unwrap_or_default();
-    // The flow sequence opened on line 2 is still unclosed when the file ends on line 3.
+    // The quoted string opened on line 2 is never closed.
     assert!(
-        summary.contains("invalid at line 3"),
+        summary.contains("invalid at line 2"),
         "names the line: {summary}"
     );
 
     l.new_record_attempt().await;
     assert_refused(&l, 0, "configuration is invalid");
     assert!(
-        l.last_reply(42).contains("auditloop.yml line 3"),
+        l.last_reply(42)
+            .contains("auditloop.yml line 2: unclosed quote"),
         "the same error, with its line"
     );
     // Unknown keys and wrong types are invalid too.

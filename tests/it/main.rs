@@ -45,6 +45,7 @@ mod redeliver_sweep;
 mod report_canonical;
 mod report_handoff;
 mod report_intake;
+mod report_schema_crosscheck;
 mod report_shape;
 mod setup_flow;
 mod transition_budget;

@@ -27,6 +27,14 @@ pub struct Violation {
     pub message: String,
 }
 
+/// Every place where `document` departs from the embedded schema, checked as given (no
+/// trimming or normalization first): the shape check on its own, for tools and tests.
+pub fn shape_violations(document: &Value) -> Vec<Violation> {
+    let mut out = Vec::new();
+    SCHEMA.check(document, SCHEMA.root(), "", &mut out);
+    out
+}
+
 pub(crate) struct Schema {
     root: Value,
     patterns: HashMap<String, Regex>,
@@ -115,15 +123,24 @@ impl Schema {
                 return;
             }
         }
-        if let Some(kind) = node.get("type").and_then(Value::as_str) {
-            if !has_type(value, kind) {
-                out.push(violation(
-                    path,
-                    "type",
-                    format!("must be {} {kind}, got {}", article(kind), kind_of(value)),
-                ));
-                return;
-            }
+        // `type` is one name or a list of names (any of which will do).
+        let kinds: Vec<&str> = match node.get("type") {
+            Some(Value::String(kind)) => vec![kind.as_str()],
+            Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if !kinds.is_empty() && !kinds.iter().any(|kind| has_type(value, kind)) {
+            let wanted = kinds
+                .iter()
+                .map(|kind| format!("{} {kind}", article(kind)))
+                .collect::<Vec<_>>()
+                .join(" or ");
+            out.push(violation(
+                path,
+                "type",
+                format!("must be {wanted}, got {}", kind_of(value)),
+            ));
+            return;
         }
         match value {
             Value::String(s) => self.check_string(s, node, path, out),

@@ -73,7 +73,8 @@ fn keyword_violations() {
             "n": {"type": "integer", "minimum": 1, "maximum": 5},
             "l": {"type": "array", "minItems": 1, "items": {"enum": ["p"]}},
             "c": {"const": 1},
-            "t": {"type": "string", "format": "date-time"}
+            "t": {"type": "string", "format": "date-time"},
+            "u": {"type": ["string", "null"]}
         }
     });
     let cases: &[(Value, &str, &str)] = &[
@@ -93,6 +94,7 @@ fn keyword_violations() {
         (serde_json::json!({"a": "xy", "l": []}), "l", "minItems"),
         (serde_json::json!({"a": "xy", "l": ["q"]}), "l[0]", "enum"),
         (serde_json::json!({"a": "xy", "c": 2}), "c", "const"),
+        (serde_json::json!({"a": "xy", "u": 1}), "u", "type"),
         (
             serde_json::json!({"a": "xy", "t": "yesterday"}),
             "t",
@@ -111,7 +113,7 @@ fn keyword_violations() {
     }
     let mut out = Vec::new();
     SCHEMA.check(
-        &serde_json::json!({"a": "xy", "n": 3, "l": ["p"], "c": 1, "t": "2026-01-01T00:00:00Z"}),
+        &serde_json::json!({"a": "xy", "n": 3, "l": ["p"], "c": 1, "t": "2026-01-01T00:00:00Z", "u": null}),
         &node,
         "$",
         &mut out,

@@ -6,6 +6,8 @@
 //! renders as the original character, and zero-width characters where a reference would
 //! not stop GitHub's own text scanners (mentions, bare URLs).
 
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS, NON_ALPHANUMERIC};
+
 /// Zero-width joiner: put after `@` so that no mention or e-mail auto-link can form.
 const ZWJ: char = '\u{200D}';
 /// Zero-width space: splits `://` and `www.` so that bare URLs are not auto-linked.
@@ -46,38 +48,38 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
 /// A value for a URL path segment or query: keeps unreserved characters and `/`,
 /// percent-encodes everything else, so that it cannot end a Markdown link or add markup.
 pub fn url_path(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    utf8_percent_encode(text, URL_PATH).to_string()
 }
+
+/// Everything but RFC 3986's unreserved characters and `/`.
+const URL_PATH: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
+/// Controls, space, non-ASCII, and what could end a Markdown link or add markup.
+const LINK_BREAKERS: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'(')
+    .add(b')')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b']')
+    .add(b'|')
+    .add(b'"')
+    .add(b'\'')
+    .add(b'`')
+    .add(b'\\')
+    .add(b'@');
 
 /// A URL the project built itself (from the operator's base and validated ids), made safe
 /// for the target of a Markdown link: characters that could end the link or add markup are
 /// percent-encoded.
 pub fn url(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii_graphic()
-            && !matches!(
-                c,
-                '(' | ')' | '<' | '>' | '[' | ']' | '|' | '"' | '\'' | '`' | '\\' | '@'
-            )
-        {
-            out.push(c);
-        } else {
-            let mut buf = [0u8; 4];
-            for b in c.encode_utf8(&mut buf).bytes() {
-                out.push_str(&format!("%{b:02X}"));
-            }
-        }
-    }
-    out
+    utf8_percent_encode(text, LINK_BREAKERS).to_string()
 }
 
 fn is_line_break(c: char) -> bool {

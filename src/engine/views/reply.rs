@@ -3,6 +3,7 @@
 
 use crate::engine::gate::GateResult;
 use crate::engine::record::Record;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::check_run::cap;
 use super::context::{record_path, ViewContext};
@@ -20,14 +21,8 @@ const WHAT_CHARS: usize = 4_000;
 /// `<!-- auditloop:delivery:ID -->`. GitHub's delivery ids are GUIDs; anything but ASCII
 /// letters, digits and `-` is percent-encoded, so the id cannot end the comment.
 pub fn delivery_marker(delivery: &str) -> String {
-    let mut id = String::with_capacity(delivery.len());
-    for b in delivery.bytes() {
-        if b.is_ascii_alphanumeric() || b == b'-' {
-            id.push(char::from(b));
-        } else {
-            id.push_str(&format!("%{b:02X}"));
-        }
-    }
+    const MARKER_ID: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-');
+    let id = utf8_percent_encode(delivery, MARKER_ID);
     format!("<!-- auditloop:delivery:{id} -->")
 }
 

@@ -1,6 +1,7 @@
 //! Files and directories of a branch through the contents API.
 
 use base64::Engine as _;
+use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde::Deserialize;
 
 use super::*;
@@ -16,16 +17,11 @@ pub enum FileRead {
     Found { text: String, etag: Option<String> },
 }
 
+/// A repository path for the contents route: `/` stays a separator, and what would end the
+/// path or change its meaning (`%`, space, `#`, `?`, controls, non-ASCII) is encoded.
 fn encode_path(p: &str) -> String {
-    p.split('/')
-        .map(|seg| {
-            seg.replace('%', "%25")
-                .replace(' ', "%20")
-                .replace('#', "%23")
-                .replace('?', "%3F")
-        })
-        .collect::<Vec<_>>()
-        .join("/")
+    const PATH: &AsciiSet = &CONTROLS.add(b'%').add(b' ').add(b'#').add(b'?');
+    utf8_percent_encode(p, PATH).to_string()
 }
 
 pub async fn read_file(

@@ -48,10 +48,7 @@ async fn regate(
 }
 
 fn own_check(ctx: &Ctx) -> String {
-    ctx.config
-        .as_ref()
-        .map(|c| c.check_name.clone())
-        .unwrap_or_else(|_| "audit-gate".into())
+    ctx.settings().check_name.clone()
 }
 
 pub async fn check_run_event(

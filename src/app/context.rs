@@ -1,6 +1,8 @@
 //! What every handler works with: the installation's client, the repository, its
 //! configuration from the default branch, and the delivery being handled.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 
 use crate::engine::config::{ConfigError, RepoConfig};
@@ -9,7 +11,9 @@ use crate::engine::views::ViewContext;
 use crate::github::Api;
 use crate::ids::{DeliveryId, Login, RepoName};
 
-pub const DEFAULT_RECORDS_BRANCH: &str = "auditloop-records";
+/// The settings in force when the file is invalid: the defaults, so that views and
+/// messages still name the check, branch and label a maintainer would expect.
+static DEFAULTS: LazyLock<RepoConfig> = LazyLock::new(RepoConfig::default);
 
 pub struct Ctx {
     pub api: Api,
@@ -23,11 +27,14 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The repository's settings, or the defaults while its file is invalid. The one place
+    /// that falls back: nothing else repeats a default.
+    pub fn settings(&self) -> &RepoConfig {
+        self.config.as_ref().unwrap_or(&DEFAULTS)
+    }
+
     pub fn records_branch(&self) -> &str {
-        self.config
-            .as_ref()
-            .map(|c| c.records_branch.as_str())
-            .unwrap_or(DEFAULT_RECORDS_BRANCH)
+        &self.settings().records_branch
     }
 
     pub fn view(&self) -> ViewContext {

@@ -71,12 +71,10 @@ pub(super) fn refusal(r: t::Refusal) -> Stop<Refused> {
 }
 
 pub(super) fn policy(app: &AuditApp, ctx: &Ctx) -> AuditPolicy {
-    let config = ctx.config.as_ref().ok();
+    let settings = ctx.settings();
     AuditPolicy {
-        default_budget: config.map(|c| c.audit_budget).unwrap_or(3),
-        assurance: config
-            .map(|c| c.effective_assurance(app.operator_min))
-            .unwrap_or(app.operator_min),
+        default_budget: settings.audit_budget,
+        assurance: settings.effective_assurance(app.operator_min),
     }
 }
 

@@ -48,11 +48,7 @@ pub(super) async fn file_issue(
         .latest_finding(finding)
         .map(|f| f.claim.clone())
         .unwrap_or_default();
-    let label = ctx
-        .config
-        .as_ref()
-        .map(|c| c.tech_debt_label.clone())
-        .unwrap_or_else(|_| "tech-debt".into());
+    let label = ctx.settings().tech_debt_label.clone();
     let title: String = format!("{} {finding}: {}", record.id, summary)
         .chars()
         .take(200)

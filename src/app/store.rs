@@ -152,12 +152,7 @@ pub fn named_records_commit(
 async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
     let pull = rest::get_pull(&ctx.api, &ctx.repo, pr.0).await?;
     let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
-    let check_name = ctx
-        .config
-        .as_ref()
-        .map(|c| c.check_name.as_str())
-        .unwrap_or("audit-gate");
-    let Some(sha) = named_records_commit(&runs, check_name, None) else {
+    let Some(sha) = named_records_commit(&runs, &ctx.settings().check_name, None) else {
         return Ok(false);
     };
     if !records::is_records_commit(&ctx.api, &ctx.repo, &sha).await? {

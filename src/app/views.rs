@@ -130,11 +130,7 @@ pub async fn refresh(
     } = target;
     let operator_min = app.operator_min;
     let bot_slug = app.bot_slug(ctx).await?;
-    let check_name = ctx
-        .config
-        .as_ref()
-        .map(|c| c.check_name.clone())
-        .unwrap_or_else(|_| "audit-gate".to_owned());
+    let check_name = ctx.settings().check_name.clone();
     let record = record_of(state).ok().flatten();
     // The body and the reads the gate needs are independent: run them together.
     let body = async {

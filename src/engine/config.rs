@@ -88,10 +88,20 @@ impl RepoConfig {
                 ),
             });
         }
+        // The setting a type error is about, so the message names it beside its line.
+        let mut setting = String::new();
         // A document with no content parses as `None`, which the struct alone would refuse.
-        let parsed: Option<RepoConfig> =
-            serde_saphyr::from_str_with_options(text, parse_options()).map_err(yaml_error)?;
-        Ok(parsed.unwrap_or_default())
+        let parsed: Result<Option<RepoConfig>, _> =
+            serde_saphyr::with_deserializer_from_str_with_options(text, parse_options(), |de| {
+                serde_path_to_error::deserialize(de).map_err(|e| {
+                    setting = e.path().to_string();
+                    e.into_inner()
+                })
+            });
+        match parsed {
+            Ok(config) => Ok(config.unwrap_or_default()),
+            Err(e) => Err(yaml_error(e, &setting)),
+        }
     }
 
     pub fn enabled(&self) -> bool {
@@ -126,7 +136,7 @@ fn parse_options() -> serde_saphyr::Options {
     }
 }
 
-fn yaml_error(err: serde_saphyr::Error) -> ConfigError {
+fn yaml_error(err: serde_saphyr::Error, setting: &str) -> ConfigError {
     let location = err.location();
     let mut message = err.without_snippet().to_string();
     // The parser puts the position into its text; we report it once, up front.
@@ -136,6 +146,13 @@ fn yaml_error(err: serde_saphyr::Error) -> ConfigError {
     }
     // Advice meant for programmers using the parser, not for the file's editor.
     message = message.replacen(", set DuplicateKeyPolicy in Options if acceptable", "", 1);
+    // Only where the parser's words leave the setting out (`invalid u32`), and only a path
+    // it could follow to the end.
+    let last = setting.rsplit('.').next().unwrap_or_default();
+    let named = last.is_empty() || setting.contains('?') || message.contains(last);
+    if !named {
+        message = format!("{setting}: {message}");
+    }
     let to_usize = |n: u64| usize::try_from(n).ok().filter(|n| *n > 0);
     ConfigError {
         line: location.as_ref().and_then(|l| to_usize(l.line())),

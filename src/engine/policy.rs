@@ -182,9 +182,10 @@ pub struct AuditPolicy {
 
 impl Default for AuditPolicy {
     fn default() -> Self {
+        let defaults = crate::engine::config::RepoConfig::default();
         AuditPolicy {
-            default_budget: 3,
-            assurance: Assurance::Standard,
+            default_budget: defaults.audit_budget,
+            assurance: defaults.assurance,
         }
     }
 }

@@ -141,10 +141,14 @@ fn errors_name_the_file_the_line_and_the_problem() {
             "unknown variant `bild`",
         ),
         // wrong types and values
-        ("audit_budget: many\n", 1, "invalid u32"),
+        ("audit_budget: many\n", 1, "audit_budget: invalid u32"),
         ("audit_budget: -1\n", 1, "invalid u32"),
         ("audit_budget: 0\n", 1, "at least 1"),
-        ("baseline_on_push: sometimes\n", 1, "invalid boolean"),
+        (
+            "baseline_on_push: sometimes\n",
+            1,
+            "baseline_on_push: invalid boolean",
+        ),
         ("work_unit_audit: maybe\n", 1, "unknown variant `maybe`"),
         ("assurance: paranoid\n", 1, "unknown variant `paranoid`"),
         (

@@ -22,6 +22,7 @@ async fn regate(
     ctx: &Ctx,
     head: &str,
     mode: RunMode,
+    dispatch: bool,
 ) -> Result<Handled, GitHubError> {
     let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?;
     if pulls.is_empty() {
@@ -31,7 +32,7 @@ async fn regate(
         let full = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
         let state = store::load(ctx, PrNumber(full.number), None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-        views::refresh(
+        views::refresh_with(
             app,
             ctx,
             views::Target {
@@ -41,6 +42,7 @@ async fn regate(
             },
             mode,
             false,
+            dispatch,
         )
         .await?;
     }
@@ -59,7 +61,7 @@ pub async fn check_run_event(
     let run = &e.check_run;
     match e.action {
         CheckRunAction::Rerequested if run.name == own_check(ctx) => {
-            regate(app, ctx, &run.head_sha, RunMode::Create).await
+            regate(app, ctx, &run.head_sha, RunMode::Create, false).await
         }
         CheckRunAction::RequestedAction
             if run.name == own_check(ctx)
@@ -67,7 +69,7 @@ pub async fn check_run_event(
                     .as_ref()
                     .is_some_and(|a| a.identifier == "rerun") =>
         {
-            regate(app, ctx, &run.head_sha, RunMode::Update).await
+            regate(app, ctx, &run.head_sha, RunMode::Update, false).await
         }
         CheckRunAction::Completed => {
             let Ok(config) = &ctx.config else {
@@ -87,7 +89,8 @@ pub async fn check_run_event(
             if !evidence || run.name == config.check_name {
                 return Ok(Handled::Ignored);
             }
-            regate(app, ctx, &run.head_sha, RunMode::Update).await
+            // The evidence check that completes the required set makes the record ready.
+            regate(app, ctx, &run.head_sha, RunMode::Update, true).await
         }
         _ => Ok(Handled::Ignored),
     }
@@ -100,7 +103,7 @@ pub async fn check_suite_event(
 ) -> Result<Handled, GitHubError> {
     match e.action {
         CheckSuiteAction::Rerequested => {
-            regate(app, ctx, &e.check_suite.head_sha, RunMode::Create).await
+            regate(app, ctx, &e.check_suite.head_sha, RunMode::Create, false).await
         }
         CheckSuiteAction::Other => Ok(Handled::Ignored),
     }

@@ -128,7 +128,8 @@ async fn run(
         Ok(d) => d,
         Err(why) => return Ok(Err(why)),
     };
-    commit(app, ctx, &pull, decision, e.comment.id).await
+    let dispatch = crate::app::dispatch::triggered_by(command);
+    commit(app, ctx, &pull, decision, e.comment.id, dispatch).await
 }
 
 /// Checks the commenter's own permission through the API (never `author_association`).
@@ -195,6 +196,7 @@ async fn commit(
     pull: &Pull,
     decision: Decision,
     comment: u64,
+    dispatch: bool,
 ) -> Result<Result<Answered, Refused>, GitHubError> {
     let pr = PrNumber(pull.number);
     let outcome = store::apply(
@@ -231,7 +233,7 @@ async fn commit(
     // The views and the reaction are independent once the change is committed.
     let state = Ok(state);
     futures::try_join!(
-        views::refresh(
+        views::refresh_with(
             app,
             ctx,
             views::Target {
@@ -240,7 +242,8 @@ async fn commit(
                 records_commit: commit.as_ref()
             },
             mode,
-            true
+            true,
+            dispatch,
         ),
         reply::carried_out(ctx, comment),
     )?;

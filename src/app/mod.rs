@@ -3,6 +3,7 @@
 mod checks;
 mod comment;
 mod context;
+mod dispatch;
 mod exec;
 mod filing;
 mod intake;

@@ -80,7 +80,9 @@ pub async fn handle(
     }
     // A base change rebinds the record, so its sections change like a push's do.
     let update_body = (e.action != A::Edited || base_changed) && has_record;
-    views::refresh(
+    // A rebind (or its redelivery) may make the record ready for the auditor (§11).
+    let dispatch = cause.is_some_and(|c| c != BaselineCause::Push || on_push) && has_record;
+    views::refresh_with(
         app,
         ctx,
         views::Target {
@@ -90,6 +92,7 @@ pub async fn handle(
         },
         mode,
         update_body,
+        dispatch,
     )
     .await?;
     Ok(Handled::Done)

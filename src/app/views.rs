@@ -123,6 +123,19 @@ pub async fn refresh(
     mode: RunMode,
     update_body: bool,
 ) -> Result<(), GitHubError> {
+    refresh_with(app, ctx, target, mode, update_body, false).await
+}
+
+/// As [`refresh`]; with `dispatch`, a record this made ready for a fresh auditor run gets
+/// its `dispatch` event, shown by the check run, and the request is sent last (§11).
+pub async fn refresh_with(
+    app: &AuditApp,
+    ctx: &Ctx,
+    target: Target<'_>,
+    mode: RunMode,
+    update_body: bool,
+    dispatch: bool,
+) -> Result<(), GitHubError> {
     let Target {
         pull,
         state,
@@ -147,6 +160,21 @@ pub async fn refresh(
     let checks = observations(&runs, &check_name);
 
     let mut gate = gate_for(ctx, operator_min, pull, state, &checks);
+    let mut asked = None;
+    if let (true, Some(g), Ok(s)) = (dispatch, &gate, state) {
+        asked = crate::app::dispatch::after_gate(ctx, bot_slug, pull, s, g).await?;
+    }
+    let recorded = asked.as_mut().and_then(|a| a.recorded.take());
+    let (asked_state, asked_commit);
+    let (state, records_commit) = match recorded {
+        Some((s, c)) => {
+            asked_state = Ok(s);
+            asked_commit = c;
+            gate = gate_for(ctx, operator_min, pull, &asked_state, &checks);
+            (&asked_state, asked_commit.as_ref().or(records_commit))
+        }
+        None => (state, records_commit),
+    };
     let others: Vec<&Pull> = sharing.iter().filter(|p| p.number != pull.number).collect();
     if let (Some(own), false) = (&gate, others.is_empty()) {
         let mut results = vec![(PrNumber(pull.number), own.clone())];
@@ -188,7 +216,11 @@ pub async fn refresh(
         records_commit,
         mode,
     };
-    publish(ctx, bot_slug, run, &view).await
+    publish(ctx, bot_slug, run, &view).await?;
+    if let Some(asked) = asked {
+        asked.send(ctx).await?;
+    }
+    Ok(())
 }
 
 fn annotation_json(a: &Annotation) -> Value {

@@ -50,6 +50,7 @@ pub struct RepoConfig {
     pub decisions_path: String,
     #[serde(deserialize_with = "label")]
     pub tech_debt_label: String,
+    pub auditor: crate::engine::config_auditor::AuditorConfig,
 }
 
 impl Default for RepoConfig {
@@ -66,6 +67,7 @@ impl Default for RepoConfig {
             allow_self_approval: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
+            auditor: Default::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod closing;
 pub mod config;
+pub mod config_auditor;
 pub mod gate;
 pub mod policy;
 pub mod receipt;

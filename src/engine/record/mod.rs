@@ -1,5 +1,6 @@
 //! The audit record, its history chain and the records-branch index.
 
+pub mod asked;
 pub mod chain;
 pub mod index;
 pub mod load;

@@ -102,6 +102,7 @@ pub enum EventKind {
     Disposition(Disposition),
     Waiver(Waiver),
     Veto(Veto),
+    Dispatch(Dispatch),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -289,4 +290,15 @@ pub struct Veto {
     pub effective_from_round: u32,
     pub reason: String,
     pub authority: String,
+}
+
+/// The app asked the auditor workflow for run `run` on `candidate_artifact` (CONTRACT §11).
+/// Recorded before the request is sent, so replicas and redeliveries agree on who sends it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dispatch {
+    pub candidate_artifact: Artifact,
+    pub run: u32,
+    pub event_type: String,
+    /// The records commit the record was judged ready on; the payload names it.
+    pub records_commit: Option<String>,
 }

@@ -64,6 +64,7 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::Disposition(_) => "disposition",
         EventKind::Waiver(_) => "waiver",
         EventKind::Veto(_) => "veto",
+        EventKind::Dispatch(_) => "dispatch",
     }
 }
 
@@ -237,7 +238,8 @@ impl Derived {
             EventKind::InvocationFailure(_)
             | EventKind::Disposition(_)
             | EventKind::Waiver(_)
-            | EventKind::Veto(_) => {}
+            | EventKind::Veto(_)
+            | EventKind::Dispatch(_) => {}
             EventKind::Baseline(b) => {
                 let moved = b.candidate_artifact != self.candidate_artifact
                     || b.covered_tasks != self.covered_tasks

@@ -10,6 +10,7 @@ use crate::engine::record::{
 use crate::ids::{DeliveryId, Login};
 
 pub mod create;
+pub mod dispatch;
 pub mod human;
 pub mod limits;
 pub mod rebind;
@@ -18,6 +19,9 @@ pub mod report;
 pub mod triage;
 
 pub use create::{create, CreateInput};
+pub use dispatch::{
+    client_payload, decide_dispatch, ready, DispatchDecision, DispatchPlan, NotReady,
+};
 pub use human::{accept_limitations, override_budget, resolve_decision, resolve_finding};
 pub use rebind::{adopt, baseline, AdoptInput, BaselineInput};
 pub use refusal::Refusal;

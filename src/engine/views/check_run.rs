@@ -67,6 +67,14 @@ pub fn check_run(
             verdict.unwrap_or("none yet"),
             grade.unwrap_or("none yet (no run)"),
         ));
+        if let Some((event, asked)) = record.awaited_dispatch() {
+            summary.push_str(&format!(
+                "Run {} on {} is awaited: auditor dispatched at {}.\n\n",
+                asked.run,
+                asked.candidate_artifact.short(),
+                words::time(&event.at),
+            ));
+        }
     } else {
         summary.push_str(words::START_HINT);
         summary.push_str("\n\n");

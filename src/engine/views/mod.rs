@@ -8,6 +8,7 @@ pub mod check_run;
 pub mod context;
 pub mod escape;
 pub mod markers;
+pub mod open_findings;
 pub mod reply;
 pub mod residual;
 pub mod rounds;

@@ -1,4 +1,5 @@
-//! The "Residual findings" section (CONTRACT §9): what is not fixed. Filed issues,
+//! The "Residual findings" section (CONTRACT §9): what is not fixed. The latest run's
+//! open findings (see `open_findings`), filed issues,
 //! follow-ups, accepted limitations, contested (rejected) findings awaiting a resolution,
 //! and vetoes in force.
 
@@ -16,7 +17,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
         return SectionKind::Residual.wrap("No audit record yet, so no residual findings.");
     };
-    let mut out = String::new();
+    let mut out = super::open_findings::render(record, ctx);
     let dispositions = record.dispositions_in_force();
 
     let filed: Vec<&Disposition> = of_kind(&dispositions, DispositionKind::File);

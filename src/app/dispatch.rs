@@ -1,0 +1,198 @@
+//! Starting the auditor (CONTRACT §11): once the gate of a PR is evaluated after a
+//! command or event that can make its record ready, record a `dispatch` event and send
+//! `POST /repos/{owner}/{repo}/dispatches`.
+//!
+//! Order, and why: the event is committed first, then the request is sent. The records
+//! branch's compare-and-swap is the one arbiter that replicas share, so of two processes
+//! that find the same record ready, one records the event and the other, deciding again
+//! on the moved branch, finds it and sends nothing. A dispatch GitHub refuses (or a crash
+//! after the commit) leaves the event recorded by this delivery and the delivery failed
+//! (5xx); its redelivery finds its own event and sends it again. Only that delivery ever
+//! sends it, so a request is repeated only when its answer was lost after GitHub took it;
+//! GitHub offers no idempotency key, and `auditloop post --expect-run N` makes such a
+//! repeat harmless: the second auditor posts nothing, so the budget is spent once.
+
+use crate::app::context::Ctx;
+use crate::app::store::{self, change_files, Applying, State, Stop};
+use crate::commands::{ParsedCommand, ResolveTarget};
+use crate::engine::gate::{GateResult, Outcome};
+use crate::engine::record::{Dispatch, Event, EventKind, Record};
+use crate::engine::transition::{self as t, DispatchDecision};
+use crate::github::api::status_error;
+use crate::github::rest::Pull;
+use crate::github::{Call, GitHubError};
+use crate::ids::{Artifact, CommitSha, Login, PrNumber};
+
+pub const POST_DISPATCH: &str = "POST /repos/{owner}/{repo}/dispatches";
+
+/// A dispatch decided on: the state that records it (for the views to show it, when this
+/// call recorded it) and the request still to send, which goes last, after the views.
+pub struct Asked {
+    pub recorded: Option<(State, Option<CommitSha>)>,
+    to_send: (Box<Record>, Event),
+}
+
+impl Asked {
+    /// Sends the request; see [`send`].
+    pub async fn send(self, ctx: &Ctx) -> Result<(), GitHubError> {
+        send(ctx, &self.to_send.0, &self.to_send.1).await
+    }
+}
+
+/// Why deciding on the latest records wrote nothing.
+enum Skip {
+    /// Recorded by this delivery before: send again.
+    Resend(Box<Record>, Event),
+    Nothing,
+}
+
+/// The commands after which a record can become ready (§11): `new`, the rebinds
+/// `baseline` and `adopt`, and a `resolve` that answers a human decision. A report, a
+/// triage command, `override`, `status` or `gate` never starts the auditor.
+pub fn triggered_by(command: &ParsedCommand) -> bool {
+    match command {
+        ParsedCommand::New { .. }
+        | ParsedCommand::Adopt { .. }
+        | ParsedCommand::Baseline { .. } => true,
+        ParsedCommand::Resolve { target, .. } => !matches!(target, ResolveTarget::Finding(_)),
+        _ => false,
+    }
+}
+
+fn evidence_holds(gate: &GateResult) -> bool {
+    gate.conditions
+        .iter()
+        .any(|c| c.number == 8 && c.outcome == Outcome::Pass)
+}
+
+fn dispatch_of(event: &Event) -> Option<&Dispatch> {
+    match &event.kind {
+        EventKind::Dispatch(d) => Some(d),
+        _ => None,
+    }
+}
+
+/// Records the dispatch when the PR's record is ready for a fresh run, or finds the one
+/// this delivery recorded before; `None` when there is nothing to send (not configured,
+/// not ready, or asked for by another delivery).
+pub async fn after_gate(
+    ctx: &Ctx,
+    bot_slug: &str,
+    pull: &Pull,
+    state: &State,
+    gate: &GateResult,
+) -> Result<Option<Asked>, GitHubError> {
+    let Some(event_type) = ctx
+        .config
+        .as_ref()
+        .ok()
+        .and_then(|c| c.auditor.dispatches())
+        .map(str::to_owned)
+    else {
+        return Ok(None);
+    };
+    let Some(Ok(record)) = &state.record else {
+        return Ok(None);
+    };
+    let (Ok(sha), Ok(actor)) = (
+        CommitSha::new(pull.head_sha.clone()),
+        Login::new(format!("{bot_slug}[bot]")),
+    ) else {
+        return Ok(None);
+    };
+    let head = Artifact::commit(sha);
+    let holds = evidence_holds(gate);
+    let event = ctx.event(&actor, None);
+    // Decided on what was loaded first: most events find nothing to do, at no cost.
+    let first = t::decide_dispatch(
+        record,
+        t::ready(record, &head, holds),
+        &event_type,
+        state.commit.as_ref().map(CommitSha::as_str),
+        &event,
+    );
+    match first {
+        Ok(DispatchDecision::Record(_)) => {}
+        Ok(DispatchDecision::Resend(ev)) => {
+            return Ok(Some(Asked {
+                recorded: None,
+                to_send: (Box::new(record.clone()), ev),
+            }));
+        }
+        Ok(DispatchDecision::AlreadyAsked | DispatchDecision::NotReady(_)) | Err(_) => {
+            return Ok(None)
+        }
+    }
+    let view = ctx.view();
+    let pr = PrNumber(pull.number);
+    let message = format!(
+        "Dispatch the auditor for run {} of {} on {}",
+        record.runs_used() + 1,
+        record.id,
+        head.short()
+    );
+    let outcome = store::apply::<Skip>(ctx, pr, None, &message, |latest| {
+        let record = match &latest.record {
+            Some(Ok(r)) => r,
+            _ => return Err(Stop::Refused(Skip::Nothing)),
+        };
+        let decided = t::decide_dispatch(
+            record,
+            t::ready(record, &head, holds),
+            &event_type,
+            latest.commit.as_ref().map(CommitSha::as_str),
+            &event,
+        );
+        match decided {
+            Ok(DispatchDecision::Record(applied)) => Ok(change_files(&applied, &view, Vec::new())),
+            Ok(DispatchDecision::Resend(ev)) => {
+                Err(Stop::Refused(Skip::Resend(Box::new(record.clone()), ev)))
+            }
+            _ => Err(Stop::Refused(Skip::Nothing)),
+        }
+    })
+    .await?;
+    match outcome {
+        Applying::Done { state, commit } => {
+            let asked = state
+                .record
+                .as_ref()
+                .and_then(|r| r.as_ref().ok())
+                .and_then(|r| {
+                    r.history
+                        .last()
+                        .filter(|e| dispatch_of(e).is_some())
+                        .map(|e| (r.clone(), e.clone()))
+                });
+            Ok(asked.map(|(record, ev)| Asked {
+                recorded: Some((*state, commit)),
+                to_send: (Box::new(record), ev),
+            }))
+        }
+        Applying::Stopped(Stop::Refused(Skip::Resend(record, ev))) => Ok(Some(Asked {
+            recorded: None,
+            to_send: (record, ev),
+        })),
+        Applying::Stopped(_) => Ok(None),
+    }
+}
+
+/// `POST /repos/{owner}/{repo}/dispatches`. Sent once (no automatic retry: a lost answer
+/// must not become a second workflow run); any refusal is a GitHub failure, answered 5xx
+/// so that the delivery is retried.
+async fn send(ctx: &Ctx, record: &Record, event: &Event) -> Result<(), GitHubError> {
+    let Some(dispatch) = dispatch_of(event) else {
+        return Ok(());
+    };
+    let body = serde_json::json!({
+        "event_type": dispatch.event_type,
+        "client_payload": t::client_payload(record, dispatch, ctx.records_branch()),
+    });
+    let path = format!("/repos/{}/{}/dispatches", ctx.repo.owner(), ctx.repo.name());
+    let r = ctx.api.send(Call::post(POST_DISPATCH, path, &body)).await?;
+    if !r.is_success() {
+        return Err(status_error(POST_DISPATCH, &r));
+    }
+    tracing::info!(audit = %record.id, run = dispatch.run, candidate = %dispatch.candidate_artifact, "auditor dispatched");
+    Ok(())
+}

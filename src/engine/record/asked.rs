@@ -1,0 +1,33 @@
+//! The auditor runs the app asked for (`dispatch` events, CONTRACT §11).
+
+use super::model::{Dispatch, Event, EventKind, Record};
+use crate::ids::Artifact;
+
+impl Record {
+    /// Every `dispatch` event with its event, in order.
+    pub fn dispatches(&self) -> impl Iterator<Item = (&Event, &Dispatch)> {
+        self.history.iter().filter_map(|e| match &e.kind {
+            EventKind::Dispatch(d) => Some((e, d)),
+            _ => None,
+        })
+    }
+
+    /// The event that asked for run `run` on `candidate`, if any.
+    pub fn dispatch_for(&self, candidate: &Artifact, run: u32) -> Option<&Event> {
+        self.dispatches()
+            .find(|(_, d)| &d.candidate_artifact == candidate && d.run == run)
+            .map(|(e, _)| e)
+    }
+
+    /// The auditor run asked for and not yet reported: the next run on the current
+    /// candidate, while the record is open.
+    pub fn awaited_dispatch(&self) -> Option<(&Event, &Dispatch)> {
+        if self.audit_state != super::model::AuditState::Open {
+            return None;
+        }
+        let next = self.runs_used() + 1;
+        self.dispatches()
+            .filter(|(_, d)| d.run == next && d.candidate_artifact == self.candidate_artifact)
+            .last()
+    }
+}

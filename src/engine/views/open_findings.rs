@@ -1,0 +1,112 @@
+//! The latest run's open findings in the residual section (CONTRACT §9, revised): what the
+//! next round must fix, blocking first, then by severity, each with what was decided on it.
+
+use crate::engine::record::{FindingSummary, Record};
+use crate::engine::report::Severity;
+
+use super::context::ViewContext;
+use super::escape::inline;
+
+const CLAIM_CHARS: usize = 300;
+const REF_CHARS: usize = 120;
+const TEXT_CHARS: usize = 200;
+const KEY_CHARS: usize = 100;
+
+fn rank(severity: Severity) -> usize {
+    Severity::ALL
+        .iter()
+        .position(|s| *s == severity)
+        .unwrap_or(Severity::ALL.len())
+}
+
+/// The latest run's findings in the order a fixer works through them.
+pub fn ordered(findings: &[FindingSummary]) -> Vec<&FindingSummary> {
+    let mut out: Vec<&FindingSummary> = findings.iter().collect();
+    out.sort_by(|a, b| {
+        (!a.blocking, rank(a.severity), &a.id).cmp(&(!b.blocking, rank(b.severity), &b.id))
+    });
+    out
+}
+
+/// What maintainers decided on finding `f` of run `run`: waivers, the disposition in
+/// force, a veto on its key.
+fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> String {
+    let mut parts = Vec::new();
+    for w in record.waived() {
+        if w.finding.run == run && w.finding.id == f.id {
+            parts.push(format!(
+                "waived ({}): {} ({})",
+                w.waiver.basis.as_str(),
+                inline(&w.waiver.reason, TEXT_CHARS),
+                inline(&w.waiver.authority, 60)
+            ));
+        }
+    }
+    if let Some(d) = record.latest_dispositions().get(&f.id) {
+        let issue = d
+            .issue
+            .map(|n| format!(" [#{n}]({})", ctx.issue_url(n)))
+            .unwrap_or_default();
+        parts.push(format!(
+            "disposed {}{issue}: {} ({})",
+            d.disposition.as_str(),
+            inline(&d.note, TEXT_CHARS),
+            inline(&d.authority, 60)
+        ));
+    }
+    if let Some(v) = f.key.as_ref().and_then(|k| record.veto_on(k, run + 1)) {
+        parts.push(format!(
+            "vetoed from round {}: must be fixed",
+            v.effective_from_round
+        ));
+    }
+    if parts.is_empty() {
+        "—".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}
+
+/// The table of the latest run's findings, or nothing when it reported none.
+pub fn render(record: &Record, ctx: &ViewContext) -> String {
+    let Some(run) = record.latest_run() else {
+        return String::new();
+    };
+    if run.findings.is_empty() {
+        return String::new();
+    }
+    let mut out = format!(
+        "**Open findings of round {}** (candidate {}; blocking first, then by severity)\n\n",
+        run.run,
+        run.candidate_artifact.short()
+    );
+    out.push_str(
+        "| Finding | Key | Severity | Blocking | Claim | Evidence | Waiver or disposition |\n",
+    );
+    out.push_str("| --- | --- | --- | --- | --- | --- | --- |\n");
+    for f in ordered(&run.findings) {
+        let refs: Vec<String> = f
+            .evidence_refs
+            .iter()
+            .map(|r| inline(r, REF_CHARS))
+            .collect();
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            f.id,
+            f.key
+                .as_ref()
+                .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), KEY_CHARS)),
+            f.severity.as_str(),
+            if f.blocking { "yes" } else { "no" },
+            inline(&f.claim, CLAIM_CHARS),
+            if refs.is_empty() {
+                "—".to_owned()
+            } else {
+                refs.join(", ")
+            },
+            decided(record, run.run, f, ctx),
+        ));
+    }
+    out.push('\n');
+    out
+}

@@ -1,6 +1,9 @@
 //! The command line (CONTRACT §2).
 
 pub mod keygen;
+pub mod packet;
+pub mod post;
+pub mod remote;
 pub mod root;
 pub mod serve;
 pub mod setup;

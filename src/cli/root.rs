@@ -35,6 +35,10 @@ pub enum Command {
     Sign(crate::cli::sign::SignArgs),
     /// Offline shape check of a report: prints its digest, or every problem found.
     Validate(crate::cli::validate::ValidateArgs),
+    /// Print the audit packet of a PR's record as JSON, read from the records branch.
+    Packet(crate::cli::packet::PacketArgs),
+    /// Check a report as `validate` does, then post it as one `/audit report` comment.
+    Post(crate::cli::post::PostArgs),
 }
 
 fn offline(result: anyhow::Result<ExitCode>) -> ExitCode {
@@ -80,5 +84,9 @@ pub fn run() -> ExitCode {
         Some(Command::Validate(args)) => {
             offline(crate::cli::validate::run(&args, &mut std::io::stdout()))
         }
+        Some(Command::Packet(args)) => {
+            offline(crate::cli::packet::run(&args, &mut std::io::stdout()))
+        }
+        Some(Command::Post(args)) => offline(crate::cli::post::run(&args, &mut std::io::stdout())),
     }
 }

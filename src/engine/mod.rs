@@ -4,6 +4,7 @@ pub mod closing;
 pub mod config;
 pub mod config_auditor;
 pub mod gate;
+pub mod packet;
 pub mod policy;
 pub mod receipt;
 pub mod record;

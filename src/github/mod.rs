@@ -6,6 +6,7 @@ pub mod client;
 pub mod error;
 pub mod rest;
 pub mod retry;
+pub mod token;
 
 pub use api::{Api, ApiResponse, Call};
 pub use client::{GitHubApp, GitHubSettings};

@@ -1,0 +1,34 @@
+//! `auditloop packet --repo OWNER/REPO --pr N`: the audit packet of the PR's record, read
+//! from the records branch with a token, printed as JSON (CONTRACT §2, §11).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use super::remote::{load, run_async, RemoteArgs};
+use crate::engine::packet::{packet, PacketSource};
+
+#[derive(clap::Args, Debug)]
+pub struct PacketArgs {
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+}
+
+pub fn run(args: &PacketArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let text = run_async(async {
+        let api = args.remote.api()?;
+        let loaded = load(&args.remote, &api, true).await?;
+        let commit = loaded
+            .snapshot
+            .commit
+            .as_ref()
+            .map(|c| c.as_str().to_owned());
+        let source = PacketSource {
+            records_branch: &loaded.branch,
+            records_commit: commit.as_deref(),
+        };
+        let value = packet(&loaded.record, &loaded.reports, &source);
+        Ok(serde_json::to_string_pretty(&value)?)
+    })?;
+    writeln!(out, "{text}")?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,152 @@
+//! What `packet` and `post` share: the repository and PR, a token client, and the PR's
+//! record read from the records branch.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context as _};
+use secrecy::SecretString;
+
+use crate::engine::config::{RepoConfig, CONFIG_PATH};
+use crate::engine::record::{load_record, Index, Record};
+use crate::github::rest::{self, FileRead};
+use crate::github::token::token_api;
+use crate::github::{Api, Call};
+use crate::ids::{PrNumber, RepoName};
+use crate::records::{self, Snapshot};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct RemoteArgs {
+    /// The repository, OWNER/REPO.
+    #[arg(long)]
+    pub repo: RepoName,
+    /// The pull request number.
+    #[arg(long)]
+    pub pr: u64,
+    /// A token that can read the repository (and, for `post`, comment on pull requests).
+    #[arg(long, env = "GITHUB_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// REST base URL; GitHub Enterprise Server is `https://HOST/api/v3`.
+    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    pub github_api_url: String,
+    /// The records branch; by default the one `.github/auditloop.yml` names on the
+    /// default branch.
+    #[arg(long)]
+    pub records_branch: Option<String>,
+}
+
+impl RemoteArgs {
+    pub fn api(&self) -> anyhow::Result<Api> {
+        let Some(token) = self.token.as_deref().filter(|t| !t.trim().is_empty()) else {
+            bail!("no token: pass --token or set GITHUB_TOKEN");
+        };
+        let token = SecretString::from(token.trim().to_owned());
+        token_api(&self.github_api_url, &token, Duration::from_secs(20)).map_err(|e| anyhow!("{e}"))
+    }
+
+    /// `--records-branch`, else the repository configuration's, else the default.
+    pub async fn records_branch(&self, api: &Api) -> anyhow::Result<String> {
+        if let Some(b) = &self.records_branch {
+            return Ok(b.clone());
+        }
+        // The rules live on the default branch, never a PR's head.
+        #[derive(serde::Deserialize)]
+        struct Repo {
+            default_branch: String,
+        }
+        let path = format!("/repos/{}/{}", self.repo.owner(), self.repo.name());
+        let repo: Repo = api
+            .json(Call::get("GET /repos/{owner}/{repo}", path))
+            .await
+            .with_context(|| format!("reading {}", self.repo))?;
+        let read = rest::read_file(api, &self.repo, CONFIG_PATH, &repo.default_branch, None)
+            .await
+            .with_context(|| format!("reading {CONFIG_PATH} of {}", self.repo))?;
+        let config = match read {
+            FileRead::Found { text, .. } => {
+                RepoConfig::from_yaml(&text).map_err(|e| anyhow!("{e}"))?
+            }
+            _ => RepoConfig::default(),
+        };
+        Ok(config.records_branch)
+    }
+}
+
+/// The PR's record, the snapshot it was read from, and its stored reports by run.
+pub struct Loaded {
+    pub record: Record,
+    pub snapshot: Snapshot,
+    pub branch: String,
+    pub reports: BTreeMap<u32, serde_json::Value>,
+}
+
+/// Reads the PR's record (and, with `reports`, every stored report of it).
+pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
+    let branch = args.records_branch(api).await?;
+    let pr = PrNumber(args.pr);
+    let wanted = move |path: &str, files: &records::Files| {
+        if path == "index.json" {
+            return true;
+        }
+        let Some(id) = files
+            .get("index.json")
+            .and_then(|t| Index::parse(t).ok())
+            .and_then(|i| i.record_for_pull(pr).cloned())
+        else {
+            return false;
+        };
+        path == format!("records/{id}.json")
+            || (reports && path.starts_with(&format!("reports/{id}/")))
+    };
+    let snapshot = records::read(api, &args.repo, &branch, wanted)
+        .await
+        .with_context(|| format!("reading the records branch {branch} of {}", args.repo))?;
+    if snapshot.commit.is_none() {
+        bail!(
+            "{} has no records branch {branch}: no audit record yet",
+            args.repo
+        );
+    }
+    let index = snapshot
+        .file("index.json")
+        .ok_or_else(|| anyhow!("the records branch {branch} has no index.json"))
+        .and_then(|t| Index::parse(t).map_err(|e| anyhow!("index.json: {e}")))?;
+    let Some(id) = index.record_for_pull(pr).cloned() else {
+        bail!(
+            "pull request #{} of {} has no audit record",
+            args.pr,
+            args.repo
+        );
+    };
+    let path = format!("records/{id}.json");
+    let text = snapshot
+        .file(&path)
+        .ok_or_else(|| anyhow!("{path} is missing from the records branch"))?;
+    let record = load_record(text).map_err(|e| anyhow!("{path}: {e}"))?;
+    let mut stored = BTreeMap::new();
+    for run in record.runs() {
+        if let Some(v) = snapshot
+            .file(&run.report)
+            .and_then(|t| serde_json::from_str(t).ok())
+        {
+            stored.insert(run.run, v);
+        }
+    }
+    Ok(Loaded {
+        record,
+        snapshot,
+        branch,
+        reports: stored,
+    })
+}
+
+/// Runs `task` on a small single-threaded runtime.
+pub fn run_async<T>(
+    task: impl std::future::Future<Output = anyhow::Result<T>>,
+) -> anyhow::Result<T> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?
+        .block_on(task)
+}

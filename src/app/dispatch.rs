@@ -7,10 +7,13 @@
 //! that find the same record ready, one records the event and the other, deciding again
 //! on the moved branch, finds it and sends nothing. A dispatch GitHub refuses (or a crash
 //! after the commit) leaves the event recorded by this delivery and the delivery failed
-//! (5xx); its redelivery finds its own event and sends it again. Only that delivery ever
-//! sends it, so a request is repeated only when its answer was lost after GitHub took it;
-//! GitHub offers no idempotency key, and `auditloop post --expect-run N` makes such a
-//! repeat harmless: the second auditor posts nothing, so the budget is spent once.
+//! (5xx); its redelivery finds its own event and sends it again, unless the check run,
+//! published right after a successful send, carries the event's sent marker (see
+//! `sent_marker`; later updates carry it forward). Only that delivery ever sends it, so a
+//! request is repeated only when GitHub took it and then its answer, or the check-run
+//! update after it, was lost. GitHub offers no idempotency key; `auditloop post
+//! --expect-run N` makes such a repeat harmless: the second auditor posts nothing, so the
+//! budget is spent once.
 
 use crate::app::context::Ctx;
 use crate::app::store::{self, change_files, Applying, State, Stop};
@@ -81,6 +84,7 @@ pub async fn after_gate(
     pull: &Pull,
     state: &State,
     gate: &GateResult,
+    published: Option<&str>,
 ) -> Result<Option<Asked>, GitHubError> {
     let Some(event_type) = ctx
         .config
@@ -114,9 +118,9 @@ pub async fn after_gate(
     match first {
         Ok(DispatchDecision::Record(_)) => {}
         Ok(DispatchDecision::Resend(ev)) => {
-            return Ok(Some(Asked {
+            return Ok(unsent(record, ev, published).map(|to_send| Asked {
                 recorded: None,
-                to_send: (Box::new(record.clone()), ev),
+                to_send,
             }));
         }
         Ok(DispatchDecision::AlreadyAsked | DispatchDecision::NotReady(_)) | Err(_) => {
@@ -169,12 +173,23 @@ pub async fn after_gate(
                 to_send: (Box::new(record), ev),
             }))
         }
-        Applying::Stopped(Stop::Refused(Skip::Resend(record, ev))) => Ok(Some(Asked {
-            recorded: None,
-            to_send: (record, ev),
-        })),
+        Applying::Stopped(Stop::Refused(Skip::Resend(record, ev))) => {
+            Ok(unsent(&record, ev, published).map(|to_send| Asked {
+                recorded: None,
+                to_send,
+            }))
+        }
         Applying::Stopped(_) => Ok(None),
     }
+}
+
+/// This delivery's own dispatch, unless the check run it published says it was sent.
+fn unsent(record: &Record, ev: Event, published: Option<&str>) -> Option<(Box<Record>, Event)> {
+    let marker = dispatch_of(&ev).map(|d| t::sent_marker(record, d))?;
+    if published.is_some_and(|summary| summary.contains(&marker)) {
+        return None;
+    }
+    Some((Box::new(record.clone()), ev))
 }
 
 /// `POST /repos/{owner}/{repo}/dispatches`. Sent once (no automatic retry: a lost answer

@@ -11,6 +11,7 @@ use crate::engine::gate::{
     combine, evaluate, CheckObservation, CheckStatus, Conclusion, GateInput, GateResult,
 };
 use crate::engine::record::Record;
+use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{check_run, disabled, invalid_config, records_unavailable};
 use crate::engine::views::{
     annotation_batches, sections, splice, Annotation, BodyStatus, CheckRunView, SpliceOutcome,
@@ -160,9 +161,17 @@ pub async fn refresh_with(
     let checks = observations(&runs, &check_name);
 
     let mut gate = gate_for(ctx, operator_min, pull, state, &checks);
+    let published = runs
+        .iter()
+        .find(|r| {
+            r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)
+        })
+        .and_then(|r| r.output.as_ref())
+        .and_then(|o| o.summary.clone());
     let mut asked = None;
     if let (true, Some(g), Ok(s)) = (dispatch, &gate, state) {
-        asked = crate::app::dispatch::after_gate(ctx, bot_slug, pull, s, g).await?;
+        asked = crate::app::dispatch::after_gate(ctx, bot_slug, pull, s, g, published.as_deref())
+            .await?;
     }
     let recorded = asked.as_mut().and_then(|a| a.recorded.take());
     let (asked_state, asked_commit);
@@ -197,7 +206,7 @@ pub async fn refresh_with(
         _ => None,
     };
     let records_commit = records_commit.or(lost.as_ref());
-    let view = match (&ctx.config, &gate, record_of(state)) {
+    let mut view = match (&ctx.config, &gate, record_of(state)) {
         (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
         (Ok(c), _, _) if !c.enabled() => disabled(),
         (Ok(_), _, _) if lost.is_some() => records_unavailable(&format!(
@@ -209,6 +218,21 @@ pub async fn refresh_with(
         (Ok(_), Some(_), Err(why)) => records_unavailable(&why),
         (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),
     };
+    // The dispatch goes out before the check run that says so; the marker tells a
+    // redelivery it went out (see `app::dispatch`).
+    let sent_now = asked.is_some();
+    if let Some(asked) = asked {
+        asked.send(ctx).await?;
+    }
+    let awaited = record_of(state)
+        .ok()
+        .flatten()
+        .and_then(|r| r.awaited_dispatch().map(|(_, d)| sent_marker(r, d)));
+    if let Some(marker) = awaited {
+        if sent_now || published.as_deref().is_some_and(|p| p.contains(&marker)) {
+            view.summary.push_str(&format!("\n{marker}\n"));
+        }
+    }
     let run = Publish {
         check_name: &check_name,
         head: &pull.head_sha,
@@ -216,11 +240,7 @@ pub async fn refresh_with(
         records_commit,
         mode,
     };
-    publish(ctx, bot_slug, run, &view).await?;
-    if let Some(asked) = asked {
-        asked.send(ctx).await?;
-    }
-    Ok(())
+    publish(ctx, bot_slug, run, &view).await
 }
 
 fn annotation_json(a: &Annotation) -> Value {

@@ -43,7 +43,7 @@ pub fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let length = body.chars().count();
     if length > COMMENT_LIMIT {
         bail!(
-            "the report comment would be {length} characters, {} over GitHub's limit of {COMMENT_LIMIT}; nothing was posted",
+            "the report comment would be {length} characters, {} over GitHub's limit of 65,536; nothing was posted",
             length - COMMENT_LIMIT
         );
     }

@@ -139,3 +139,12 @@ pub fn client_payload(record: &Record, dispatch: &Dispatch, records_branch: &str
         "packet_path": format!("records/{}.json", record.id),
     })
 }
+
+/// Hidden in the check run's summary once the request went out, by the delivery that sent
+/// it, and carried forward by every later update: a redelivery that finds it sends nothing.
+pub fn sent_marker(record: &Record, dispatch: &Dispatch) -> String {
+    format!(
+        "<!-- auditloop:dispatched:{}:{}:{} -->",
+        record.id, dispatch.run, dispatch.candidate_artifact
+    )
+}

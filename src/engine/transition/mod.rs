@@ -20,7 +20,7 @@ pub mod triage;
 
 pub use create::{create, CreateInput};
 pub use dispatch::{
-    client_payload, decide_dispatch, ready, DispatchDecision, DispatchPlan, NotReady,
+    client_payload, decide_dispatch, ready, sent_marker, DispatchDecision, DispatchPlan, NotReady,
 };
 pub use human::{accept_limitations, override_budget, resolve_decision, resolve_finding};
 pub use rebind::{adopt, baseline, AdoptInput, BaselineInput};

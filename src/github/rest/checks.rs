@@ -19,6 +19,14 @@ pub struct CheckRunInfo {
     pub external_id: Option<String>,
     #[serde(default)]
     pub app: Option<AppRef>,
+    #[serde(default)]
+    pub output: Option<CheckOutput>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct CheckOutput {
+    #[serde(default)]
+    pub summary: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -78,6 +78,8 @@ pub struct State {
     /// Requests no route of the fake models: each fails the test when the fake is dropped,
     /// since a 404 would otherwise read as "absent" to the app.
     pub unmodelled: Vec<String>,
+    /// `repository_dispatch` bodies accepted (see `fake_dispatch`).
+    pub dispatches: Vec<Value>,
     next_id: u64,
 }
 
@@ -240,6 +242,7 @@ impl Respond for Router {
                 )
             })
             .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
+            .or_else(|| super::fake_dispatch::route(&mut state, &method, &segs, &body))
             .unwrap_or_else(|| route(&mut state, &method, &segs, body));
         if let Some(pos) = state
             .lost_answers

@@ -1,11 +1,13 @@
 //! The test kit shared by the end-to-end tests.
 #![allow(dead_code)]
 
+pub mod actions;
 pub mod audit;
 pub mod checks;
 pub mod deliveries;
 pub mod fake;
 pub mod fake_branches;
+pub mod fake_dispatch;
 pub mod fake_git;
 pub mod fake_hooks;
 pub mod fake_repo;

@@ -74,7 +74,7 @@ async fn the_example_workflow_runs_the_placeholder_auditor_and_posts_once() {
     let mut l = Loop::start(42).await;
     l.gh.set_file(
         ".github/auditloop.yml",
-        "auditor:\n  dispatch: repository_dispatch\npermissions:\n  auditors: [github-actions[bot]]\n",
+        "auditor:\n  dispatch: repository_dispatch\npermissions:\n  auditors: [\"github-actions[bot]\"]\n",
     );
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", &new_command("")).await;
@@ -188,7 +188,7 @@ async fn a_push_and_green_ci_lead_to_a_new_run_with_nobody_typing() {
     let mut l = Loop::start(42).await;
     l.gh.set_file(
         ".github/auditloop.yml",
-        "auditor:\n  dispatch: repository_dispatch\nevidence:\n  required_checks: [test, lint]\npermissions:\n  auditors: [github-actions[bot]]\n",
+        "auditor:\n  dispatch: repository_dispatch\nevidence:\n  required_checks: [test, lint]\npermissions:\n  auditors: [\"github-actions[bot]\"]\n",
     );
     for name in ["test", "lint"] {
         l.gh.add_ci_check(SHA1, name, "completed", Some("success"));

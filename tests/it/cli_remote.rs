@@ -165,7 +165,7 @@ async fn post_posts_one_report_comment_that_the_server_accepts() {
     let mut l = Loop::start(42).await;
     l.gh.set_file(
         ".github/auditloop.yml",
-        "permissions:\n  auditors: [github-actions[bot]]\n",
+        "permissions:\n  auditors: [\"github-actions[bot]\"]\n",
     );
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", &new_command("")).await;
@@ -266,7 +266,17 @@ async fn post_refuses_an_invalid_or_oversize_report_and_posts_nothing() {
 
     // Over GitHub's comment limit, saying by how much.
     let mut big = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    big["assessment"] = json!("x".repeat(70_000));
+    // Each text within the schema's 20,000, the whole over the comment limit.
+    for p in [
+        "outcome",
+        "completeness",
+        "integration",
+        "engineering_quality",
+        "verification",
+        "risk",
+    ] {
+        big["perspectives"][p] = json!(format!("{p}: {}", "y".repeat(11_000)));
+    }
     let path = dir.path().join("big.json");
     std::fs::write(&path, serde_json::to_string(&big).unwrap()).unwrap();
     let text_len = support::audit::report_comment(&big).len();
@@ -283,7 +293,8 @@ async fn post_refuses_an_invalid_or_oversize_report_and_posts_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(&format!("{over} over GitHub's limit of 65,536")),
-        "{err}"
+        "{}",
+        text(&out)
     );
     assert!(err.contains("nothing was posted"), "{err}");
     assert_eq!(posts(), 0, "nothing posted");

@@ -88,6 +88,11 @@ fn undeclared(body: &Value, allowed: &Value, at: &str, out: &mut Vec<String>) {
 #[tokio::test]
 async fn every_request_of_a_whole_loop_is_documented() {
     let mut l = Loop::start(42).await;
+    // The app starts the auditor too, so the dispatch is checked with the rest.
+    l.gh.set_file(
+        ".github/auditloop.yml",
+        "auditor:\n  dispatch: repository_dispatch\n",
+    );
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed deliveries\" --oracle \"A replay has no second effect\" --evidence \"CI green\"").await;
     l.comment(
@@ -121,6 +126,7 @@ async fn every_request_of_a_whole_loop_is_documented() {
     l.pull_event("synchronize", 42, SHA2).await;
     l.comment(42, "alice", "/audit gate").await;
 
+    assert_eq!(l.gh.dispatches().len(), 1, "the loop dispatched");
     let routes = routes();
     let requests = l.gh.requests();
     assert!(

@@ -60,6 +60,7 @@ mod transition_report;
 mod transition_triage;
 mod views_check_run;
 mod views_escape;
+mod views_open_findings;
 mod views_reply;
 mod views_sections;
 mod views_splice;

@@ -54,7 +54,12 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
             inline(&d.authority, 60)
         ));
     }
-    if let Some(v) = f.key.as_ref().and_then(|k| record.veto_on(k, run + 1)) {
+    // A later veto of a key replaces the earlier, as the vetoes list shows them.
+    let veto = f
+        .key
+        .as_ref()
+        .and_then(|k| record.latest_vetoes().into_iter().find(|v| &v.key == k));
+    if let Some(v) = veto {
         parts.push(format!(
             "vetoed from round {}: must be fixed",
             v.effective_from_round
@@ -76,7 +81,7 @@ pub fn render(record: &Record, ctx: &ViewContext) -> String {
         return String::new();
     }
     let mut out = format!(
-        "**Open findings of round {}** (candidate {}; blocking first, then by severity)\n\n",
+        "**Open findings of round {}** (candidate {}; blocking ones on top, then by severity)\n\n",
         run.run,
         run.candidate_artifact.short()
     );

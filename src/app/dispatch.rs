@@ -45,7 +45,7 @@ impl Asked {
 /// Why deciding on the latest records wrote nothing.
 enum Skip {
     /// Recorded by this delivery before: send again.
-    Resend(Box<Record>, Event),
+    Resend(Box<(Record, Event)>),
     Nothing,
 }
 
@@ -118,7 +118,7 @@ pub async fn after_gate(
     match first {
         Ok(DispatchDecision::Record(_)) => {}
         Ok(DispatchDecision::Resend(ev)) => {
-            return Ok(unsent(record, ev, published).map(|to_send| Asked {
+            return Ok(unsent(record, *ev, published).map(|to_send| Asked {
                 recorded: None,
                 to_send,
             }));
@@ -150,7 +150,7 @@ pub async fn after_gate(
         match decided {
             Ok(DispatchDecision::Record(applied)) => Ok(change_files(&applied, &view, Vec::new())),
             Ok(DispatchDecision::Resend(ev)) => {
-                Err(Stop::Refused(Skip::Resend(Box::new(record.clone()), ev)))
+                Err(Stop::Refused(Skip::Resend(Box::new((record.clone(), *ev)))))
             }
             _ => Err(Stop::Refused(Skip::Nothing)),
         }
@@ -173,7 +173,8 @@ pub async fn after_gate(
                 to_send: (Box::new(record), ev),
             }))
         }
-        Applying::Stopped(Stop::Refused(Skip::Resend(record, ev))) => {
+        Applying::Stopped(Stop::Refused(Skip::Resend(resend))) => {
+            let (record, ev) = *resend;
             Ok(unsent(&record, ev, published).map(|to_send| Asked {
                 recorded: None,
                 to_send,

@@ -60,7 +60,7 @@ pub enum DispatchDecision {
     Record(Box<Applied>),
     /// This delivery recorded it before (a redelivery after a failure): send it again,
     /// since whether it reached GitHub is unknown.
-    Resend(Event),
+    Resend(Box<Event>),
     /// Another delivery (or replica) asked for this run already: nothing to send.
     AlreadyAsked,
     NotReady(NotReady),
@@ -80,7 +80,7 @@ pub fn decide_dispatch(
     };
     if let Some(event) = record.dispatch_for(&plan.candidate, plan.run) {
         return Ok(if event.delivery == ctx.delivery {
-            DispatchDecision::Resend(event.clone())
+            DispatchDecision::Resend(Box::new(event.clone()))
         } else {
             DispatchDecision::AlreadyAsked
         });

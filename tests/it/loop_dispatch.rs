@@ -111,6 +111,7 @@ async fn new_with_evidence_dispatches_run_1_with_the_contract_payload() {
     assert!(!summary(&l, SHA1).contains("auditor dispatched"));
     // Neither status nor gate starts the auditor, though run 2 could be taken.
     l.comment(42, "reader", "/audit status").await;
+    assert!(l.last_reply(42).starts_with("auditloop: status"));
     l.comment(42, "reader", "/audit gate").await;
     assert_eq!(l.gh.dispatches().len(), 1, "status and gate");
 }

@@ -2,14 +2,15 @@
 //! step's `env` evaluated (`${{ inputs.* }}`, `${{ github.token }}`,
 //! `${{ github.action_path }}`, `${{ runner.temp }}`; anything else fails the test), its
 //! script run with `bash --noprofile --norc -eo pipefail`, and `$GITHUB_ENV`,
-//! `$GITHUB_PATH` and `$GITHUB_OUTPUT` honoured between steps.
+//! `$GITHUB_PATH` and `$GITHUB_OUTPUT` honoured between steps. The YAML is read into JSON
+//! values with serde-saphyr, the parser the app uses.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use regex::Regex;
-use serde_yaml::Value as Yaml;
+use serde_json::Value as Yaml;
 
 pub struct Step {
     pub name: String,
@@ -101,19 +102,16 @@ impl Runner {
     /// at the first step that fails, as a runner does.
     pub fn run(&mut self, with: &[(&str, &str)]) -> Vec<Step> {
         let text = std::fs::read_to_string(self.action_path.join("action.yml")).unwrap();
-        let action: Yaml = serde_yaml::from_str(&text).unwrap();
+        let action: Yaml = serde_saphyr::from_str(&text).unwrap();
         assert_eq!(yaml_str(&action["runs"]["using"]), "composite");
         let given: BTreeMap<&str, &str> = with.iter().copied().collect();
         let mut inputs = BTreeMap::new();
-        let declared = action["inputs"].as_mapping().expect("inputs");
+        let declared = action["inputs"].as_object().expect("inputs");
         for name in given.keys() {
-            assert!(
-                declared.contains_key(Yaml::String(name.to_string())),
-                "input {name} is not declared"
-            );
+            assert!(declared.contains_key(*name), "input {name} is not declared");
         }
         for (name, spec) in declared {
-            let name = yaml_str(name);
+            let name = name.clone();
             let value = match given.get(name.as_str()) {
                 Some(v) => v.to_string(),
                 None => {
@@ -133,7 +131,7 @@ impl Runner {
         ];
         let mut out = Vec::new();
         for (n, step) in action["runs"]["steps"]
-            .as_sequence()
+            .as_array()
             .expect("steps")
             .iter()
             .enumerate()
@@ -152,9 +150,9 @@ impl Runner {
                 std::fs::write(&path, "").unwrap();
                 env.insert(f.to_owned(), path.display().to_string());
             }
-            if let Some(map) = step["env"].as_mapping() {
+            if let Some(map) = step["env"].as_object() {
                 for (k, v) in map {
-                    env.insert(yaml_str(k), self.eval(&yaml_str(v), &inputs));
+                    env.insert(k.clone(), self.eval(&yaml_str(v), &inputs));
                 }
             }
             let o = Command::new("bash")
@@ -195,17 +193,17 @@ impl Runner {
 
 /// `with:` of the step in `workflow` that uses this repository's action.
 pub fn workflow_with(workflow: &str) -> BTreeMap<String, String> {
-    let wf: Yaml = serde_yaml::from_str(workflow).unwrap();
-    let jobs = wf["jobs"].as_mapping().unwrap();
+    let wf: Yaml = serde_saphyr::from_str(workflow).unwrap();
+    let jobs = wf["jobs"].as_object().unwrap();
     for (_, job) in jobs {
-        for step in job["steps"].as_sequence().unwrap() {
+        for step in job["steps"].as_array().unwrap() {
             let uses = step.get("uses").map(yaml_str).unwrap_or_default();
             if uses.contains("/auditloop@") {
                 return step["with"]
-                    .as_mapping()
+                    .as_object()
                     .unwrap()
                     .iter()
-                    .map(|(k, v)| (yaml_str(k), yaml_str(v)))
+                    .map(|(k, v)| (k.clone(), yaml_str(v)))
                     .collect();
             }
         }

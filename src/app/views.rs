@@ -12,7 +12,9 @@ use crate::engine::gate::{
 };
 use crate::engine::record::Record;
 use crate::engine::transition::sent_marker;
-use crate::engine::views::check_run::{check_run, disabled, invalid_config, records_unavailable};
+use crate::engine::views::check_run::{
+    cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
+};
 use crate::engine::views::{
     annotation_batches, sections, splice, Annotation, BodyStatus, CheckRunView, SpliceOutcome,
 };
@@ -230,7 +232,8 @@ pub async fn refresh_with(
         .and_then(|r| r.awaited_dispatch().map(|(_, d)| sent_marker(r, d)));
     if let Some(marker) = awaited {
         if sent_now || published.as_deref().is_some_and(|p| p.contains(&marker)) {
-            view.summary.push_str(&format!("\n{marker}\n"));
+            let room = SUMMARY_LIMIT - marker.chars().count() - 2;
+            view.summary = format!("{}\n{marker}\n", cap(&view.summary, room, None));
         }
     }
     let run = Publish {

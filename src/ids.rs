@@ -109,10 +109,6 @@ impl AuditId {
     pub fn from_number(n: u64) -> Self {
         Self(format!("AUD-{n}"))
     }
-
-    pub fn number(&self) -> u64 {
-        self.0[4..].parse().expect("validated AUD-<n>")
-    }
 }
 
 impl WorkUnit {

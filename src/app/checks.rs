@@ -39,6 +39,8 @@ async fn regate(
                 pull: &full,
                 state: &state,
                 records_commit: commit.as_ref(),
+                runs: None,
+                checked: false,
             },
             mode,
             false,
@@ -126,6 +128,10 @@ pub async fn merge_group_event(
     let state = store::load(ctx, PrNumber(number), None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let checks = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+    let slug = app.bot_slug(ctx).await?;
+    // A rewound branch fails the merge group as it fails the PR.
+    let named = views::our_named_commit(&checks, &own_check(ctx), slug);
+    let (state, _) = store::verified(ctx, PrNumber(number), state, named.as_ref()).await?;
     let observed = views::observations(&checks, &own_check(ctx));
     let mut view = match (
         &ctx.config,
@@ -148,12 +154,14 @@ pub async fn merge_group_event(
         }
         (Ok(_), None) => return Ok(Handled::Ignored),
     };
+    if let Err(why) = &state {
+        view = crate::engine::views::check_run::records_unavailable(why);
+    }
     view.title = format!("#{number}: {}", view.title);
     view.annotations.clear();
     if view.conclusion == Conclusion::InProgress {
         view.conclusion = Conclusion::Failure;
     }
-    let slug = app.bot_slug(ctx).await?;
     let check_name = own_check(ctx);
     let run = views::Publish {
         check_name: &check_name,

@@ -10,7 +10,7 @@ use crate::commands::{help_table, parse_comment, ParsedCommand};
 use crate::engine::policy::{
     maintainer_self_approval_refused, required_role, Permission, Role, RoleThresholds,
 };
-use crate::engine::views::reply::status;
+use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
@@ -26,21 +26,27 @@ pub async fn handle(
         return Ok(Handled::Ignored);
     }
     let number = e.issue.number;
-    let command = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
+    let parsed = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
         Ok(None) => return Ok(Handled::Ignored),
-        Ok(Some(c)) => c,
-        Err(err) => {
-            reply::refuse(ctx, number, &Refused::new(err.what(), err.fix())).await?;
+        Ok(Some(c)) => Ok(c),
+        Err(err) => Err(Refused::new(err.what(), err.fix())),
+    };
+    // The PR's head anchors the claims that keep replies single across replicas.
+    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let command = match parsed {
+        Ok(c) => c,
+        Err(why) => {
+            reply::refuse(ctx, number, &pull.head_sha, &why).await?;
             return Ok(Handled::Done);
         }
     };
     let Ok(actor) = Login::new(e.comment.user.login.clone()) else {
         return Ok(Handled::Ignored);
     };
-    match run(app, ctx, e, &command, &actor).await? {
+    match run(app, ctx, e, &command, &actor, &pull).await? {
         Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
         Ok(Answered::Reacted) => {}
-        Err(why) => reply::refuse(ctx, number, &why).await?,
+        Err(why) => reply::refuse(ctx, number, &pull.head_sha, &why).await?,
     }
     Ok(Handled::Done)
 }
@@ -58,12 +64,14 @@ async fn run(
     e: &IssueCommentEvent,
     command: &ParsedCommand,
     actor: &Login,
+    pull: &Pull,
 ) -> Result<Result<Answered, Refused>, GitHubError> {
     let number = e.issue.number;
     if let ParsedCommand::Help = command {
         reply::post_once(
             ctx,
             number,
+            &pull.head_sha,
             &reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table())),
         )
         .await?;
@@ -86,7 +94,6 @@ async fn run(
             Ok(_) => {}
         }
     }
-    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
     if !pull.open && !command.is_read_only() {
         return Ok(Err(Refused::new(
             "PR is closed",
@@ -95,41 +102,72 @@ async fn run(
     }
     match command {
         ParsedCommand::Status => {
-            let state = store::load(ctx, PrNumber(number), None).await?;
-            let record = match &state {
-                Ok(s) => s.record.as_ref().and_then(|r| r.as_ref().ok()),
-                Err(_) => None,
-            };
-            let gate = views::gate_for(ctx, app.operator_min, &pull, &state, &[]);
-            let text = match gate {
-                Some(g) => status(record, &g, &ctx.view(), ctx.delivery.as_str_lossy()),
-                None => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
-            };
-            reply::post_once(ctx, number, &text).await?;
+            let text = status_reply(app, ctx, pull).await?;
+            reply::post_once(ctx, number, &pull.head_sha, &text).await?;
             return Ok(Ok(Answered::Done));
         }
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
             let target = views::Target {
-                pull: &pull,
+                pull,
                 state: &state,
                 records_commit: commit.as_ref(),
+                runs: None,
+                checked: false,
             };
             views::refresh(app, ctx, target, RunMode::Update, false).await?;
             return Ok(Ok(Answered::Done));
         }
         _ => {}
     }
-    if let Err(why) = authorize(ctx, command, actor, &pull).await? {
+    if let Err(why) = authorize(ctx, command, actor, pull).await? {
         return Ok(Err(why));
     }
-    let decision = match exec::prepare(app, ctx, command, actor, &pull, e).await? {
+    let decision = match exec::prepare(app, ctx, command, actor, pull, e).await? {
         Ok(d) => d,
         Err(why) => return Ok(Err(why)),
     };
     let dispatch = crate::app::dispatch::triggered_by(command);
-    commit(app, ctx, &pull, decision, e.comment.id, dispatch).await
+    commit(app, ctx, pull, decision, e.comment.id, dispatch).await
+}
+
+/// `/audit status`: damaged records are named first, with how to repair them; then the
+/// record and the gate conditions.
+async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
+    let (runs, loaded) = futures::try_join!(
+        rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha),
+        store::load(ctx, PrNumber(pull.number), None),
+    )?;
+    let slug = app.bot_slug(ctx).await?;
+    let check_name = ctx
+        .config
+        .as_ref()
+        .map(|c| c.check_name.clone())
+        .unwrap_or_else(|_| "audit-gate".to_owned());
+    let named = views::our_named_commit(&runs, &check_name, slug);
+    let (state, _) = store::verified(ctx, PrNumber(pull.number), loaded, named.as_ref()).await?;
+    let damage = match &state {
+        Err(why) => Some(why.clone()),
+        Ok(s) => match &s.record {
+            Some(Err(why)) => Some(why.clone()),
+            _ => None,
+        },
+    };
+    let record = match &state {
+        Ok(s) => s.record.as_ref().and_then(|r| r.as_ref().ok()),
+        Err(_) => None,
+    };
+    let checks = views::observations(&runs, &check_name);
+    let delivery = ctx.delivery.as_str_lossy();
+    Ok(match (views::gate_for(ctx, app.operator_min, pull, &state, &checks), damage) {
+        (Some(g), Some(why)) => {
+            let refused = store::damaged(ctx, &why);
+            damaged_status(&refused.what, &refused.fix, &g, delivery)
+        }
+        (Some(g), None) => status(record, &g, &ctx.view(), delivery),
+        (None, _) => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
+    })
 }
 
 /// Checks the commenter's own permission through the API (never `author_association`).
@@ -199,29 +237,35 @@ async fn commit(
     dispatch: bool,
 ) -> Result<Result<Answered, Refused>, GitHubError> {
     let pr = PrNumber(pull.number);
+    // Our run on the head names the newest records commit GitHub has seen: nothing is
+    // written on a branch that no longer contains it. The listing serves the views too.
+    let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+    let slug = app.bot_slug(ctx).await?;
+    let check_name = ctx
+        .config
+        .as_ref()
+        .map(|c| c.check_name.clone())
+        .unwrap_or_else(|_| "audit-gate".to_owned());
+    let named = views::our_named_commit(&runs, &check_name, slug);
     let outcome = store::apply(
         ctx,
         pr,
         decision.named.as_ref(),
+        named.as_ref(),
         &decision.message,
         |state| (decision.decide)(state),
     )
     .await?;
-    let (state, commit) = match outcome {
-        Applying::Done { state, commit } => (*state, commit),
+    let (state, commit, checked) = match outcome {
+        Applying::Done { state, commit } => (*state, commit, true),
         Applying::Stopped(Stop::Refused(why)) => return Ok(Err(why)),
-        Applying::Stopped(Stop::Damaged(why)) => {
-            return Ok(Err(Refused::new(
-                format!("the records branch is damaged: {why}"),
-                "restore the records branch from its last good commit; the audit-gate check fails until then",
-            )))
-        }
+        Applying::Stopped(Stop::Damaged(why)) => return Ok(Err(store::damaged(ctx, &why))),
         Applying::Stopped(Stop::AlreadyApplied) => {
             let state = store::load(ctx, pr, None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
             match state {
-                Ok(s) => (s, commit),
-                Err(why) => return Ok(Err(Refused::new(format!("the records branch is damaged: {why}"), "restore it"))),
+                Ok(s) => (s, commit, false),
+                Err(why) => return Ok(Err(store::damaged(ctx, &why))),
             }
         }
     };
@@ -239,7 +283,9 @@ async fn commit(
             views::Target {
                 pull,
                 state: &state,
-                records_commit: commit.as_ref()
+                records_commit: commit.as_ref(),
+                runs: Some(&runs),
+                checked,
             },
             mode,
             true,

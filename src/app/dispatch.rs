@@ -135,7 +135,8 @@ pub async fn after_gate(
         record.id,
         head.short()
     );
-    let outcome = store::apply::<Skip>(ctx, pr, None, &message, |latest| {
+    // Written only on a branch that still extends the records the decision was made on.
+    let outcome = store::apply::<Skip>(ctx, pr, None, state.commit.as_ref(), &message, |latest| {
         let record = match &latest.record {
             Some(Ok(r)) => r,
             _ => return Err(Stop::Refused(Skip::Nothing)),

@@ -23,22 +23,12 @@ pub(super) async fn file_issue(
 ) -> Result<Result<Option<u64>, Refused>, GitHubError> {
     let state = match crate::app::store::load(ctx, PrNumber(pull.number), None).await? {
         Ok(s) => s,
-        Err(why) => {
-            return Ok(Err(Refused::new(
-                format!("the records branch is damaged: {why}"),
-                "restore it",
-            )))
-        }
+        Err(why) => return Ok(Err(crate::app::store::damaged(ctx, &why))),
     };
     let record = match current(&state, &ctx.delivery) {
         Ok(r) => r,
         Err(Stop::Refused(why)) => return Ok(Err(why)),
-        Err(Stop::Damaged(why)) => {
-            return Ok(Err(Refused::new(
-                format!("the records branch is damaged: {why}"),
-                "restore it",
-            )))
-        }
+        Err(Stop::Damaged(why)) => return Ok(Err(crate::app::store::damaged(ctx, &why))),
         Err(Stop::AlreadyApplied) => return Ok(Ok(None)),
     };
     if let Err(r) = t::check_dispose(record, finding, DispositionKind::File) {
@@ -56,16 +46,30 @@ pub(super) async fn file_issue(
     // The marker names the finding of its run, so a redelivery finds the issue it opened.
     let run = record.latest_run().map_or(0, |r| r.run);
     let marker = format!("<!-- auditloop:filed:{}:run-{run}:{finding} -->", record.id);
-    if let Some(n) = rest::find_issue(&ctx.api, &ctx.repo, &label, &marker).await? {
-        return Ok(Ok(Some(n)));
-    }
     let body = format!(
         "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n{marker}",
         pull.number,
         record.id,
         crate::engine::views::escape::block(note),
     );
-    Ok(Ok(Some(
-        rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?,
-    )))
+    // Found by its marker on a redelivery; opened by one process when replicas race.
+    let found = || rest::find_issue(&ctx.api, &ctx.repo, &label, &marker);
+    let opened = std::sync::Mutex::new(None);
+    crate::app::claim::once(
+        ctx,
+        &format!("file-{}-run-{run}-{finding}", record.id),
+        &pull.head_sha,
+        || async { Ok(found().await?.is_some()) },
+        || async {
+            let n = rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?;
+            *opened.lock().unwrap_or_else(|p| p.into_inner()) = Some(n);
+            Ok(())
+        },
+    )
+    .await?;
+    let opened = *opened.lock().unwrap_or_else(|p| p.into_inner());
+    match opened {
+        Some(n) => Ok(Ok(Some(n))),
+        None => Ok(Ok(found().await?)),
+    }
 }

@@ -1,12 +1,14 @@
 //! The App: maps typed events to audit operations on GitHub.
 
 mod checks;
+mod claim;
 mod comment;
 mod context;
 mod dispatch;
 mod exec;
 mod filing;
 mod intake;
+mod lineage;
 mod pulls;
 mod reply;
 mod store;

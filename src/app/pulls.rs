@@ -9,7 +9,7 @@ use crate::engine::record::{has_delivery, BaselineCause};
 use crate::engine::transition::{self as t, BaselineInput};
 use crate::engine::views::{sections, sections_tampered};
 use crate::events::{PullRequestAction, PullRequestEvent};
-use crate::github::rest::Pull;
+use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login, PrNumber};
 use crate::records::Change;
@@ -57,9 +57,19 @@ pub async fn handle(
     );
     if let (Some(cause), true, true) = (cause, enabled, has_record) {
         if cause != BaselineCause::Push || on_push {
-            if let Some((s, c)) = rebind(ctx, &pull, cause, &e.sender.login).await? {
-                state = Ok(s);
-                commit = c;
+            let named = named_on_candidate(app, ctx, &state).await?;
+            match rebind(ctx, &pull, cause, &e.sender.login, named.as_ref()).await? {
+                Rebound::Done(s, c) => {
+                    state = Ok(*s);
+                    commit = c;
+                }
+                Rebound::Unchanged => {}
+                // The new head's run keeps naming the newest commit, so the rewind stays
+                // visible there.
+                Rebound::Damaged(why) => {
+                    state = Err(why);
+                    commit = named;
+                }
             }
         }
     }
@@ -89,6 +99,8 @@ pub async fn handle(
             pull: &pull,
             state: &state,
             records_commit: commit.as_ref(),
+            runs: None,
+            checked: false,
         },
         mode,
         update_body,
@@ -98,18 +110,54 @@ pub async fn handle(
     Ok(Handled::Done)
 }
 
-/// Rebinds the record to the new head; `None` when nothing changed.
+/// The records commit our check run on the record's candidate (the head before this
+/// event) names: a rebind never writes onto a branch that no longer contains it.
+async fn named_on_candidate(
+    app: &AuditApp,
+    ctx: &Ctx,
+    state: &store::Loaded,
+) -> Result<Option<CommitSha>, GitHubError> {
+    let Ok(State {
+        record: Some(Ok(record)),
+        ..
+    }) = state
+    else {
+        return Ok(None);
+    };
+    let runs = rest::check_runs(
+        &ctx.api,
+        &ctx.repo,
+        record.candidate_artifact.sha().as_str(),
+    )
+    .await?;
+    let slug = app.bot_slug(ctx).await?;
+    let check_name = ctx
+        .config
+        .as_ref()
+        .map(|c| c.check_name.clone())
+        .unwrap_or_else(|_| "audit-gate".to_owned());
+    Ok(views::our_named_commit(&runs, &check_name, slug))
+}
+
+enum Rebound {
+    Done(Box<State>, Option<CommitSha>),
+    Unchanged,
+    Damaged(String),
+}
+
+/// Rebinds the record to the new head.
 async fn rebind(
     ctx: &Ctx,
     pull: &Pull,
     cause: BaselineCause,
     sender: &str,
-) -> Result<Option<(State, Option<CommitSha>)>, GitHubError> {
+    must_contain: Option<&CommitSha>,
+) -> Result<Rebound, GitHubError> {
     let (Ok(sha), Ok(actor)) = (
         CommitSha::new(pull.head_sha.clone()),
         Login::new(sender.to_owned()),
     ) else {
-        return Ok(None);
+        return Ok(Rebound::Unchanged);
     };
     let event = ctx.event(&actor, None);
     let view = ctx.view();
@@ -119,34 +167,44 @@ async fn rebind(
         "Rebind the record of #{number} to {} ({cause:?}) after {sender}'s change",
         &pull.head_sha[..7.min(pull.head_sha.len())]
     );
-    let outcome = store::apply::<()>(ctx, PrNumber(number), None, &message, |state| {
-        let record = match &state.record {
-            Some(Ok(r)) => r,
-            Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
-            None => return Ok(Change::default()),
-        };
-        if has_delivery(record, &delivery) {
-            return Err(Stop::AlreadyApplied);
-        }
-        // A reopened PR whose head is still the candidate has nothing to rebind.
-        if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
-            return Ok(Change::default());
-        }
-        let input = BaselineInput {
-            cause,
-            pull_request: PrNumber(number),
-            head: Artifact::commit(sha.clone()),
-            covered_tasks: None,
-            evidence: None,
-        };
-        match t::baseline(record, input, &event) {
-            Ok(Some(applied)) => Ok(crate::app::store::change_files(&applied, &view, Vec::new())),
-            Ok(None) | Err(_) => Ok(Change::default()),
-        }
-    })
+    let outcome = store::apply::<()>(
+        ctx,
+        PrNumber(number),
+        None,
+        must_contain,
+        &message,
+        |state| {
+            let record = match &state.record {
+                Some(Ok(r)) => r,
+                Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
+                None => return Ok(Change::default()),
+            };
+            if has_delivery(record, &delivery) {
+                return Err(Stop::AlreadyApplied);
+            }
+            // A reopened PR whose head is still the candidate has nothing to rebind.
+            if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
+                return Ok(Change::default());
+            }
+            let input = BaselineInput {
+                cause,
+                pull_request: PrNumber(number),
+                head: Artifact::commit(sha.clone()),
+                covered_tasks: None,
+                evidence: None,
+            };
+            match t::baseline(record, input, &event) {
+                Ok(Some(applied)) => {
+                    Ok(crate::app::store::change_files(&applied, &view, Vec::new()))
+                }
+                Ok(None) | Err(_) => Ok(Change::default()),
+            }
+        },
+    )
     .await?;
     Ok(match outcome {
-        Applying::Done { state, commit } => Some((*state, commit)),
-        Applying::Stopped(_) => None,
+        Applying::Done { state, commit } => Rebound::Done(state, commit),
+        Applying::Stopped(Stop::Damaged(why)) => Rebound::Damaged(why),
+        Applying::Stopped(_) => Rebound::Unchanged,
     })
 }

@@ -1,9 +1,10 @@
 //! Answers on the PR: a `+1` reaction when a command was carried out, or one reply. A reply
 //! ends with the delivery marker and is never posted twice for one delivery.
 
+use crate::app::claim;
 use crate::app::context::Ctx;
 use crate::engine::views::reply::{delivery_marker, refused};
-use crate::github::rest;
+use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 
 /// What was wrong and how to put it right.
@@ -31,26 +32,54 @@ impl From<crate::engine::transition::Refusal> for Refused {
     }
 }
 
-/// Posts `body` unless a reply for this delivery is already there (a redelivery).
-pub async fn post_once(ctx: &Ctx, issue: u64, body: &str) -> Result<(), GitHubError> {
-    let marker = delivery_marker(ctx.delivery.as_str_lossy());
+/// Whether a reply for this delivery is on the issue already (a redelivery).
+async fn replied(ctx: &Ctx, issue: u64, marker: &str) -> Result<bool, GitHubError> {
     // GitHub redelivers for 3 days: a reply for this delivery can only be that recent.
     let since = ctx.now - chrono::Duration::days(3);
     let existing = rest::comments_since(&ctx.api, &ctx.repo, issue, since).await?;
-    if existing.iter().any(|(_, b)| b.contains(&marker)) {
-        return Ok(());
-    }
-    rest::create_comment(&ctx.api, &ctx.repo, issue, body).await?;
-    Ok(())
+    Ok(existing.iter().any(|(_, b)| b.contains(marker)))
 }
 
-pub async fn refuse(ctx: &Ctx, issue: u64, why: &Refused) -> Result<(), GitHubError> {
+/// Posts `body` once: not when a reply for this delivery is already there (a redelivery),
+/// and by one process only when several handle the delivery at once (see
+/// [`crate::app::claim`]). `anchor` is a commit of the repository (the PR's head).
+pub async fn post_once(ctx: &Ctx, issue: u64, anchor: &str, body: &str) -> Result<(), GitHubError> {
+    let marker = delivery_marker(ctx.delivery.as_str_lossy());
+    claim::once(
+        ctx,
+        &format!("reply-{issue}"),
+        anchor,
+        || replied(ctx, issue, &marker),
+        || async {
+            rest::create_comment(&ctx.api, &ctx.repo, issue, body).await?;
+            Ok(())
+        },
+    )
+    .await
+}
+
+pub async fn refuse(ctx: &Ctx, issue: u64, anchor: &str, why: &Refused) -> Result<(), GitHubError> {
     post_once(
         ctx,
         issue,
+        anchor,
         &refused(&why.what, &why.fix, ctx.delivery.as_str_lossy()),
     )
     .await
+}
+
+/// A warning about `pull`'s head, posted once for `key` whatever the delivery.
+pub async fn warn_once(ctx: &Ctx, pull: &Pull, key: &str, text: &str) -> Result<(), GitHubError> {
+    if claim::first(ctx, key, &pull.head_sha).await? {
+        rest::create_comment(
+            &ctx.api,
+            &ctx.repo,
+            pull.number,
+            &format!("auditloop: warning\n\n{text}"),
+        )
+        .await?;
+    }
+    Ok(())
 }
 
 /// A reply with the delivery marker at its end.
@@ -58,6 +87,8 @@ pub fn with_marker(ctx: &Ctx, text: &str) -> String {
     format!("{text}\n\n{}", delivery_marker(ctx.delivery.as_str_lossy()))
 }
 
+/// GitHub keeps one reaction per user and content: a repeat answers 200 with the reaction
+/// that exists, so replicas reacting at once never double it.
 pub async fn carried_out(ctx: &Ctx, comment: u64) -> Result<(), GitHubError> {
     rest::react(&ctx.api, &ctx.repo, comment, "+1").await
 }

@@ -4,6 +4,8 @@
 use std::collections::BTreeMap;
 
 use crate::app::context::Ctx;
+use crate::app::lineage::{classify, repair, Lineage};
+use crate::app::reply::Refused;
 use crate::engine::record::{load_record, to_json, Index, Record};
 use crate::engine::transition::Applied;
 use crate::engine::views::{sections, ViewContext};
@@ -16,6 +18,8 @@ use crate::records::{self, Change, CommitOutcome, Files, Snapshot};
 #[derive(Debug, Clone)]
 pub struct State {
     pub commit: Option<CommitSha>,
+    /// The parents of `commit`.
+    pub parents: Vec<CommitSha>,
     pub index: Index,
     /// The PR's record: `Err` when it fails structural validation.
     pub record: Option<Result<Record, String>>,
@@ -31,7 +35,7 @@ fn index_of(files: &Files) -> Option<Index> {
     files.get("index.json").and_then(|t| Index::parse(t).ok())
 }
 
-fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Fn(&str, &Files) -> bool {
+pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Fn(&str, &Files) -> bool {
     move |path, files| {
         if path == "index.json" {
             return true;
@@ -54,7 +58,35 @@ fn load_one(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>>
         )));
     }
     let text = snapshot.file(&path)?;
-    Some(load_record(text).map_err(|e| format!("{path}: {e}")))
+    Some(
+        load_record(text)
+            .map_err(|e| format!("{path}: {e}"))
+            .and_then(|record| match &record.id {
+                found if found != id => Err(format!(
+                    "index.json disagrees with the records: it names {id}, but {path} holds {found}"
+                )),
+                _ => Ok(record),
+            }),
+    )
+}
+
+/// The index must name the PR the record says it is bound to.
+fn bound_to(
+    record: Option<Result<Record, String>>,
+    pr: PrNumber,
+) -> Option<Result<Record, String>> {
+    record.map(|r| {
+        r.and_then(|record| {
+            if record.pull_request == pr {
+                Ok(record)
+            } else {
+                Err(format!(
+                    "index.json disagrees with the records: it maps #{} to {}, which is bound to #{}",
+                    pr.0, record.id, record.pull_request.0
+                ))
+            }
+        })
+    })
 }
 
 fn state_of(snapshot: &Snapshot, pr: PrNumber, named: Option<&AuditId>) -> Result<State, String> {
@@ -66,13 +98,17 @@ fn state_of(snapshot: &Snapshot, pr: PrNumber, named: Option<&AuditId>) -> Resul
         }
         None => Index::default(),
     };
-    let record = index
-        .record_for_pull(pr)
-        .cloned()
-        .and_then(|id| load_one(snapshot, &id));
+    let record = bound_to(
+        index
+            .record_for_pull(pr)
+            .cloned()
+            .and_then(|id| load_one(snapshot, &id)),
+        pr,
+    );
     let named = named.and_then(|id| load_one(snapshot, id));
     Ok(State {
         commit: snapshot.commit.clone(),
+        parents: snapshot.parents.clone(),
         index,
         record,
         named,
@@ -91,6 +127,43 @@ pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Lo
     )
     .await?;
     Ok(state_of(&snapshot, pr, named))
+}
+
+/// `loaded`, unless the branch no longer holds what it held at `named` (the records commit
+/// our newest check run was computed from, see [`crate::app::lineage`]): then it is
+/// damaged, saying so, and no view or write may start from it. Also tells whether a view
+/// from `loaded` would be older than the one that stands.
+pub async fn verified(
+    ctx: &Ctx,
+    pr: PrNumber,
+    loaded: Loaded,
+    named: Option<&CommitSha>,
+) -> Result<(Loaded, Lineage), GitHubError> {
+    let (Ok(state), Some(named)) = (&loaded, named) else {
+        return Ok((loaded, Lineage::Current));
+    };
+    let lineage = classify(ctx, pr, state, named).await?;
+    if let Lineage::Damaged { why, .. } = &lineage {
+        tracing::warn!(%named, why, "records branch rewound or edited");
+        return Ok((Err(why.clone()), lineage));
+    }
+    Ok((loaded, lineage))
+}
+
+/// The refusal of a command that would write onto damaged records: what was found and how
+/// to repair it, in the words the gate uses.
+pub fn damaged(ctx: &Ctx, why: &str) -> Refused {
+    Refused::new(
+        format!("the records branch is damaged: {why}"),
+        repair(ctx.records_branch(), rewound_target(why).as_ref()),
+    )
+}
+
+/// The commit a damage message names as the last good one ("records commit <sha>").
+pub fn rewound_target(why: &str) -> Option<CommitSha> {
+    why.split("records commit ")
+        .skip(1)
+        .find_map(|rest| CommitSha::new(rest.chars().take(40).collect::<String>()).ok())
 }
 
 /// Why a change was not written.
@@ -169,19 +242,26 @@ enum Halt<E> {
     Stop(Stop<E>),
     /// The branch is absent and may be recoverable: look before the first write.
     Absent,
+    /// The head is not the commit a check run names: check that it extends it before
+    /// writing on top.
+    Verify(Box<State>),
 }
 
 /// Commits what `decide` makes of the latest state. `decide` runs again on the new state
 /// after a ref conflict, so a command is never applied to a stale record. A missing branch
-/// is first recreated where the check runs say it was (see [`recover_branch`]).
+/// is first recreated where the check runs say it was (see [`recover_branch`]). With
+/// `must_contain` (the records commit our check run names), nothing is written on a head
+/// that does not contain it: that branch was rewound.
 pub async fn apply<E>(
     ctx: &Ctx,
     pr: PrNumber,
     named: Option<&AuditId>,
+    must_contain: Option<&CommitSha>,
     message: &str,
     decide: impl Fn(&State) -> Result<Change, Stop<E>>,
 ) -> Result<Applying<E>, GitHubError> {
     let mut may_recover = true;
+    let mut verified: Vec<CommitSha> = Vec::new();
     let outcome = loop {
         let outcome = records::commit_change(
             &ctx.api,
@@ -193,6 +273,13 @@ pub async fn apply<E>(
                 if may_recover && snapshot.commit.is_none() {
                     return Err(Halt::Absent);
                 }
+                if let (Some(head), Some(expected)) = (&snapshot.commit, must_contain) {
+                    if head != expected && !verified.contains(head) {
+                        let state = state_of(snapshot, pr, named)
+                            .map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
+                        return Err(Halt::Verify(Box::new(state)));
+                    }
+                }
                 let state =
                     state_of(snapshot, pr, named).map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
                 decide(&state).map_err(Halt::Stop)
@@ -203,6 +290,16 @@ pub async fn apply<E>(
             CommitOutcome::Refused(Halt::Absent) => {
                 recover_branch(ctx, pr).await?;
                 may_recover = false;
+            }
+            CommitOutcome::Refused(Halt::Verify(state)) => {
+                if let Some(expected) = must_contain {
+                    if let Lineage::Damaged { why, .. } =
+                        classify(ctx, pr, &state, expected).await?
+                    {
+                        break CommitOutcome::Refused(Stop::Damaged(why));
+                    }
+                }
+                verified.extend(state.commit.clone());
             }
             CommitOutcome::Refused(Halt::Stop(stop)) => break CommitOutcome::Refused(stop),
             CommitOutcome::Committed {

@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use crate::app::context::Ctx;
+use crate::app::lineage::Lineage;
 use crate::app::store::State;
 use crate::app::AuditApp;
 use crate::engine::closing::closing_issues;
@@ -115,10 +116,48 @@ pub struct Target<'a> {
     pub state: &'a Result<State, String>,
     /// The records commit the views are computed from (the check run's `external_id`).
     pub records_commit: Option<&'a CommitSha>,
+    /// The check runs on the PR's head, when the caller listed them already.
+    pub runs: Option<&'a [CheckRunInfo]>,
+    /// `state` was checked against the commit our run names by the write that made it.
+    pub checked: bool,
+}
+
+/// Our newest run of `check_name` among `runs` names this records commit.
+pub fn our_named_commit(runs: &[CheckRunInfo], check_name: &str, slug: &str) -> Option<CommitSha> {
+    crate::app::store::named_records_commit(runs, check_name, Some(slug))
+}
+
+/// Runs named like our check but made by another App or workflow: a gate anyone with
+/// `checks: write` can forge, which branch protection accepts unless it pins the source.
+pub fn forged<'a>(runs: &'a [CheckRunInfo], check_name: &str, slug: &str) -> Vec<&'a str> {
+    runs.iter()
+        .filter(|r| r.name == check_name)
+        .filter_map(|r| match r.app.as_ref().and_then(|a| a.slug.as_deref()) {
+            Some(s) if s == slug => None,
+            Some(s) => Some(s),
+            None => Some("an unknown source"),
+        })
+        .collect()
+}
+
+/// The words for a forged gate on the check run and in the one reply per head.
+pub fn forged_words(check_name: &str, sources: &[&str]) -> String {
+    let names: Vec<String> = sources
+        .iter()
+        .map(|s| format!("`{}`", crate::engine::views::escape::inline(s, 100)))
+        .collect();
+    format!(
+        "Warning: a check run named `{check_name}` on this commit was not made by auditloop but by {}. \
+         Branch protection that requires `{check_name}` without pinning its source accepts it. \
+         In the branch protection rule or ruleset, set the required check's source to the auditloop App.",
+        names.join(", ")
+    )
 }
 
 /// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
-/// are gated too: the check passes only when every one of them passes.
+/// are gated too: the check passes only when every one of them passes. A view computed
+/// from an older records commit than the one our run shows is not published; a branch that
+/// no longer contains that commit fails condition 1.
 pub async fn refresh(
     app: &AuditApp,
     ctx: &Ctx,
@@ -143,6 +182,8 @@ pub async fn refresh_with(
         pull,
         state,
         records_commit,
+        runs: listed,
+        checked: already_checked,
     } = target;
     let operator_min = app.operator_min;
     let bot_slug = app.bot_slug(ctx).await?;
@@ -155,11 +196,32 @@ pub async fn refresh_with(
             _ => Ok(BodyStatus::Current),
         }
     };
+    let runs_read = async {
+        match listed {
+            Some(runs) => Ok(runs.to_vec()),
+            None => rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await,
+        }
+    };
     let (runs, sharing, body_status) = futures::try_join!(
-        rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha),
+        runs_read,
         rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha),
         body,
     )?;
+    let named = our_named_commit(&runs, &check_name, bot_slug);
+    let (checked, lineage) = if already_checked {
+        (state.clone(), Lineage::Current)
+    } else {
+        crate::app::store::verified(ctx, PrNumber(pull.number), state.clone(), named.as_ref())
+            .await?
+    };
+    if lineage == Lineage::Stale {
+        tracing::info!(
+            pr = pull.number,
+            "a newer view stands; this one is not published"
+        );
+        return Ok(());
+    }
+    let state = &checked;
     let checks = observations(&runs, &check_name);
 
     let mut gate = gate_for(ctx, operator_min, pull, state, &checks);
@@ -202,12 +264,26 @@ pub async fn refresh_with(
     // made: condition 1 fails saying so, and the run keeps naming that commit, from which
     // the next write recreates the branch.
     let lost = match state {
-        Ok(s) if s.commit.is_none() => {
-            crate::app::store::named_records_commit(&runs, &check_name, Some(bot_slug))
-        }
+        Ok(s) if s.commit.is_none() => named.clone(),
         _ => None,
     };
-    let records_commit = records_commit.or(lost.as_ref());
+    // A rewound branch keeps being named by the newest commit GitHub saw, so the rewind
+    // stays visible until it is repaired.
+    let rewound = matches!(lineage, Lineage::Damaged { .. });
+    let records_commit = if rewound {
+        named.as_ref()
+    } else {
+        records_commit.or(lost.as_ref())
+    };
+    let repair = |why: &str| {
+        format!(
+            "{why}. {}",
+            crate::app::lineage::repair(
+                ctx.records_branch(),
+                crate::app::store::rewound_target(why).as_ref()
+            )
+        )
+    };
     let mut view = match (&ctx.config, &gate, record_of(state)) {
         (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
         (Ok(c), _, _) if !c.enabled() => disabled(),
@@ -217,9 +293,16 @@ pub async fn refresh_with(
             lost.as_ref().map(CommitSha::as_str).unwrap_or_default()
         )),
         (Ok(_), Some(g), Ok(record)) => check_run(g, record, &ctx.view(), body_status),
-        (Ok(_), Some(_), Err(why)) => records_unavailable(&why),
+        (Ok(_), Some(_), Err(why)) => records_unavailable(&repair(&why)),
         (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),
     };
+    let forgers = forged(&runs, &check_name, bot_slug);
+    if !forgers.is_empty() {
+        let words = forged_words(&check_name, &forgers);
+        view.summary = format!("{words}\n\n{}", view.summary);
+        crate::app::reply::warn_once(ctx, pull, &format!("forged-{}", pull.head_sha), &words)
+            .await?;
+    }
     // The dispatch goes out before the check run that says so; the marker tells a
     // redelivery it went out (see `app::dispatch`).
     let sent_now = asked.is_some();

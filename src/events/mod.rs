@@ -104,17 +104,16 @@ impl Event {
     }
 
     /// Deliveries with the same key are handled one after the other; others concurrently.
-    /// Events that may touch several PRs (check runs by head SHA) serialize per repository.
+    /// The key is the pull request wherever the payload names one, so that a check event
+    /// (naming its PRs through its head) and a comment on the same PR never race; check
+    /// events that name no PR (a fork's head) serialize per repository.
     pub fn serial_key(&self) -> String {
-        match (self.repository(), self) {
-            (Some(repo), Event::PullRequest(_) | Event::IssueComment(_)) => {
-                match self.pull_number() {
-                    Some(n) => format!("{}#{n}", repo.to_ascii_lowercase()),
-                    None => repo.to_ascii_lowercase(),
-                }
-            }
-            (Some(repo), _) => repo.to_ascii_lowercase(),
-            (None, _) => String::new(),
+        let Some(repo) = self.repository() else {
+            return String::new();
+        };
+        match self.pull_number() {
+            Some(n) => format!("{}#{n}", repo.to_ascii_lowercase()),
+            None => repo.to_ascii_lowercase(),
         }
     }
 

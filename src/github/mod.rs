@@ -3,7 +3,9 @@
 
 pub mod api;
 pub mod client;
+pub mod encode;
 pub mod error;
+pub mod pages;
 pub mod rest;
 pub mod retry;
 pub mod token;

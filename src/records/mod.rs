@@ -7,6 +7,7 @@ mod recover;
 mod wire;
 mod write;
 
-pub use read::{read, Files, Snapshot, MAX_LOAD_ROUNDS};
+pub use read::read_ref as head;
+pub use read::{read, read_at, Files, Snapshot, MAX_LOAD_ROUNDS};
 pub use recover::{create_branch, is_records_commit};
-pub use write::{commit_change, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS};
+pub use write::{commit_change, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS};

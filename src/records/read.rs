@@ -21,6 +21,8 @@ pub const MAX_LOAD_ROUNDS: usize = 3;
 pub struct Snapshot {
     /// `None`: the branch does not exist yet.
     pub commit: Option<CommitSha>,
+    /// The parents of `commit` (one on a linear records branch, none for its first commit).
+    pub parents: Vec<CommitSha>,
     /// The files read, by path.
     pub files: Files,
     /// The root tree of `commit`, the base of the next commit's tree.
@@ -52,14 +54,15 @@ pub(super) fn repo_path(repo: &RepoName, rest: &str) -> String {
 }
 
 /// The commit the branch points at, `None` when it does not exist.
-pub(super) async fn read_ref(
+pub async fn read_ref(
     api: &Api,
     repo: &RepoName,
     branch: &str,
 ) -> Result<Option<CommitSha>, GitHubError> {
+    wire::check_branch(branch)?;
     let call = Call::get(
         wire::GET_REF,
-        repo_path(repo, &format!("git/ref/heads/{branch}")),
+        repo_path(repo, &format!("git/ref/{}", wire::head_path(branch))),
     );
     let r = api.send(call).await?;
     if r.status == 404 {
@@ -94,7 +97,8 @@ pub async fn read(
     read_at(api, repo, commit, &wanted).await
 }
 
-async fn read_at(
+/// Reads the records as they were at `commit` (which need not be the branch head).
+pub async fn read_at(
     api: &Api,
     repo: &RepoName,
     commit: CommitSha,
@@ -118,8 +122,14 @@ async fn read_at(
         });
     }
     let blobs = wire::blob_paths(tree)?;
+    let parents = body
+        .parents
+        .iter()
+        .map(|p| wire::object_sha(wire::GET_COMMIT, &p.sha))
+        .collect::<Result<_, _>>()?;
     let mut snapshot = Snapshot {
         commit: Some(commit),
+        parents,
         files: Files::new(),
         tree: Some(tree_sha),
         blobs: blobs.into_iter().map(|(p, s)| (p, Some(s))).collect(),

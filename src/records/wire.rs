@@ -38,6 +38,8 @@ pub(super) struct RefBody {
 pub(super) struct CommitBody {
     pub sha: String,
     pub tree: Sha,
+    #[serde(default)]
+    pub parents: Vec<Sha>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -117,24 +119,17 @@ pub(super) fn object_sha(route: &'static str, sha: &str) -> Result<CommitSha, Gi
     CommitSha::new(sha).map_err(|e| decode_error(route, e.to_string()))
 }
 
-/// Branch names as operators configure them; anything else could reshape the URL.
+/// The records branch, checked by the same rule as the repository configuration (git's),
+/// so a name the configuration accepts is one the records layer can use. The configuration
+/// refuses any other name before it reaches here.
 pub(super) fn check_branch(branch: &str) -> Result<(), GitHubError> {
-    let ok = !branch.is_empty()
-        && branch.len() <= 200
-        && branch
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-        && !branch.starts_with('/')
-        && !branch.ends_with('/')
-        && !branch.contains("..")
-        && !branch.contains("//");
-    if ok {
-        Ok(())
-    } else {
-        Err(GitHubError::Setup(format!(
-            "records branch {branch:?} is not a plain branch name"
-        )))
-    }
+    crate::engine::config::branch_name_rule(branch)
+        .map_err(|e| GitHubError::Setup(format!("records_branch: {e}")))
+}
+
+/// `heads/<branch>` as it goes into a REST path, percent-encoded segment by segment.
+pub(super) fn head_path(branch: &str) -> String {
+    format!("heads/{}", crate::github::encode::path(branch))
 }
 
 /// Blob paths of a recursive tree, with their SHAs. A truncated listing would hide
@@ -250,12 +245,22 @@ mod tests {
     }
 
     #[test]
-    fn branch_names_are_plain() {
-        for ok in ["audit-records", "auditloop/records", "r_1.x"] {
+    fn branch_names_follow_gits_rule_and_are_encoded_in_paths() {
+        for ok in [
+            "audit-records",
+            "auditloop/records",
+            "r_1.x",
+            "audit+records#1",
+            "a%b",
+        ] {
             assert!(check_branch(ok).is_ok(), "{ok}");
         }
-        for bad in ["", "/x", "x/", "a..b", "a//b", "a b", "a?b", "a%2fb", "a#b"] {
+        for bad in [
+            "", "/x", "x/", "a..b", "a//b", "a b", "a?b", "a@{b", "x.lock", "-x",
+        ] {
             assert!(check_branch(bad).is_err(), "{bad:?}");
         }
+        assert_eq!(head_path("audit+records#1"), "heads/audit%2Brecords%231");
+        assert_eq!(head_path("team/records"), "heads/team/records");
     }
 }

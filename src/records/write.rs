@@ -113,6 +113,7 @@ fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha) -> Snapshot
         snapshot.blobs.insert(path.clone(), None);
         snapshot.files.insert(path, content);
     }
+    snapshot.parents = snapshot.commit.take().into_iter().collect();
     snapshot.commit = Some(commit.clone());
     snapshot.tree = None;
     snapshot
@@ -175,7 +176,7 @@ async fn move_branch(
                 sha: to.as_str(),
                 force: false,
             };
-            let path = repo_path(repo, &format!("git/refs/heads/{branch}"));
+            let path = repo_path(repo, &format!("git/refs/{}", wire::head_path(branch)));
             (wire::PATCH_REF, Call::patch(wire::PATCH_REF, path, &body))
         }
         None => {
@@ -219,8 +220,9 @@ async fn landed_or(
     }
 }
 
-/// Whether `ours` is in the history of `head`.
-async fn contains(
+/// Whether `ours` is in the history of `head` (GitHub's compare `ours...head` is `ahead`
+/// or `identical`). A commit GitHub no longer knows is in no history.
+pub async fn contains(
     api: &Api,
     repo: &RepoName,
     head: &CommitSha,

@@ -164,8 +164,9 @@ async fn each_command_stays_within_its_api_call_budget() {
         "dispose file",
         "maint",
         "/audit dispose A-03 file --note \"tracked separately\"",
-        // + GET issues: a redelivery finds the issue it opened instead of filing twice.
-        24,
+        // + GET issues: a redelivery finds the issue it opened instead of filing twice;
+        // + POST git/refs: the claim that keeps two replicas from filing it twice.
+        25,
     )
     .await;
     command(
@@ -186,7 +187,9 @@ async fn each_command_stays_within_its_api_call_budget() {
         l.app.deliver("pull_request", sync, &payload).await.status(),
         200
     );
-    costs.check(&l, "PR synchronize (rebind)", sync, 19);
+    // + GET check-runs on the old head: the records commit its run names, which the
+    // rebind must find in the branch's history (a rewound branch is never written on).
+    costs.check(&l, "PR synchronize (rebind)", sync, 20);
 
     command(
         &mut l,
@@ -220,17 +223,19 @@ async fn each_command_stays_within_its_api_call_budget() {
         17,
     )
     .await;
-    command(&mut l, &mut costs, "status", "reader", "/audit status", 10).await;
+    // Every reply: + POST git/refs, the claim that keeps replicas from replying twice, at
+    // the PR's head (GET pulls for help). Status: + GET check-runs, for the rewind check.
+    command(&mut l, &mut costs, "status", "reader", "/audit status", 12).await;
     assert!(l.last_reply(42).starts_with("auditloop: status"));
     command(&mut l, &mut costs, "gate", "reader", "/audit gate", 11).await;
-    command(&mut l, &mut costs, "help", "reader", "/audit help", 4).await;
+    command(&mut l, &mut costs, "help", "reader", "/audit help", 6).await;
     assert!(l.last_reply(42).starts_with("auditloop: help"));
 
     let refused = l
         .comment(42, "reader", "/audit veto x --reason \"not mine to give\"")
         .await;
     assert_eq!(l.refusals(42).len(), 1);
-    costs.check(&l, "refusal (permission)", &refused, 5);
+    costs.check(&l, "refusal (permission)", &refused, 6);
     costs.print();
     assert!(costs.over.is_empty(), "{:#?}", costs.over);
 }

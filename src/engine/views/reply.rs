@@ -86,6 +86,23 @@ pub fn status(
     finish(&out, delivery, link.as_deref())
 }
 
+/// `/audit status` when the records are damaged: that comes first, with how to repair
+/// it, before the gate conditions (condition 1 fails with the same words).
+pub fn damaged_status(what: &str, fix: &str, gate: &GateResult, delivery: &str) -> String {
+    let mut out = format!(
+        "auditloop: status\n\nThe audit record is damaged: {}\n\n{}\n\n",
+        inline(what, WHAT_CHARS),
+        block(&truncate(fix, TEXT_CHARS * 4))
+    );
+    out.push_str(&format!(
+        "Gate: {} ({})\n\n",
+        inline(&gate.title, 255),
+        gate.conclusion.as_str()
+    ));
+    out.push_str(&conditions(gate));
+    finish(&out, delivery, None)
+}
+
 fn conditions(gate: &GateResult) -> String {
     let mut out = String::new();
     for c in &gate.conditions {

@@ -35,7 +35,7 @@ pub struct AppRef {
     pub slug: Option<String>,
 }
 
-/// The latest run of each check on `sha` (one page of 100).
+/// The latest run of each check on `sha`, every page (a CI matrix can pass 100).
 pub async fn check_runs(
     api: &Api,
     repo: &RepoName,
@@ -45,16 +45,15 @@ pub async fn check_runs(
     struct List {
         check_runs: Vec<CheckRunInfo>,
     }
-    let l: List = api
-        .json(Call::get(
-            LIST_CHECKS,
-            path(
-                repo,
-                &format!("commits/{sha}/check-runs?filter=latest&per_page=100"),
-            ),
-        ))
-        .await?;
-    Ok(l.check_runs)
+    let path = path(
+        repo,
+        &format!("commits/{sha}/check-runs?filter=latest&per_page=100"),
+    );
+    let mut runs = Vec::new();
+    for page in crate::github::pages::get_all(api, LIST_CHECKS, &path).await? {
+        runs.extend(page.json::<List>(LIST_CHECKS)?.check_runs);
+    }
+    Ok(runs)
 }
 
 pub async fn create_check_run(

@@ -27,8 +27,8 @@ pub async fn create_comment(
     Ok(c.id)
 }
 
-/// Comments of an issue updated since `since` (one page of 100), as (author login, body).
-/// The issue-comments list has no sort order: `since` is how to ask for recent ones.
+/// Comments of an issue updated since `since`, every page, as (author login, body). The
+/// issue-comments list has no sort order: `since` is how to ask for recent ones.
 pub async fn comments_since(
     api: &Api,
     repo: &RepoName,
@@ -42,19 +42,19 @@ pub async fn comments_since(
         user: User,
     }
     let since = since.format("%Y-%m-%dT%H:%M:%SZ");
-    let list: Vec<C> = api
-        .json(Call::get(
-            LIST_COMMENTS,
-            path(
-                repo,
-                &format!("issues/{issue}/comments?since={since}&per_page=100"),
-            ),
-        ))
-        .await?;
-    Ok(list
-        .into_iter()
-        .map(|c| (c.user.login, c.body.unwrap_or_default()))
-        .collect())
+    let path = path(
+        repo,
+        &format!("issues/{issue}/comments?since={since}&per_page=100"),
+    );
+    let mut out = Vec::new();
+    for page in crate::github::pages::get_all(api, LIST_COMMENTS, &path).await? {
+        let list: Vec<C> = page.json(LIST_COMMENTS)?;
+        out.extend(
+            list.into_iter()
+                .map(|c| (c.user.login, c.body.unwrap_or_default())),
+        );
+    }
+    Ok(out)
 }
 
 /// GitHub answers 200 for a reaction that exists already, so repeating it is harmless.
@@ -132,15 +132,7 @@ pub async fn find_issue(
 
 /// Percent-encodes a query value (everything but RFC 3986 unreserved characters).
 fn query_value(v: &str) -> String {
-    v.bytes()
-        .map(|b| {
-            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-                char::from(b).to_string()
-            } else {
-                format!("%{b:02X}")
-            }
-        })
-        .collect()
+    crate::github::encode::component(v)
 }
 
 #[cfg(test)]

@@ -6,12 +6,14 @@ mod contents;
 mod issues;
 mod permission;
 mod pulls;
+mod refs;
 
 pub use checks::*;
 pub use contents::*;
 pub use issues::*;
 pub use permission::*;
 pub use pulls::*;
+pub use refs::*;
 
 use crate::ids::RepoName;
 
@@ -27,6 +29,8 @@ pub const LIST_ISSUES: &str = "GET /repos/{owner}/{repo}/issues";
 pub const LIST_CHECKS: &str = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs";
 pub const POST_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
 pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}";
+pub const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
+pub const DELETE_REF: &str = "DELETE /repos/{owner}/{repo}/git/refs/{ref}";
 pub const PULLS_FOR_COMMIT: &str = "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls";
 
 fn path(repo: &RepoName, rest: &str) -> String {

@@ -80,6 +80,8 @@ pub struct State {
     pub unmodelled: Vec<String>,
     /// `repository_dispatch` bodies accepted (see `fake_dispatch`).
     pub dispatches: Vec<Value>,
+    /// The URL of the request being answered (for `Link` headers).
+    pub url: String,
     next_id: u64,
 }
 
@@ -191,6 +193,7 @@ pub(crate) fn reply(status: u16, body: Value) -> ResponseTemplate {
 impl Respond for Router {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let mut state = self.state.lock().unwrap();
+        state.url = req.url.to_string();
         let method = req.method.to_string();
         let full_path = req.url.path().to_owned();
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
@@ -331,11 +334,25 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
                 .filter(|c| c.issue == issue)
                 .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": format!("{APP_SLUG}[bot]"), "type": "Bot"}}))
                 .collect();
-            reply(200, Value::Array(list))
+            let query = state
+                .url
+                .split_once('?')
+                .map(|(_, q)| q.to_owned())
+                .unwrap_or_default();
+            let (items, link) = super::fake_pages::page(list, &state.url, &query);
+            super::fake_pages::with_link(reply(200, Value::Array(items)), link)
         }
         ("POST", ["repos", _o, _r, "issues", "comments", id, "reactions"]) => {
+            // One reaction per user and content: a repeat answers 200 with the one there.
             let id = id.parse().unwrap_or(0);
             let content = body["content"].as_str().unwrap_or_default().to_owned();
+            if state
+                .reactions
+                .iter()
+                .any(|(c, r)| *c == id && *r == content)
+            {
+                return reply(200, json!({"id": id, "content": content}));
+            }
             state.reactions.push((id, content.clone()));
             reply(201, json!({"id": state.next_id, "content": content}))
         }

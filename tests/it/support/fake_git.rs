@@ -154,6 +154,13 @@ fn tree_entries(repo: &GitRepo, tree: &BTreeMap<String, String>, recursive: bool
         .collect()
 }
 
+/// A ref name from its percent-encoded path segments, as GitHub decodes it.
+fn ref_name(segs: &[&str]) -> String {
+    percent_encoding::percent_decode_str(&segs.join("/"))
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
 fn fire_ref_moves(state: &mut State, repo: &str, branch: &str) {
     if let Some(pos) = state
         .ref_moves
@@ -180,7 +187,7 @@ pub fn route(
     let key = format!("{owner}/{name}");
     if method == "PATCH" {
         if let ["git", "refs", "heads", branch @ ..] = rest {
-            fire_ref_moves(state, &key, &branch.join("/"));
+            fire_ref_moves(state, &key, &ref_name(branch));
         }
     }
     if let ("POST", ["git", "refs"]) = (method, rest) {
@@ -191,10 +198,16 @@ pub fn route(
             fire_ref_moves(state, &key, branch);
         }
     }
+    // A pull request's head commit is in the base repository too (`refs/pull/N/head`).
+    let pull_heads: HashSet<String> = state
+        .pulls
+        .values()
+        .filter_map(|p| p["head"]["sha"].as_str().map(str::to_owned))
+        .collect();
     let git = state.git.entry(key).or_default();
     let answer = match (method, rest) {
-        ("GET", ["git", "ref", name @ ..]) => match git.refs.get(&name.join("/")) {
-            Some(sha) => reply(200, ref_body(&name.join("/"), sha)),
+        ("GET", ["git", "ref", name @ ..]) => match git.refs.get(&ref_name(name)) {
+            Some(sha) => reply(200, ref_body(&ref_name(name), sha)),
             None => not_found(),
         },
         ("GET", ["git", "commits", sha]) => match git.commits.get(*sha) {
@@ -256,7 +269,7 @@ pub fn route(
             let sha = body["sha"].as_str().unwrap_or_default();
             if git.refs.contains_key(name) {
                 unprocessable("Reference already exists")
-            } else if !git.commits.contains_key(sha) {
+            } else if !git.commits.contains_key(sha) && !pull_heads.contains(sha) {
                 unprocessable("Object does not exist")
             } else {
                 git.refs.insert(name.to_owned(), sha.to_owned());
@@ -264,7 +277,7 @@ pub fn route(
             }
         }
         ("PATCH", ["git", "refs", name @ ..]) => {
-            let name = name.join("/");
+            let name = ref_name(name);
             let sha = body["sha"].as_str().unwrap_or_default();
             let force = body["force"].as_bool().unwrap_or(false);
             match git.refs.get(&name).cloned() {
@@ -279,6 +292,10 @@ pub fn route(
                 }
             }
         }
+        ("DELETE", ["git", "refs", name @ ..]) => match git.refs.remove(&ref_name(name)) {
+            Some(_) => ResponseTemplate::new(204),
+            None => unprocessable("Reference does not exist"),
+        },
         ("GET", ["compare", basehead]) => {
             let Some((base, head)) = basehead.split_once("...") else {
                 return Some(not_found());

@@ -63,7 +63,7 @@ pub fn route(
             }
         }
         ("GET", ["repos", _o, _r, "commits", sha, "check-runs"]) => {
-            // filter=latest: the newest run of each name.
+            // filter=latest: the newest run of each name in each App's check suite.
             let mut latest: Vec<Value> = Vec::new();
             for run in state
                 .check_runs
@@ -71,13 +71,18 @@ pub fn route(
                 .rev()
                 .filter(|c| c.body["head_sha"] == *sha)
             {
-                if !latest.iter().any(|l| l["name"] == run.body["name"]) {
+                if !latest
+                    .iter()
+                    .any(|l| l["name"] == run.body["name"] && l["app"] == run.body["app"])
+                {
                     latest.push(run.body.clone());
                 }
             }
-            reply(
-                200,
-                json!({"total_count": latest.len(), "check_runs": latest}),
+            let total = latest.len();
+            let (items, link) = super::fake_pages::page(latest, &state.url, query);
+            super::fake_pages::with_link(
+                reply(200, json!({"total_count": total, "check_runs": items})),
+                link,
             )
         }
         ("GET", ["repos", _o, _r, "commits", sha, "pulls"]) => {
@@ -141,6 +146,15 @@ impl FakeGitHub {
         let id = 90_000 + state.check_runs.len() as u64;
         let body = json!({"id": id, "name": name, "head_sha": sha, "status": status, "conclusion": conclusion,
                           "app": {"slug": "ci"}});
+        state.check_runs.push(super::fake::CheckRun { id, body });
+    }
+
+    /// A check run named `name` that another App (`slug`) made on `sha`.
+    pub fn add_foreign_check(&self, sha: &str, name: &str, slug: &str, conclusion: &str) {
+        let mut state = self.state();
+        let id = 95_000 + state.check_runs.len() as u64;
+        let body = json!({"id": id, "name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion,
+                          "app": {"slug": slug}});
         state.check_runs.push(super::fake::CheckRun { id, body });
     }
 

@@ -1,0 +1,123 @@
+//! One effect outside the records branch (a reply, a filed issue, a warning) carried out by
+//! one process, however many replicas handle the same delivery at once. Replicas share
+//! nothing but GitHub, so the claim is made there: a ref
+//! `refs/auditloop/claims/<delivery>/<effect>-<generation>` created at a commit the
+//! repository holds. GitHub creates a ref atomically and answers 422 to a second create of
+//! the same name, so exactly one process wins each generation.
+//!
+//! The effect itself stays findable by its marker (the reply's delivery marker, the filed
+//! issue's marker), which is searched first: a redelivery after success does nothing. A
+//! process that loses the claim waits for the winner's effect to appear; if it never does
+//! (the winner died between its claim and its effect), the next generation is claimed, so
+//! a killed process delays the effect instead of losing it. Only a winner that stalls
+//! longer than the wait between claim and effect can let a second one through.
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::app::context::Ctx;
+use crate::github::rest;
+use crate::github::GitHubError;
+
+/// Generations tried before giving up (the effect is then left to a later redelivery).
+const GENERATIONS: u32 = 3;
+/// How long a loser waits for the winner's effect to appear, in rounds of [`ROUND`].
+const WAIT_ROUNDS: u32 = 6;
+const ROUND: Duration = Duration::from_millis(400);
+
+/// A ref name segment from any text: letters, digits and `-`, the rest as `_`.
+fn segment(text: &str) -> String {
+    text.chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+pub fn ref_name(delivery: &str, effect: &str, generation: u32) -> String {
+    format!(
+        "refs/auditloop/claims/{}/{}-{generation}",
+        segment(delivery),
+        segment(effect)
+    )
+}
+
+/// Carries out `act` once across processes, unless `done` finds it carried out already.
+/// `anchor` is a commit of the repository for the claim ref to point at.
+pub async fn once<D, DF, A, AF>(
+    ctx: &Ctx,
+    effect: &str,
+    anchor: &str,
+    done: D,
+    act: A,
+) -> Result<(), GitHubError>
+where
+    D: Fn() -> DF,
+    DF: Future<Output = Result<bool, GitHubError>>,
+    A: FnOnce() -> AF,
+    AF: Future<Output = Result<(), GitHubError>>,
+{
+    if done().await? {
+        return Ok(());
+    }
+    let delivery = ctx.delivery.as_str_lossy();
+    for generation in 1..=GENERATIONS {
+        let name = ref_name(delivery, effect, generation);
+        if rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await? {
+            let acted = act().await;
+            if acted.is_err() {
+                // Failed before (or while) acting: let the retry claim this generation
+                // again instead of waiting for an effect that may never come.
+                let _ = rest::delete_ref(&ctx.api, &ctx.repo, &name).await;
+            }
+            return acted;
+        }
+        for _ in 0..WAIT_ROUNDS {
+            tokio::time::sleep(ROUND).await;
+            if done().await? {
+                return Ok(());
+            }
+        }
+        tracing::warn!(
+            effect,
+            generation,
+            "claim held but its effect never appeared; claiming again"
+        );
+    }
+    tracing::warn!(
+        effect,
+        "every claim generation is taken; leaving the effect to a redelivery"
+    );
+    Ok(())
+}
+
+/// A claim that is never retried: the first process to make it acts, for good (a warning
+/// posted once per head, whatever the delivery).
+pub async fn first(ctx: &Ctx, key: &str, anchor: &str) -> Result<bool, GitHubError> {
+    let name = format!("refs/auditloop/once/{}", segment(key));
+    rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claim_names_are_valid_refs_whatever_the_delivery_id() {
+        assert_eq!(
+            ref_name("72d3162e-cc78-11e3-81ab-4c9367dc0958", "reply-42", 1),
+            "refs/auditloop/claims/72d3162e-cc78-11e3-81ab-4c9367dc0958/reply-42-1"
+        );
+        let odd = ref_name("../x y@{z}.lock", "file:AUD-1/A-01", 2);
+        assert_eq!(
+            odd,
+            "refs/auditloop/claims/___x_y__z__lock/file_AUD-1_A-01-2"
+        );
+        assert!(crate::engine::config::branch_name_rule(&odd["refs/".len()..]).is_ok());
+    }
+}

@@ -1,0 +1,159 @@
+//! Whether the records a view or a write starts from are the branch's latest, using the
+//! records commit our check runs name in `external_id` (CONTRACT §7). The branch must still
+//! contain that commit (else it was rewound or rewritten), and what it holds now must
+//! extend what it held then: the PR's history at that commit is a prefix of its history
+//! now, and the index never goes back. The chain alone cannot see an edit of the newest
+//! event (no later `prev` covers it); this does. A view computed from an older commit than
+//! the one a run shows is not published over it.
+
+use crate::app::context::Ctx;
+use crate::app::store::State;
+use crate::engine::record::Index;
+use crate::github::GitHubError;
+use crate::ids::{CommitSha, PrNumber};
+use crate::records;
+
+/// What a records commit is, next to the one a check run names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lineage {
+    /// The same commit, or one that extends it: views and writes may go ahead.
+    Current,
+    /// An older commit of the branch: a newer view already stands and is kept.
+    Stale,
+    /// The branch no longer holds what it held at `named`: `why` says how.
+    Damaged { named: CommitSha, why: String },
+}
+
+/// Where `state` (read at its commit) stands against `named`, for PR `pr`. Free when the
+/// commits are the same; otherwise a compare and a read of the records at `named`, and,
+/// when `state` is the older one, a ref read to tell a newer view from a rewind.
+pub async fn classify(
+    ctx: &Ctx,
+    pr: PrNumber,
+    state: &State,
+    named: &CommitSha,
+) -> Result<Lineage, GitHubError> {
+    let Some(computed) = &state.commit else {
+        return Ok(Lineage::Current);
+    };
+    if computed == named {
+        return Ok(Lineage::Current);
+    }
+    let branch = ctx.records_branch();
+    if state.parents.contains(named)
+        || records::contains(&ctx.api, &ctx.repo, computed, named).await?
+    {
+        return Ok(match edited(ctx, pr, state, named).await? {
+            None => Lineage::Current,
+            Some(why) => Lineage::Damaged {
+                named: named.clone(),
+                why,
+            },
+        });
+    }
+    if records::contains(&ctx.api, &ctx.repo, named, computed).await? {
+        // `computed` is older than the view that stands. If the branch still holds `named`
+        // we were overtaken; if not, the branch went back.
+        let head = records::head(&ctx.api, &ctx.repo, branch).await?;
+        let moved_on = match &head {
+            Some(h) => h == named || records::contains(&ctx.api, &ctx.repo, h, named).await?,
+            None => false,
+        };
+        if moved_on {
+            return Ok(Lineage::Stale);
+        }
+    }
+    Ok(Lineage::Damaged {
+        named: named.clone(),
+        why: rewound(branch, Some(computed), named),
+    })
+}
+
+/// What changed by hand between `named` and `state`'s commit, if anything.
+async fn edited(
+    ctx: &Ctx,
+    pr: PrNumber,
+    state: &State,
+    named: &CommitSha,
+) -> Result<Option<String>, GitHubError> {
+    let wanted = crate::app::store::wanted(pr, None);
+    let then = records::read_at(&ctx.api, &ctx.repo, named.clone(), &wanted).await?;
+    let then_index = then.file("index.json").and_then(|t| Index::parse(t).ok());
+    let Some(then_index) = then_index else {
+        return Ok(None);
+    };
+    let branch = ctx.records_branch();
+    if state.index.next < then_index.next
+        || then_index
+            .invocations
+            .iter()
+            .any(|(k, v)| state.index.invocations.get(k) != Some(v))
+        || then_index
+            .receipts
+            .iter()
+            .any(|(k, v)| state.index.receipts.get(k) != Some(v))
+    {
+        return Ok(Some(format!(
+            "index.json on `{branch}` went back: it no longer holds what it held at records commit {named}"
+        )));
+    }
+    let Some(id) = then_index.record_for_pull(pr) else {
+        return Ok(None);
+    };
+    let path = format!("records/{id}.json");
+    let Some(Ok(old)) = then.file(&path).map(crate::engine::record::load_record) else {
+        return Ok(None);
+    };
+    let now = match &state.record {
+        Some(Ok(r)) if r.id == old.id => r,
+        // Damaged already, or moved to another PR by adoption: judged elsewhere.
+        Some(_) => return Ok(None),
+        None => {
+            return Ok(Some(format!(
+                "{path} was on `{branch}` at records commit {named} and is gone from the index now"
+            )))
+        }
+    };
+    let n = old.history.len();
+    let same = now.history.len() >= n
+        && serde_json::to_value(&now.history[..n]).ok() == serde_json::to_value(&old.history).ok();
+    if same {
+        Ok(None)
+    } else {
+        let changed = old
+            .history
+            .iter()
+            .zip(&now.history)
+            .position(|(a, b)| serde_json::to_value(a).ok() != serde_json::to_value(b).ok())
+            .map_or(n, |i| i + 1);
+        Ok(Some(format!(
+            "{path}: history event {changed} was changed or removed after records commit {named} was written"
+        )))
+    }
+}
+
+/// What a maintainer does about damaged records; the same words on the check run, in each
+/// refusal and in `/audit status`.
+pub fn repair(branch: &str, good: Option<&CommitSha>) -> String {
+    let target = match good {
+        Some(sha) => format!(
+            "move it back to {sha}, the newest records commit a check run was computed from (`git push --force origin {sha}:refs/heads/{branch}`)"
+        ),
+        None => "move it back to its last good records commit (the `external_id` of the newest audit-gate check run names it) with `git push --force`".to_owned(),
+    };
+    format!(
+        "A maintainer with push access to `{branch}` must repair it: {target}, then run `/audit gate`. Until then the gate fails and commands that write are refused; `/audit status` still answers."
+    )
+}
+
+/// The damage a rewind is, in words.
+pub fn rewound(branch: &str, head: Option<&CommitSha>, named: &CommitSha) -> String {
+    match head {
+        Some(h) => format!(
+            "the records branch `{branch}` was rewound or rewritten: its head {h} no longer contains records commit {named}, which a check run was computed from"
+        ),
+        None => format!(
+            "the records branch `{branch}` was rewound or rewritten: it no longer contains records commit {named}, which a check run was computed from"
+        ),
+    }
+}

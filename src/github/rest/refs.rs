@@ -1,0 +1,60 @@
+//! Refs outside the branches, used as claims: creating a ref is atomic on GitHub, and a
+//! second create of the same name answers 422, so it is a compare-and-set that every
+//! replica of the App shares without sharing anything else.
+
+use serde_json::json;
+
+use super::*;
+use crate::github::api::status_error;
+use crate::github::{Api, Call, GitHubError};
+use crate::ids::RepoName;
+
+/// `true` when this call created `name` (a full `refs/...` name) at `sha`; `false` when it
+/// exists already. Not retried after an unknown outcome: the caller asks again by name.
+pub async fn create_ref(
+    api: &Api,
+    repo: &RepoName,
+    name: &str,
+    sha: &str,
+) -> Result<bool, GitHubError> {
+    let call = Call::post(
+        POST_REF,
+        path(repo, "git/refs"),
+        &json!({ "ref": name, "sha": sha }),
+    )
+    .idempotent(false);
+    let r = api.send(call).await?;
+    match r.status {
+        s if (200..300).contains(&s) => Ok(true),
+        // GitHub answers 422 both for a name taken and for a bad SHA; only the first is a
+        // lost claim.
+        422 if status_error(POST_REF, &r)
+            .to_string()
+            .contains("already exists") =>
+        {
+            Ok(false)
+        }
+        _ => Err(status_error(POST_REF, &r)),
+    }
+}
+
+/// Removes `name` (a full `refs/...` name); gone already is fine.
+pub async fn delete_ref(api: &Api, repo: &RepoName, name: &str) -> Result<(), GitHubError> {
+    let Some(short) = name.strip_prefix("refs/") else {
+        return Ok(());
+    };
+    let call = Call::new(
+        http::Method::DELETE,
+        DELETE_REF,
+        path(
+            repo,
+            &format!("git/refs/{}", crate::github::encode::path(short)),
+        ),
+    );
+    let r = api.send(call).await?;
+    match r.status {
+        s if (200..300).contains(&s) => Ok(()),
+        404 | 422 => Ok(()),
+        _ => Err(status_error(DELETE_REF, &r)),
+    }
+}

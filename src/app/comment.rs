@@ -163,7 +163,7 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
     Ok(match (views::gate_for(ctx, app.operator_min, pull, &state, &checks), damage) {
         (Some(g), Some(why)) => {
             let refused = store::damaged(ctx, &why);
-            damaged_status(&refused.what, &refused.fix, &g, delivery)
+            damaged_status(&why, &refused.fix, &g, delivery)
         }
         (Some(g), None) => status(record, &g, &ctx.view(), delivery),
         (None, _) => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),

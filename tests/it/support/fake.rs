@@ -52,8 +52,28 @@ pub struct LostAnswer {
     pub then: Option<RefMove>,
 }
 
+/// What a trigger does when its request arrives: change the state, and answer in the
+/// route's place (`Some`) or let the route answer (`None`).
+pub type Action = Box<dyn FnOnce(&mut State) -> Option<ResponseTemplate> + Send>;
+
+/// Runs `action` once, when the next request whose method and path match arrives, before
+/// it is routed. `method` `"*"` matches any request.
+pub struct Trigger {
+    pub method: &'static str,
+    pub path_contains: String,
+    pub action: Action,
+}
+
+impl std::fmt::Debug for Trigger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Trigger({} {})", self.method, self.path_contains)
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct State {
+    /// Fired once each, in order of matching.
+    pub triggers: Vec<Trigger>,
     pub requests: Vec<Recorded>,
     pub tokens_minted: u32,
     pub check_runs: Vec<CheckRun>,
@@ -165,6 +185,21 @@ impl FakeGitHub {
         });
     }
 
+    /// When the next `method` request whose path contains `path_contains` arrives, runs
+    /// `action` on the state first.
+    pub fn on_next(
+        &self,
+        method: &'static str,
+        path_contains: &str,
+        action: impl FnOnce(&mut State) -> Option<ResponseTemplate> + Send + 'static,
+    ) {
+        self.state().triggers.push(Trigger {
+            method,
+            path_contains: path_contains.to_owned(),
+            action: Box::new(action),
+        });
+    }
+
     pub fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
     }
@@ -214,6 +249,14 @@ impl Respond for Router {
                 json!({"message": "Not Found (outside the API prefix)"}),
             );
         };
+        if let Some(pos) = state.triggers.iter().position(|t| {
+            (t.method == "*" || t.method == method) && path.contains(t.path_contains.as_str())
+        }) {
+            let trigger = state.triggers.remove(pos);
+            if let Some(answer) = (trigger.action)(&mut state) {
+                return answer;
+            }
+        }
         if let Some(pos) = state
             .injected
             .iter()

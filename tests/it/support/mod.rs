@@ -13,6 +13,7 @@ pub mod fake_hooks;
 pub mod fake_pages;
 pub mod fake_repo;
 pub mod harness;
+pub mod process;
 pub mod robust;
 pub mod setups;
 pub mod steps;

@@ -1,0 +1,336 @@
+//! Failing closed on the records branch: a legal but unusual branch name works end to end;
+//! a rewound branch, a hand-edited record (any event, or not JSON), an index that
+//! disagrees with the records, are each detected: the gate fails saying what was found
+//! and how to repair it, writes are refused with the same words, no delivery is a 5xx and
+//! `/audit status` still answers, naming the damage first. A view computed from an older
+//! records commit never replaces a newer one.
+
+use crate::support;
+
+use serde_json::{json, Value};
+use support::audit::{report, report_comment, Loop, BRANCH, SHA1};
+use support::deliveries::REPO;
+use support::fake::APP_SLUG;
+use support::steps::new_command;
+
+const VETO: &str = "/audit veto webhook-replay --from-round 1 --reason \"Replay must be fixed\"";
+
+#[tokio::test]
+async fn a_records_branch_named_with_plus_and_hash_works_end_to_end() {
+    let branch = "audit+records#1";
+    let mut l = Loop::start(42).await;
+    l.gh.set_file(
+        ".github/auditloop.yml",
+        &format!("records_branch: \"{branch}\"\n"),
+    );
+    l.pull_event("opened", 42, SHA1).await;
+    l.ok("alice", &new_command(""), false).await;
+    let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
+    l.comment(42, "alice", &report_comment(&r)).await;
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    let files = l.gh.branch_files(REPO, branch);
+    let record = auditloop::engine::record::load_record(&files["records/AUD-1.json"]).unwrap();
+    assert_eq!(record.runs_used(), 1);
+    assert_eq!(l.gh.branch_log(REPO, branch).len(), 2);
+    assert!(l.gh.branch_head(REPO, BRANCH).is_none(), "no other branch");
+    // The ref went into the path encoded, never as a fragment.
+    assert!(l
+        .gh
+        .requests()
+        .iter()
+        .any(|r| r.method == "PATCH" && r.path.ends_with("/git/refs/heads/audit%2Brecords%231")));
+    let gate = l.gate(SHA1);
+    assert_eq!(
+        gate["external_id"],
+        json!(l.gh.branch_head(REPO, branch).unwrap())
+    );
+    assert!(
+        gate["output"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("audit%2Brecords%231"),
+        "the record link encodes the branch"
+    );
+}
+
+#[tokio::test]
+async fn a_branch_name_git_refuses_is_a_config_error_not_a_5xx() {
+    let mut l = Loop::start(42).await;
+    l.gh.set_file(".github/auditloop.yml", "records_branch: \"bad..name\"\n");
+    l.pull_event("opened", 42, SHA1).await;
+    let gate = l.gate(SHA1);
+    assert_eq!(gate["conclusion"], "failure");
+    assert!(gate["output"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("records_branch"));
+    l.comment(42, "alice", &new_command("")).await;
+    let refusal = l.last_reply(42);
+    assert!(refusal.starts_with("auditloop: refused"), "{refusal}");
+    assert!(refusal.contains("not a valid git branch name"), "{refusal}");
+}
+
+/// PR 42 certified, then a veto of a key the certified run reports: the gate fails.
+/// Returns (certified commit, veto commit).
+async fn certified_then_vetoed(l: &mut Loop) -> (String, String) {
+    l.with_run("certified").await;
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
+    let certified = l.head().unwrap();
+    l.ok("maint", VETO, true).await;
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure");
+    let vetoed = l.head().unwrap();
+    assert_eq!(l.gate(SHA1)["external_id"], json!(vetoed));
+    (certified, vetoed)
+}
+
+fn set_branch(l: &Loop, sha: Option<&str>) {
+    let mut state = l.gh.state();
+    let refs = &mut state.git.get_mut(REPO).unwrap().refs;
+    match sha {
+        Some(sha) => refs.insert(format!("heads/{BRANCH}"), sha.to_owned()),
+        None => refs.remove(&format!("heads/{BRANCH}")),
+    };
+}
+
+fn summary(l: &Loop) -> String {
+    l.gate(SHA1)["output"]["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The damage `found` is on the gate (failing, with how to repair), in the refusal of a
+/// write, and first in `/audit status`; nothing is written and no delivery is a 5xx.
+async fn fails_closed(l: &mut Loop, found: &str) {
+    let mark = l.mark();
+    l.comment(42, "reader", "/audit gate").await;
+    let gate = l.gate(SHA1);
+    assert_eq!(gate["conclusion"], "failure", "{gate:#}");
+    let s = summary(l);
+    assert!(s.contains(found), "gate summary lacks {found:?}:\n{s}");
+    assert!(s.contains("must repair it"), "{s}");
+    l.comment(
+        42,
+        "maint",
+        "/audit override --budget 9 --note \"more runs\"",
+    )
+    .await;
+    let refusal = l.last_reply(42);
+    assert!(refusal.starts_with("auditloop: refused"), "{refusal}");
+    assert!(
+        refusal.contains(found),
+        "refusal lacks {found:?}:\n{refusal}"
+    );
+    assert!(refusal.contains("must repair it"), "{refusal}");
+    l.comment(42, "reader", "/audit status").await;
+    let status = l.last_reply(42);
+    assert!(
+        status.starts_with("auditloop: status\n\nThe audit record is damaged"),
+        "{status}"
+    );
+    assert!(status.contains(found), "status lacks {found:?}:\n{status}");
+    assert!(status.contains("must repair it"), "{status}");
+    assert_eq!(l.mark().commits, mark.commits, "nothing written");
+}
+
+#[tokio::test]
+async fn a_rewound_records_branch_fails_the_gate_until_it_is_moved_forward_again() {
+    let mut l = Loop::start(42).await;
+    let (certified, vetoed) = certified_then_vetoed(&mut l).await;
+    // Someone with push access force-moves the branch back to the certified commit.
+    set_branch(&l, Some(&certified));
+    fails_closed(&mut l, "was rewound or rewritten").await;
+    let s = summary(&l);
+    assert!(
+        s.contains(&vetoed),
+        "the repair names the commit to restore: {s}"
+    );
+    // The run keeps naming the newest commit GitHub saw, so the rewind stays visible.
+    assert_eq!(l.gate(SHA1)["external_id"], json!(vetoed));
+    l.comment(42, "reader", "/audit gate").await;
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure");
+    assert!(summary(&l).contains("was rewound or rewritten"));
+
+    // Repaired: the veto is back in force, and commands work again.
+    set_branch(&l, Some(&vetoed));
+    l.comment(42, "reader", "/audit gate").await;
+    let s = summary(&l);
+    assert!(!s.contains("rewound"), "{s}");
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure", "the veto holds: {s}");
+    l.ok(
+        "maint",
+        "/audit override --budget 9 --note \"more runs\"",
+        true,
+    )
+    .await;
+}
+
+fn edit_record(l: &Loop, edit: impl FnOnce(&mut Value)) {
+    let mut record = l.record("AUD-1");
+    edit(&mut record);
+    let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
+    l.gh.commit_files(REPO, BRANCH, &[("records/AUD-1.json", &text)], "hand edit");
+}
+
+#[tokio::test]
+async fn every_kind_of_hand_edit_is_caught() {
+    type Edit = fn(&Loop);
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        (
+            "actor of the first event",
+            |l| edit_record(l, |r| r["history"][0]["actor"] = json!("mallory")),
+            "history event 1",
+        ),
+        (
+            "time of the first event",
+            |l| edit_record(l, |r| r["history"][0]["at"] = json!("2020-01-01T00:00:00Z")),
+            "history event 1",
+        ),
+        (
+            "verdict of the run",
+            |l| edit_record(l, |r| r["history"][1]["verdict"] = json!("certified")),
+            "history event 2",
+        ),
+        (
+            "delivery of the run",
+            |l| edit_record(l, |r| r["history"][1]["delivery"] = json!("forged")),
+            "history event 2",
+        ),
+        (
+            "prev of the run",
+            |l| edit_record(l, |r| r["history"][1]["prev"] = json!(null)),
+            "history event",
+        ),
+        (
+            "reason of the newest event",
+            |l| edit_record(l, |r| r["history"][2]["reason"] = json!("never mind")),
+            "history event 3",
+        ),
+        (
+            "actor of the newest event",
+            |l| edit_record(l, |r| r["history"][2]["actor"] = json!("mallory")),
+            "history event 3",
+        ),
+        (
+            "newest event removed",
+            |l| {
+                edit_record(l, |r| {
+                    r["history"].as_array_mut().unwrap().pop();
+                })
+            },
+            "records/AUD-1.json",
+        ),
+        (
+            "a derived field",
+            |l| edit_record(l, |r| r["audit_budget"] = json!(99)),
+            "records/AUD-1.json",
+        ),
+        (
+            "not JSON at all",
+            |l| {
+                l.gh.commit_files(
+                    REPO,
+                    BRANCH,
+                    &[("records/AUD-1.json", "not json {")],
+                    "oops",
+                );
+            },
+            "not valid JSON",
+        ),
+        (
+            "index names a missing record",
+            |l| {
+                let mut index = l.index();
+                index["pulls"]["42"] = json!("AUD-7");
+                l.gh.commit_files(
+                    REPO,
+                    BRANCH,
+                    &[("index.json", &index.to_string())],
+                    "hand edit",
+                );
+            },
+            "AUD-7",
+        ),
+        (
+            "index maps the PR to another PR's record",
+            |l| {
+                edit_record(l, |r| r["pull_request"] = json!(43));
+            },
+            "43",
+        ),
+        (
+            "index went back",
+            |l| {
+                let mut index = l.index();
+                index["next"] = json!(1);
+                index["invocations"] = json!({});
+                l.gh.commit_files(
+                    REPO,
+                    BRANCH,
+                    &[("index.json", &index.to_string())],
+                    "hand edit",
+                );
+            },
+            "index.json",
+        ),
+        (
+            "index not JSON",
+            |l| {
+                l.gh.commit_files(REPO, BRANCH, &[("index.json", "[")], "oops");
+            },
+            "index.json",
+        ),
+    ];
+    for (what, edit, found) in cases {
+        let mut l = Loop::start(42).await;
+        l.with_run("needs_remediation").await;
+        l.ok("maint", VETO, true).await;
+        edit(&l);
+        eprintln!("case: {what}");
+        fails_closed(&mut l, found).await;
+    }
+}
+
+#[tokio::test]
+async fn status_on_a_damaged_record_says_so_first_and_how_to_repair() {
+    let mut l = Loop::start(42).await;
+    l.with_record().await;
+    l.gh.commit_files(REPO, BRANCH, &[("records/AUD-1.json", "{")], "oops");
+    l.comment(42, "reader", "/audit status").await;
+    let status = l.last_reply(42);
+    assert!(
+        status.starts_with("auditloop: status\n\nThe audit record is damaged: records/AUD-1.json"),
+        "{status}"
+    );
+    assert!(!status.contains("No audit record exists"), "{status}");
+    assert!(status.contains("must repair it"), "{status}");
+}
+
+#[tokio::test]
+async fn a_view_from_an_older_records_commit_never_replaces_a_newer_one() {
+    let mut l = Loop::start(42).await;
+    l.with_run("needs_remediation").await;
+    let runs_before = l.gh.gate_runs(SHA1).len();
+    // While `/audit gate` works from the commit it read, another delivery commits and
+    // publishes a view of the newer commit.
+    l.gh.on_next("GET", "/check-runs", |state| {
+        let newer = state.git.get_mut(REPO).unwrap().commit_files(
+            BRANCH,
+            &[("notes.txt".to_owned(), "x".to_owned())],
+            "newer [skip ci]",
+        );
+        let ours = state
+            .check_runs
+            .iter_mut()
+            .rev()
+            .find(|c| c.body["head_sha"] == SHA1 && c.body["app"]["slug"] == APP_SLUG)
+            .unwrap();
+        ours.body["external_id"] = json!(newer);
+        ours.body["output"]["title"] = json!("the newer view");
+        None
+    });
+    l.comment(42, "reader", "/audit gate").await;
+    let gate = l.gate(SHA1);
+    assert_eq!(gate["output"]["title"], "the newer view", "{gate:#}");
+    assert_eq!(l.gh.gate_runs(SHA1).len(), runs_before);
+}

@@ -41,6 +41,14 @@ async fn the_same_file_disposition_on_two_replicas_at_once_files_one_issue() {
     let mut l = Loop::start(42).await;
     l.with_run("needs_remediation").await;
     let other = TestApp::start(&l.gh).await;
+    // The first look for the issue is answered late, so both replicas look before either
+    // has opened it.
+    l.gh.on_next("GET", "/issues", |state| {
+        let list: Vec<serde_json::Value> = state.issues.iter().rev().cloned().collect();
+        Some(
+            support::fake::reply(200, json!(list)).set_delay(std::time::Duration::from_millis(700)),
+        )
+    });
     let payload = pr_comment(42, "maint", "/audit dispose A-01 file --note \"Tracked\"");
     let (a, b) = tokio::join!(
         l.app.deliver("issue_comment", "file-twice", &payload),
@@ -171,4 +179,28 @@ async fn a_forged_gate_from_another_app_is_called_out_once_per_head() {
     // Our own run is still ours: updated, not duplicated by the forged one.
     assert_eq!(l.gh.gate_runs(SHA1).len(), 1);
     let _ = json!(null);
+}
+
+#[test]
+fn a_check_event_and_a_comment_on_the_same_pr_share_one_serial_key() {
+    use auditloop::events::Event;
+    let mut run = support::checks::check_run("completed", "ci", SHA1, Some("success"));
+    run["check_run"]["pull_requests"] = json!([{"number": 42, "id": 1, "url": "x",
+        "head": {"sha": SHA1, "ref": "f", "repo": {"id": 1, "url": "x", "name": "hello"}},
+        "base": {"sha": SHA1, "ref": "main", "repo": {"id": 1, "url": "x", "name": "hello"}}}]);
+    let mut suite = support::checks::check_suite_rerequested(SHA1);
+    suite["check_suite"]["pull_requests"] = run["check_run"]["pull_requests"].clone();
+    let comment = pr_comment(42, "alice", "/audit gate");
+    let key = |name: &str, v: &serde_json::Value| {
+        Event::parse(name, &serde_json::to_vec(v).unwrap())
+            .unwrap()
+            .serial_key()
+    };
+    let on_pr = key("issue_comment", &comment);
+    assert!(on_pr.ends_with("#42"), "{on_pr}");
+    assert_eq!(key("check_run", &run), on_pr);
+    assert_eq!(key("check_suite", &suite), on_pr);
+    // A fork's check event names no PR: it serializes per repository.
+    let fork = support::checks::check_run("completed", "ci", SHA1, Some("success"));
+    assert!(!key("check_run", &fork).contains('#'));
 }

@@ -124,6 +124,35 @@ fn same_head_task_change_clears_certification() {
     assert_eq!(fx.record.certified_covered_tasks, None);
 }
 
+/// CONTRACT §10: a baseline that changes neither the candidate nor the covered tasks
+/// (only the evidence text) keeps a current certification; changing either ends it.
+#[test]
+fn same_head_and_tasks_keep_a_current_certification_and_a_change_of_either_ends_it() {
+    let mut fx = Fx::new();
+    fx.submit(Verdict::Certified);
+    let tasks = fx.record.covered_tasks.clone();
+    let certified = fx.record.certified_artifact.clone();
+    let evidence_only = BaselineInput {
+        evidence: Some("CI run 2 green on the same head".into()),
+        covered_tasks: Some(tasks.clone()),
+        ..input(BaselineCause::Manual, 1)
+    };
+    rebase(&mut fx, evidence_only).unwrap().unwrap();
+    assert_eq!(fx.record.audit_state, AuditState::Certified);
+    assert_eq!(fx.record.certified_artifact, certified);
+    assert_eq!(fx.record.certified_covered_tasks, Some(tasks.clone()));
+    assert_eq!(
+        fx.record.evidence.as_ref().map(|e| e.text.as_str()),
+        Some("CI run 2 green on the same head")
+    );
+    // The other half: a new head ends it.
+    rebase(&mut fx, input(BaselineCause::Manual, 2))
+        .unwrap()
+        .unwrap();
+    assert_eq!(fx.record.audit_state, AuditState::Open);
+    assert_eq!(fx.record.certified_artifact, None);
+}
+
 #[test]
 fn base_change_clears_certification_on_the_same_head() {
     let mut fx = Fx::new();

@@ -14,7 +14,7 @@ use crate::events::{
 };
 use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::PrNumber;
+use crate::ids::{CommitSha, PrNumber};
 use crate::server::Handled;
 
 async fn regate(
@@ -24,6 +24,10 @@ async fn regate(
     mode: RunMode,
     dispatch: bool,
 ) -> Result<Handled, GitHubError> {
+    // The head goes into REST paths: anything but a SHA is not acted on.
+    if CommitSha::new(head.to_owned()).is_err() {
+        return Ok(Handled::Ignored);
+    }
     let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?;
     if pulls.is_empty() {
         return Ok(Handled::Ignored);
@@ -124,6 +128,9 @@ pub async fn merge_group_event(
     let Some(number) = e.merge_group.queued_pull() else {
         return Ok(Handled::Ignored);
     };
+    if CommitSha::new(e.merge_group.head_sha.clone()).is_err() {
+        return Ok(Handled::Ignored);
+    }
     let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
     let state = store::load(ctx, PrNumber(number), None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());

@@ -43,6 +43,14 @@ pub async fn handle(
         head_sha: e.pull_request.head.sha.clone(),
         base_ref: e.pull_request.base.name.clone(),
     };
+    // The head goes into REST paths: a payload whose head is not a SHA is not acted on.
+    if CommitSha::new(pull.head_sha.clone()).is_err() {
+        tracing::warn!(
+            pr = e.number,
+            "pull request event whose head is not a commit SHA; ignored"
+        );
+        return Ok(Handled::Ignored);
+    }
     let pr = PrNumber(e.number);
     let mut state = store::load(ctx, pr, None).await?;
     let mut commit = state.as_ref().ok().and_then(|s| s.commit.clone());

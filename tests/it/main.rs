@@ -26,6 +26,7 @@ mod github_client;
 mod harden_effects;
 mod harden_process;
 mod harden_records;
+mod hostile_table;
 mod kit_strict;
 mod loop_checks;
 mod loop_commands;

@@ -334,3 +334,26 @@ async fn a_view_from_an_older_records_commit_never_replaces_a_newer_one() {
     assert_eq!(gate["output"]["title"], "the newer view", "{gate:#}");
     assert_eq!(l.gh.gate_runs(SHA1).len(), runs_before);
 }
+
+#[tokio::test]
+async fn a_deleted_records_branch_fails_the_gate_and_status_still_answers() {
+    let mut l = Loop::start(42).await;
+    l.with_run("needs_remediation").await;
+    let last = l.head().unwrap();
+    set_branch(&l, None);
+    l.comment(42, "reader", "/audit gate").await;
+    let s = summary(&l);
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure");
+    assert!(s.contains("is missing") && s.contains(&last), "{s}");
+    l.comment(42, "reader", "/audit status").await;
+    assert!(
+        l.last_reply(42).starts_with("auditloop: status"),
+        "{}",
+        l.last_reply(42)
+    );
+    // The next write recreates the branch where it was: history continues at AUD-1.
+    l.comment(42, "maint", VETO).await;
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    assert_eq!(l.log().len(), 3);
+    assert_eq!(l.history("AUD-1").len(), 3);
+}

@@ -102,6 +102,7 @@ async fn a_reply_past_the_first_hundred_comments_is_found_on_redelivery() {
                 id: 50_000 + n,
                 issue: 42,
                 body: format!("discussion {n}"),
+                seen: true,
             });
         }
     }

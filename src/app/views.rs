@@ -142,6 +142,7 @@ pub fn forged<'a>(runs: &'a [CheckRunInfo], check_name: &str, slug: &str) -> Vec
 
 /// The words for a forged gate on the check run and in the one reply per head.
 pub fn forged_words(check_name: &str, sources: &[&str]) -> String {
+    let check_name = crate::engine::views::escape::inline(check_name, 200);
     let names: Vec<String> = sources
         .iter()
         .map(|s| format!("`{}`", crate::engine::views::escape::inline(s, 100)))
@@ -299,7 +300,10 @@ pub async fn refresh_with(
     let forgers = forged(&runs, &check_name, bot_slug);
     if !forgers.is_empty() {
         let words = forged_words(&check_name, &forgers);
-        view.summary = format!("{words}\n\n{}", view.summary);
+        // GitHub refuses a summary over 65,535 characters: the warning comes first and the
+        // view's own summary gives way.
+        view.summary =
+            crate::engine::views::escape::truncate(&format!("{words}\n\n{}", view.summary), 65_535);
         crate::app::reply::warn_once(ctx, pull, &format!("forged-{}", pull.head_sha), &words)
             .await?;
     }

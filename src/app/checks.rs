@@ -150,15 +150,14 @@ pub async fn merge_group_event(
     if view.conclusion == Conclusion::InProgress {
         view.conclusion = Conclusion::Failure;
     }
-    let slug = app.bot_slug(ctx).await?;
     let check_name = own_check(ctx);
     let run = views::Publish {
         check_name: &check_name,
         head: &e.merge_group.head_sha,
-        existing: &[],
+        ours: None,
         records_commit: commit.as_ref(),
         mode: RunMode::Create,
     };
-    views::publish(ctx, slug, run, &view).await?;
+    views::publish(ctx, run, &view).await?;
     Ok(Handled::Done)
 }

@@ -12,7 +12,7 @@ use crate::engine::policy::{
 };
 use crate::engine::views::reply::status;
 use crate::events::{CommentAction, IssueCommentEvent};
-use crate::github::rest::{self, Pull};
+use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{Login, PrNumber};
 use crate::server::{Handled, HandlerError};
@@ -39,15 +39,17 @@ pub async fn handle(
     };
     match run(app, ctx, e, &command, &actor).await? {
         Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
-        Ok(Answered::Reacted) => {}
+        Ok(Answered::Reacted | Answered::Replied) => {}
         Err(why) => reply::refuse(ctx, number, &why).await?,
     }
     Ok(Handled::Done)
 }
 
-/// A command carried out: the +1 reaction is already given, or still to give.
+/// A command carried out: the +1 reaction is already given, or still to give; `status`
+/// and `help` are answered by their reply alone.
 enum Answered {
     Reacted,
+    Replied,
     Done,
 }
 
@@ -67,7 +69,7 @@ async fn run(
             &reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table())),
         )
         .await?;
-        return Ok(Ok(Answered::Done));
+        return Ok(Ok(Answered::Replied));
     }
     if !command.is_read_only() {
         match &ctx.config {
@@ -86,7 +88,7 @@ async fn run(
             Ok(_) => {}
         }
     }
-    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
     if !pull.open && !command.is_read_only() {
         return Ok(Err(Refused::new(
             "PR is closed",
@@ -106,7 +108,7 @@ async fn run(
                 None => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
             };
             reply::post_once(ctx, number, &text).await?;
-            return Ok(Ok(Answered::Done));
+            return Ok(Ok(Answered::Replied));
         }
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;
@@ -166,7 +168,10 @@ async fn authorize(
             return Ok(Ok(()));
         }
     }
-    let held = rest::permission(&ctx.api, &ctx.repo, actor.as_str()).await?;
+    let held = ctx
+        .seen
+        .permission(&ctx.api, &ctx.repo, actor.as_str())
+        .await?;
     let thresholds = RoleThresholds {
         report: config.permissions.report,
         maintainer: config.permissions.maintainer,

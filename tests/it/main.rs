@@ -26,6 +26,7 @@ mod loop_commands;
 mod loop_commands_triage;
 mod loop_config;
 mod loop_costs;
+mod loop_economy;
 mod loop_full;
 mod loop_refusals;
 mod loop_robust;

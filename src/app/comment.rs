@@ -39,17 +39,15 @@ pub async fn handle(
     };
     match run(app, ctx, e, &command, &actor).await? {
         Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
-        Ok(Answered::Reacted | Answered::Replied) => {}
+        Ok(Answered::Reacted) => {}
         Err(why) => reply::refuse(ctx, number, &why).await?,
     }
     Ok(Handled::Done)
 }
 
-/// A command carried out: the +1 reaction is already given, or still to give; `status`
-/// and `help` are answered by their reply alone.
+/// A command carried out: the +1 reaction is already given, or still to give.
 enum Answered {
     Reacted,
-    Replied,
     Done,
 }
 
@@ -63,13 +61,9 @@ async fn run(
 ) -> Result<Result<Answered, Refused>, GitHubError> {
     let number = e.issue.number;
     if let ParsedCommand::Help = command {
-        reply::post_once(
-            ctx,
-            number,
-            &reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table())),
-        )
-        .await?;
-        return Ok(Ok(Answered::Replied));
+        let text = reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table()));
+        reply::answer_once(ctx, number, e.comment.id, &text).await?;
+        return Ok(Ok(Answered::Reacted));
     }
     if !command.is_read_only() {
         match &ctx.config {
@@ -107,8 +101,8 @@ async fn run(
                 Some(g) => status(record, &g, &ctx.view(), ctx.delivery.as_str_lossy()),
                 None => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
             };
-            reply::post_once(ctx, number, &text).await?;
-            return Ok(Ok(Answered::Replied));
+            reply::answer_once(ctx, number, e.comment.id, &text).await?;
+            return Ok(Ok(Answered::Reacted));
         }
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;

@@ -44,6 +44,22 @@ pub async fn post_once(ctx: &Ctx, issue: u64, body: &str) -> Result<(), GitHubEr
     Ok(())
 }
 
+/// A command answered by a reply (`status`, `help`): the +1 first, then the reply. A new
+/// +1 means no earlier attempt of this delivery got as far as the reply, so there is no
+/// need to look for one; a +1 already there means there may be one.
+pub async fn answer_once(
+    ctx: &Ctx,
+    issue: u64,
+    comment: u64,
+    body: &str,
+) -> Result<(), GitHubError> {
+    if rest::react_is_new(&ctx.api, &ctx.repo, comment, "+1").await? {
+        rest::create_comment(&ctx.api, &ctx.repo, issue, body).await?;
+        return Ok(());
+    }
+    post_once(ctx, issue, body).await
+}
+
 pub async fn refuse(ctx: &Ctx, issue: u64, why: &Refused) -> Result<(), GitHubError> {
     post_once(
         ctx,

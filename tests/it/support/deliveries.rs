@@ -45,10 +45,18 @@ pub fn pr_comment(number: u64, login: &str, body: &str) -> Value {
     v["issue"]["pull_request"] =
         json!({"url": format!("https://api.github.com/repos/{REPO}/pulls/{number}")});
     v["comment"]["body"] = json!(body);
+    // Distinct comments get distinct ids; the same one delivered again keeps its id.
+    v["comment"]["id"] = json!(comment_id(number, login, body));
     v["comment"]["user"]["login"] = json!(login);
     v["comment"]["user"]["type"] = json!("User");
     v["sender"]["login"] = json!(login);
     v
+}
+
+fn comment_id(number: u64, login: &str, body: &str) -> u64 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(format!("{number}\n{login}\n{body}").as_bytes());
+    u64::from_be_bytes(digest[..8].try_into().unwrap()) >> 12
 }
 
 pub fn sign(secret: &str, body: &[u8]) -> String {

@@ -16,8 +16,10 @@ const SHA3: &str = "3333333333333333333333333333333333333333";
 use support::deliveries::pull_request;
 use support::fake::Recorded;
 
-/// Long enough that two calls sent together are never taken for a chain on a busy machine.
-const DELAY: Duration = Duration::from_millis(40);
+/// Long enough that two calls sent together are not taken for a chain even when the test
+/// binary's other tests keep a 2-core machine busy (a call sent together with another
+/// would have to reach the fake this much later than it).
+const DELAY: Duration = Duration::from_millis(150);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cost {

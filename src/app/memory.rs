@@ -19,7 +19,14 @@ pub struct Memory {
     pub records: RecordsCache,
     /// Our newest check run per repository, head commit and name, as this process created
     /// or listed it: an update needs its id, not a listing.
-    runs: Mutex<HashMap<String, u64>>,
+    runs: Mutex<HashMap<String, OurRun>>,
+}
+
+/// A check run of ours: its id and the records commit it was computed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OurRun {
+    pub id: u64,
+    pub records: Option<String>,
 }
 
 fn run_key(repo: &RepoName, head: &str, name: &str) -> String {
@@ -27,17 +34,17 @@ fn run_key(repo: &RepoName, head: &str, name: &str) -> String {
 }
 
 impl Memory {
-    pub fn run_id(&self, repo: &RepoName, head: &str, name: &str) -> Option<u64> {
+    pub fn run_of(&self, repo: &RepoName, head: &str, name: &str) -> Option<OurRun> {
         let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        runs.get(&run_key(repo, head, name)).copied()
+        runs.get(&run_key(repo, head, name)).cloned()
     }
 
-    pub fn remember_run(&self, repo: &RepoName, head: &str, name: &str, id: u64) {
+    pub fn remember_run(&self, repo: &RepoName, head: &str, name: &str, run: OurRun) {
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         if runs.len() >= MAX_RUN_IDS {
             runs.clear();
         }
-        runs.insert(run_key(repo, head, name), id);
+        runs.insert(run_key(repo, head, name), run);
     }
 }
 

@@ -3,6 +3,7 @@
 use serde_json::{json, Value};
 
 use crate::app::context::Ctx;
+use crate::app::memory::OurRun;
 use crate::app::store::State;
 use crate::app::AuditApp;
 use crate::engine::closing::closing_issues;
@@ -130,19 +131,22 @@ fn reads_checks(ctx: &Ctx) -> bool {
 }
 
 /// Our newest `check_name` run among `runs`.
-fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Option<u64> {
+fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Option<OurRun> {
     runs.iter()
         .find(|r| {
             r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)
         })
-        .map(|r| r.id)
+        .map(|r| OurRun {
+            id: r.id,
+            records: r.external_id.clone(),
+        })
 }
 
 /// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
 /// are gated too: the check passes only when every one of them passes.
 ///
 /// The calls it makes are only those the answer needs: the checks on the head when the
-/// gate reads evidence checks, the branch is missing, or our run to update is not known;
+/// gate reads evidence checks, the branch is missing, or our run on the head is not known;
 /// the open PRs on the head only when they could change the conclusion (that listing then
 /// also serves as the body read); the body, read just before it is patched (CONTRACT §9);
 /// then the body patch and the check run together.
@@ -164,10 +168,12 @@ pub async fn refresh(
     let record = record_of(state).ok().flatten();
     let head = pull.head_sha.as_str();
     let branch_absent = matches!(state, Ok(s) if s.commit.is_none());
-    let known_run = ctx.memory.run_id(&ctx.repo, head, &check_name);
+    // Our run on the head as this process last made it; when unknown (another head, a
+    // restart) the listing says, so that an update finds it and a redelivered create
+    // finds the run it made before.
+    let known_run = ctx.memory.run_of(&ctx.repo, head, &check_name);
     let with_checks = reads_checks(ctx);
-    let need_runs =
-        with_checks || branch_absent || (mode == RunMode::Update && known_run.is_none());
+    let need_runs = with_checks || branch_absent || known_run.is_none();
     // Without evidence checks the PR's own gate is known now; the other PRs on its head
     // can only make a passing (or waiting) gate worse, never a failing one better.
     let early = (!with_checks).then(|| gate_for(ctx, operator_min, pull, state, &[]));
@@ -277,7 +283,7 @@ fn annotation_json(a: &Annotation) -> Value {
 pub struct Publish<'a> {
     pub check_name: &'a str,
     pub head: &'a str,
-    pub ours: Option<u64>,
+    pub ours: Option<OurRun>,
     pub records_commit: Option<&'a CommitSha>,
     pub mode: RunMode,
 }
@@ -308,20 +314,26 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
     }
     // A run already made from this very records commit is this view: a create whose
     // answer was lost, then redelivered, must not leave a second run on the head.
-    let same_records =
-        |r: &CheckRunInfo| r.external_id.as_deref() == records_commit.map(CommitSha::as_str);
-    let mode = match (mode, ours) {
+    let same_records = |r: &OurRun| r.records.as_deref() == records_commit.map(CommitSha::as_str);
+    let mode = match (mode, &ours) {
         (RunMode::Create, Some(r)) if same_records(r) => RunMode::Update,
         _ => mode,
     };
-    match (mode, ours) {
+    let remember = |id: u64| {
+        let run = OurRun {
+            id,
+            records: records_commit.map(|c| c.as_str().to_owned()),
+        };
+        ctx.memory.remember_run(&ctx.repo, head, check_name, run);
+    };
+    match (mode, ours.map(|r| r.id)) {
         (RunMode::Update, Some(id)) => {
             // The update route takes no head_sha: a run stays on its commit.
             if let Some(obj) = body.as_object_mut() {
                 obj.remove("head_sha");
             }
             rest::update_check_run(&ctx.api, &ctx.repo, id, &body).await?;
-            ctx.memory.remember_run(&ctx.repo, head, check_name, id);
+            remember(id);
         }
         _ => {
             let mut batches = annotation_batches(&view.annotations);
@@ -330,7 +342,7 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
                     Value::Array(first.iter().map(annotation_json).collect());
             }
             let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
-            ctx.memory.remember_run(&ctx.repo, head, check_name, id);
+            remember(id);
             for batch in batches {
                 let more = json!({ "output": { "title": view.title, "summary": view.summary,
                     "annotations": batch.iter().map(annotation_json).collect::<Vec<_>>() } });

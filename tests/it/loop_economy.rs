@@ -208,6 +208,7 @@ async fn each_command_stays_within_its_call_economy() {
         READ_ONLY,
     )
     .await;
+    assert!(l.last_reply(42).starts_with("auditloop: status"));
     command(
         &mut l,
         &mut t,
@@ -218,6 +219,7 @@ async fn each_command_stays_within_its_call_economy() {
     )
     .await;
     command(&mut l, &mut t, "help", "reader", "/audit help", READ_ONLY).await;
+    assert!(l.last_reply(42).starts_with("auditloop: help"));
 
     let refused = l
         .comment(42, "reader", "/audit veto x --reason \"not mine to give\"")
@@ -233,6 +235,7 @@ async fn each_command_stays_within_its_call_economy() {
     payload["pull_request"]["body"] = json!(l.gh.pull_body(43));
     let r = l.app.deliver("pull_request", opened, &payload).await;
     assert_eq!(r.status(), 200);
+    // A head this process has not seen: its check runs are listed once.
     t.check(&l, "PR opened (records exist)", opened, bound(4, 1, 3));
     let id = l.comment(43, "alice", new).await;
     assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));

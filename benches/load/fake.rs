@@ -249,7 +249,9 @@ fn route(
             let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
             reply(
                 201,
-                json!({"token": format!("ghs_load{}", data.tokens), "expires_at": expires}),
+                json!({"token": format!("ghs_load{}", data.tokens), "expires_at": expires,
+                    "permissions": {"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write"},
+                    "repository_selection": "all"}),
             )
         }
         (_, ["repos", owner, name, rest @ ..]) => {

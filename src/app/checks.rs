@@ -173,10 +173,10 @@ pub async fn merge_group_event(
     let run = views::Publish {
         check_name: &check_name,
         head: &e.merge_group.head_sha,
-        existing: &[],
+        ours: None,
         records_commit: commit.as_ref(),
         mode: RunMode::Create,
     };
-    views::publish(ctx, slug, run, &view).await?;
+    views::publish(ctx, run, &view).await?;
     Ok(Handled::Done)
 }

@@ -65,6 +65,24 @@ where
     if done().await? {
         return Ok(());
     }
+    claimed(ctx, effect, anchor, done, act).await
+}
+
+/// [`once`] without the first look for the effect, for a caller that knows it is not
+/// there yet; `done` is still asked while waiting on another process's claim.
+pub async fn claimed<D, DF, A, AF>(
+    ctx: &Ctx,
+    effect: &str,
+    anchor: &str,
+    done: D,
+    act: A,
+) -> Result<(), GitHubError>
+where
+    D: Fn() -> DF,
+    DF: Future<Output = Result<bool, GitHubError>>,
+    A: FnOnce() -> AF,
+    AF: Future<Output = Result<(), GitHubError>>,
+{
     let delivery = ctx.delivery.as_str_lossy();
     for generation in 1..=GENERATIONS {
         let name = ref_name(delivery, effect, generation);

@@ -32,7 +32,7 @@ pub async fn handle(
         Err(err) => Err(Refused::new(err.what(), err.fix())),
     };
     // The PR's head anchors the claims that keep replies single across replicas.
-    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
     let command = match parsed {
         Ok(c) => c,
         Err(why) => {
@@ -68,14 +68,9 @@ async fn run(
 ) -> Result<Result<Answered, Refused>, GitHubError> {
     let number = e.issue.number;
     if let ParsedCommand::Help = command {
-        reply::post_once(
-            ctx,
-            number,
-            &pull.head_sha,
-            &reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table())),
-        )
-        .await?;
-        return Ok(Ok(Answered::Done));
+        let text = reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table()));
+        reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, &text).await?;
+        return Ok(Ok(Answered::Reacted));
     }
     if !command.is_read_only() {
         match &ctx.config {
@@ -103,8 +98,8 @@ async fn run(
     match command {
         ParsedCommand::Status => {
             let text = status_reply(app, ctx, pull).await?;
-            reply::post_once(ctx, number, &pull.head_sha, &text).await?;
-            return Ok(Ok(Answered::Done));
+            reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, &text).await?;
+            return Ok(Ok(Answered::Reacted));
         }
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;
@@ -205,7 +200,10 @@ async fn authorize(
             return Ok(Ok(()));
         }
     }
-    let held = rest::permission(&ctx.api, &ctx.repo, actor.as_str()).await?;
+    let held = ctx
+        .seen
+        .permission(&ctx.api, &ctx.repo, actor.as_str())
+        .await?;
     let thresholds = RoleThresholds {
         report: config.permissions.report,
         maintainer: config.permissions.maintainer,

@@ -1,10 +1,11 @@
 //! What every handler works with: the installation's client, the repository, its
 //! configuration from the default branch, and the delivery being handled.
 
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
 
+use crate::app::memory::{Memory, Seen};
 use crate::engine::config::{ConfigError, RepoConfig};
 use crate::engine::transition::EventContext;
 use crate::engine::views::ViewContext;
@@ -24,6 +25,10 @@ pub struct Ctx {
     /// `https://github.com`, or the Enterprise host, for links in views.
     pub html_base: String,
     pub now: DateTime<Utc>,
+    /// What the process remembers across deliveries.
+    pub memory: Arc<Memory>,
+    /// The reads this delivery made already.
+    pub seen: Seen,
 }
 
 impl Ctx {
@@ -35,6 +40,10 @@ impl Ctx {
 
     pub fn records_branch(&self) -> &str {
         &self.settings().records_branch
+    }
+
+    pub fn check_name(&self) -> &str {
+        &self.settings().check_name
     }
 
     pub fn view(&self) -> ViewContext {

@@ -9,6 +9,8 @@ mod exec;
 mod filing;
 mod intake;
 mod lineage;
+mod memory;
+mod prefetch;
 mod pulls;
 mod reply;
 mod store;
@@ -42,6 +44,7 @@ pub struct AuditApp {
     /// `.github/auditloop.yml` per repository, revalidated with its ETag on every event
     /// (a 304 costs no rate limit).
     configs: Mutex<HashMap<String, CachedConfig>>,
+    memory: Arc<memory::Memory>,
 }
 
 impl From<GitHubError> for HandlerError {
@@ -67,6 +70,7 @@ impl AuditApp {
             operator_min,
             slug: OnceCell::new(),
             configs: Mutex::new(HashMap::new()),
+            memory: Arc::new(memory::Memory::default()),
         }
     }
 
@@ -136,6 +140,20 @@ impl AuditApp {
         Ok(parsed.1)
     }
 
+    /// The configuration last read for `repo`, to start reads that depend on it (the
+    /// records branch) while it is read again; they are redone if it changed.
+    fn last_config(&self, repo: &RepoName) -> Result<RepoConfig, ConfigError> {
+        let key = repo.as_str().to_ascii_lowercase();
+        let configs = self.configs.lock().unwrap_or_else(|p| p.into_inner());
+        match configs.get(&key) {
+            Some((_, parsed)) => parsed.clone(),
+            None => Ok(RepoConfig::default()),
+        }
+    }
+
+    /// The context of a delivery: the configuration is read again while the reads the
+    /// event needs anyway start (see [`prefetch`]), which are kept only when the records
+    /// branch they assumed is still the configured one.
     async fn context(
         &self,
         delivery: &Delivery,
@@ -149,16 +167,28 @@ impl AuditApp {
             .default_branch
             .clone()
             .unwrap_or_else(|| "main".to_owned());
-        let config = self.config(&api, &repo, &default_branch).await?;
-        Ok(Some(Ctx {
+        let mut ctx = Ctx {
+            config: self.last_config(&repo),
             api,
             repo,
             default_branch,
             delivery: delivery.id.clone(),
-            config,
             html_base: context::html_base(repository.html_url.as_deref()),
             now: chrono::Utc::now(),
-        }))
+            memory: self.memory.clone(),
+            seen: Default::default(),
+        };
+        let assumed = ctx.records_branch().to_owned();
+        let (config, early) = tokio::join!(
+            self.config(&ctx.api, &ctx.repo, &ctx.default_branch),
+            prefetch::reads(&ctx, &delivery.event),
+        );
+        ctx.config = config?;
+        early?;
+        if ctx.records_branch() != assumed {
+            ctx.seen.forget_records();
+        }
+        Ok(Some(ctx))
     }
 }
 

@@ -58,6 +58,30 @@ pub async fn post_once(ctx: &Ctx, issue: u64, anchor: &str, body: &str) -> Resul
     .await
 }
 
+/// A command answered by a reply (`status`, `help`): the +1 first, then the reply. A new
+/// +1 means no earlier attempt of this delivery got as far as the reply, so there is no
+/// need to look for one; a +1 already there means there may be one. Either way the reply
+/// goes through the claim, so replicas racing on one delivery post it once.
+pub async fn answer_once(
+    ctx: &Ctx,
+    issue: u64,
+    anchor: &str,
+    comment: u64,
+    body: &str,
+) -> Result<(), GitHubError> {
+    let marker = delivery_marker(ctx.delivery.as_str_lossy());
+    let done = || replied(ctx, issue, &marker);
+    let act = || async {
+        rest::create_comment(&ctx.api, &ctx.repo, issue, body).await?;
+        Ok(())
+    };
+    let key = format!("reply-{issue}");
+    if rest::react_is_new(&ctx.api, &ctx.repo, comment, "+1").await? {
+        return claim::claimed(ctx, &key, anchor, done, act).await;
+    }
+    claim::once(ctx, &key, anchor, done, act).await
+}
+
 pub async fn refuse(ctx: &Ctx, issue: u64, anchor: &str, why: &Refused) -> Result<(), GitHubError> {
     post_once(
         ctx,

@@ -12,7 +12,7 @@ use crate::engine::views::{sections, ViewContext};
 use crate::github::rest::{self, CheckRunInfo};
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
-use crate::records::{self, Change, CommitOutcome, Files, Snapshot};
+use crate::records::{self, Change, CommitOutcome, Files, Reuse, Snapshot};
 
 /// What the branch holds for one PR.
 #[derive(Debug, Clone)]
@@ -118,14 +118,23 @@ fn state_of(snapshot: &Snapshot, pr: PrNumber, named: Option<&AuditId>) -> Resul
 /// A load that failed on the records themselves (not on GitHub).
 pub type Loaded = Result<State, String>;
 
+/// Loads through the process's records cache; within one delivery the ref is asked once.
 pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Loaded, GitHubError> {
-    let snapshot = records::read(
+    let branch = ctx.records_branch();
+    let head = ctx.seen.records_head(branch);
+    let reuse = Reuse {
+        cache: Some(&ctx.memory.records),
+        head: head.as_ref().map(Option::as_ref),
+    };
+    let snapshot = records::read_with(
         &ctx.api,
         &ctx.repo,
-        ctx.records_branch(),
-        wanted(pr, named.cloned()),
+        branch,
+        &wanted(pr, named.cloned()),
+        reuse,
     )
     .await?;
+    ctx.seen.saw_records(branch, snapshot.commit.as_ref());
     Ok(state_of(&snapshot, pr, named))
 }
 
@@ -223,7 +232,7 @@ pub fn named_records_commit(
 /// commit it was computed from, recreates the branch there (CONTRACT §7): a lost branch
 /// never restarts the history at `AUD-1`. `false` when there is nothing to recover from.
 async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
-    let pull = rest::get_pull(&ctx.api, &ctx.repo, pr.0).await?;
+    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, pr.0).await?;
     let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
     let Some(sha) = named_records_commit(&runs, &ctx.settings().check_name, None) else {
         return Ok(false);
@@ -262,11 +271,17 @@ pub async fn apply<E>(
 ) -> Result<Applying<E>, GitHubError> {
     let mut may_recover = true;
     let mut verified: Vec<CommitSha> = Vec::new();
+    let branch = ctx.records_branch();
     let outcome = loop {
-        let outcome = records::commit_change(
+        let head = ctx.seen.records_head(branch);
+        let reuse = Reuse {
+            cache: Some(&ctx.memory.records),
+            head: head.as_ref().map(Option::as_ref),
+        };
+        let outcome = records::commit_change_with(
             &ctx.api,
             &ctx.repo,
-            ctx.records_branch(),
+            branch,
             message,
             wanted(pr, named.cloned()),
             |snapshot| {
@@ -284,11 +299,14 @@ pub async fn apply<E>(
                     state_of(snapshot, pr, named).map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
                 decide(&state).map_err(Halt::Stop)
             },
+            reuse,
         )
         .await?;
         match outcome {
             CommitOutcome::Refused(Halt::Absent) => {
-                recover_branch(ctx, pr).await?;
+                if recover_branch(ctx, pr).await? {
+                    ctx.seen.forget_records();
+                }
                 may_recover = false;
             }
             CommitOutcome::Refused(Halt::Verify(state)) => {
@@ -316,6 +334,13 @@ pub async fn apply<E>(
             CommitOutcome::Unchanged { snapshot } => break CommitOutcome::Unchanged { snapshot },
         }
     };
+    match &outcome {
+        CommitOutcome::Committed { commit, .. } => ctx.seen.saw_records(branch, Some(commit)),
+        CommitOutcome::Unchanged { snapshot } => {
+            ctx.seen.saw_records(branch, snapshot.commit.as_ref())
+        }
+        CommitOutcome::Refused(_) => {}
+    }
     Ok(match outcome {
         CommitOutcome::Committed {
             commit, snapshot, ..

@@ -4,6 +4,7 @@ use serde_json::{json, Value};
 
 use crate::app::context::Ctx;
 use crate::app::lineage::Lineage;
+use crate::app::memory::OurRun;
 use crate::app::store::State;
 use crate::app::AuditApp;
 use crate::engine::closing::closing_issues;
@@ -86,20 +87,26 @@ pub async fn refresh_body(
     record: &Record,
 ) -> Result<BodyStatus, GitHubError> {
     let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let (status, patch) = spliced(ctx, &fresh.body, record);
+    if let Some(body) = patch {
+        rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
+    }
+    Ok(status)
+}
+
+/// What the body becomes with the record's sections, and the new body when it changed.
+fn spliced(ctx: &Ctx, body: &str, record: &Record) -> (BodyStatus, Option<String>) {
     let view = ctx.view();
     let outcome = splice(
-        &fresh.body,
+        body,
         &sections(Some(record), &view),
         &view.record_url(&record.id),
     );
-    Ok(match outcome {
-        SpliceOutcome::Unchanged { summarized } => summary_status(summarized),
-        SpliceOutcome::Updated { body, summarized } => {
-            rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
-            summary_status(summarized)
-        }
-        SpliceOutcome::TooLong => BodyStatus::TooLong,
-    })
+    match outcome {
+        SpliceOutcome::Unchanged { summarized } => (summary_status(summarized), None),
+        SpliceOutcome::Updated { body, summarized } => (summary_status(summarized), Some(body)),
+        SpliceOutcome::TooLong => (BodyStatus::TooLong, None),
+    }
 }
 
 fn summary_status(summarized: bool) -> BodyStatus {
@@ -155,10 +162,36 @@ pub fn forged_words(check_name: &str, sources: &[&str]) -> String {
     )
 }
 
+/// Whether the gate reads other checks on the head (condition 8's evidence checks).
+fn reads_checks(ctx: &Ctx) -> bool {
+    ctx.config.as_ref().is_ok_and(|c| {
+        !c.evidence.required_checks.is_empty()
+            || c.evidence.archetype.is_some()
+            || !c.evidence.gates.is_empty()
+    })
+}
+
+/// Our newest `check_name` run among `runs`.
+fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Option<OurRun> {
+    runs.iter()
+        .find(|r| {
+            r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)
+        })
+        .map(|r| OurRun {
+            id: r.id,
+            records: r.external_id.clone(),
+        })
+}
+
 /// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
 /// are gated too: the check passes only when every one of them passes. A view computed
 /// from an older records commit than the one our run shows is not published; a branch that
 /// no longer contains that commit fails condition 1.
+///
+/// The calls it makes are only those the answer needs: the checks on the head (unless the
+/// caller listed them); the open PRs on the head only when they could change the
+/// conclusion (that listing then also serves as the body read); the body, read just before
+/// it is patched (CONTRACT §9); then the body patch and the check run together.
 pub async fn refresh(
     app: &AuditApp,
     ctx: &Ctx,
@@ -190,24 +223,47 @@ pub async fn refresh_with(
     let bot_slug = app.bot_slug(ctx).await?;
     let check_name = ctx.settings().check_name.clone();
     let record = record_of(state).ok().flatten();
-    // The body and the reads the gate needs are independent: run them together.
-    let body = async {
-        match (update_body, record) {
-            (true, Some(r)) => refresh_body(ctx, pull.number, r).await,
-            _ => Ok(BodyStatus::Current),
-        }
+    let head = pull.head_sha.as_str();
+    // Our run on the head as this process last made it, for when the listing does not show
+    // it yet, so that an update finds it and a redelivered create finds the run it made.
+    let known_run = ctx.memory.run_of(&ctx.repo, head, &check_name);
+    let with_checks = reads_checks(ctx);
+    // Without evidence checks the PR's own gate is known now; the other PRs on its head
+    // can only make a passing (or waiting) gate worse, never a failing one better.
+    let early = (!with_checks).then(|| gate_for(ctx, operator_min, pull, state, &[]));
+    let need_sharing = match &early {
+        Some(gate) => gate
+            .as_ref()
+            .is_some_and(|g| g.conclusion != Conclusion::Failure),
+        None => true,
     };
+    let wants_body = update_body && record.is_some();
+    // The checks on the head are listed every time, never taken from memory: the lineage
+    // check needs the records commit our run shows on GitHub now, whichever replica made
+    // it, and the forged-gate warning needs every run of our name.
     let runs_read = async {
         match listed {
             Some(runs) => Ok(runs.to_vec()),
-            None => rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await,
+            None => rest::check_runs(&ctx.api, &ctx.repo, head).await,
         }
     };
-    let (runs, sharing, body_status) = futures::try_join!(
-        runs_read,
-        rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha),
-        body,
-    )?;
+    let pulls = async {
+        let sharing = match need_sharing {
+            true => Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?),
+            false => None,
+        };
+        let listed = sharing
+            .as_ref()
+            .and_then(|s| s.iter().find(|p| p.number == pull.number).cloned());
+        let fresh = match (wants_body, listed) {
+            (false, _) => None,
+            (true, Some(p)) => Some(p),
+            (true, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?),
+        };
+        Ok::<_, GitHubError>((sharing, fresh))
+    };
+    let (runs, (sharing, fresh)) = futures::try_join!(runs_read, pulls)?;
+    let ours = our_run(&runs, &check_name, bot_slug).or(known_run);
     let named = our_named_commit(&runs, &check_name, bot_slug);
     let (checked, lineage) = if already_checked {
         (state.clone(), Lineage::Current)
@@ -249,7 +305,11 @@ pub async fn refresh_with(
         }
         None => (state, records_commit),
     };
-    let others: Vec<&Pull> = sharing.iter().filter(|p| p.number != pull.number).collect();
+    let others: Vec<&Pull> = sharing
+        .iter()
+        .flatten()
+        .filter(|p| p.number != pull.number)
+        .collect();
     if let (Some(own), false) = (&gate, others.is_empty()) {
         let mut results = vec![(PrNumber(pull.number), own.clone())];
         for other in others {
@@ -260,6 +320,10 @@ pub async fn refresh_with(
         }
         gate = Some(combine(&results));
     }
+    let (body_status, new_body) = match (&fresh, record_of(state).ok().flatten()) {
+        (Some(fresh), Some(r)) => spliced(ctx, &fresh.body, r),
+        _ => (BodyStatus::Current, None),
+    };
 
     // A branch that is gone while our check run names its last commit was lost, not never
     // made: condition 1 fails saying so, and the run keeps naming that commit, from which
@@ -325,12 +389,19 @@ pub async fn refresh_with(
     }
     let run = Publish {
         check_name: &check_name,
-        head: &pull.head_sha,
-        existing: &runs,
+        head,
+        ours,
         records_commit,
         mode,
     };
-    publish(ctx, bot_slug, run, &view).await
+    let body = async {
+        match &new_body {
+            Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
+            None => Ok(()),
+        }
+    };
+    futures::try_join!(body, publish(ctx, run, &view))?;
+    Ok(())
 }
 
 fn annotation_json(a: &Annotation) -> Value {
@@ -340,33 +411,25 @@ fn annotation_json(a: &Annotation) -> Value {
     })
 }
 
-/// Where a check-run view goes: `check_name` on `head`, created or updating our run among
-/// `existing`.
+/// Where a check-run view goes: `check_name` on `head`, created, or updating our run
+/// `ours`.
 pub struct Publish<'a> {
     pub check_name: &'a str,
     pub head: &'a str,
-    pub existing: &'a [CheckRunInfo],
+    pub ours: Option<OurRun>,
     pub records_commit: Option<&'a CommitSha>,
     pub mode: RunMode,
 }
 
-/// Creates or updates the check run named `check_name` on `head`.
-pub async fn publish(
-    ctx: &Ctx,
-    bot_slug: &str,
-    run: Publish<'_>,
-    view: &CheckRunView,
-) -> Result<(), GitHubError> {
+/// Creates or updates the check run named `check_name` on `head`, and remembers its id.
+pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result<(), GitHubError> {
     let Publish {
         check_name,
         head,
-        existing: runs,
+        ours,
         records_commit,
         mode,
     } = run;
-    let ours = runs.iter().find(|r| {
-        r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)
-    });
     let mut body = json!({
         "name": check_name,
         "head_sha": head,
@@ -384,19 +447,26 @@ pub async fn publish(
     }
     // A run already made from this very records commit is this view: a create whose
     // answer was lost, then redelivered, must not leave a second run on the head.
-    let same_records =
-        |r: &CheckRunInfo| r.external_id.as_deref() == records_commit.map(CommitSha::as_str);
-    let mode = match (mode, ours) {
+    let same_records = |r: &OurRun| r.records.as_deref() == records_commit.map(CommitSha::as_str);
+    let mode = match (mode, &ours) {
         (RunMode::Create, Some(r)) if same_records(r) => RunMode::Update,
         _ => mode,
     };
-    match (mode, ours) {
-        (RunMode::Update, Some(existing)) => {
+    let remember = |id: u64| {
+        let run = OurRun {
+            id,
+            records: records_commit.map(|c| c.as_str().to_owned()),
+        };
+        ctx.memory.remember_run(&ctx.repo, head, check_name, run);
+    };
+    match (mode, ours.map(|r| r.id)) {
+        (RunMode::Update, Some(id)) => {
             // The update route takes no head_sha: a run stays on its commit.
             if let Some(obj) = body.as_object_mut() {
                 obj.remove("head_sha");
             }
-            rest::update_check_run(&ctx.api, &ctx.repo, existing.id, &body).await?;
+            rest::update_check_run(&ctx.api, &ctx.repo, id, &body).await?;
+            remember(id);
         }
         _ => {
             let mut batches = annotation_batches(&view.annotations);
@@ -405,6 +475,7 @@ pub async fn publish(
                     Value::Array(first.iter().map(annotation_json).collect());
             }
             let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
+            remember(id);
             for batch in batches {
                 let more = json!({ "output": { "title": view.title, "summary": view.summary,
                     "annotations": batch.iter().map(annotation_json).collect::<Vec<_>>() } });

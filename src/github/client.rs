@@ -3,13 +3,13 @@
 //! and a configurable base URL so GitHub Enterprise Server works.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use octocrab::models::{AppId, InstallationId};
 use octocrab::Octocrab;
 use secrecy::ExposeSecret;
-use tokio::sync::Mutex;
+use tokio::sync::OnceCell;
 
 use crate::config::PrivateKey;
 use crate::github::api::Api;
@@ -28,7 +28,9 @@ pub struct GitHubSettings {
 
 pub struct GitHubApp {
     app: Arc<Octocrab>,
-    installations: Mutex<HashMap<u64, Arc<Octocrab>>>,
+    /// One client per installation, minted once however many deliveries ask at the same
+    /// time: they wait on that installation's cell, not on a lock shared by all.
+    installations: Mutex<HashMap<u64, Arc<OnceCell<Arc<Octocrab>>>>>,
     metrics: Metrics,
     retry: RetryPolicy,
 }
@@ -72,10 +74,15 @@ impl GitHubApp {
         installation: u64,
         delivery: Option<DeliveryId>,
     ) -> Result<Api, GitHubError> {
-        let mut map = self.installations.lock().await;
-        let octo = match map.get(&installation) {
-            Some(octo) => octo.clone(),
-            None => {
+        let cell = self
+            .installations
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(installation)
+            .or_default()
+            .clone();
+        let octo = cell
+            .get_or_try_init(|| async {
                 let minted = self
                     .app
                     .installation_and_token(InstallationId(installation))
@@ -86,12 +93,10 @@ impl GitHubApp {
                     installation,
                     message: super::api::describe(&e),
                 })?;
-                let octo = Arc::new(octo);
-                map.insert(installation, octo.clone());
-                octo
-            }
-        };
-        drop(map);
+                Ok::<_, GitHubError>(Arc::new(octo))
+            })
+            .await?
+            .clone();
         Ok(Api::new(octo, delivery, self.metrics.clone(), self.retry))
     }
 }

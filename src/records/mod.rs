@@ -2,12 +2,16 @@
 //! of calls however many records exist, and one commit per change, made with a
 //! compare-and-swap ref update and re-applied to the new state when the branch moved.
 
+mod cache;
 mod read;
 mod recover;
 mod wire;
 mod write;
 
+pub use cache::RecordsCache;
 pub use read::read_ref as head;
-pub use read::{read, read_at, Files, Snapshot, MAX_LOAD_ROUNDS};
+pub use read::{read, read_at, read_with, Files, Reuse, Snapshot, MAX_LOAD_ROUNDS};
 pub use recover::{create_branch, is_records_commit};
-pub use write::{commit_change, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS};
+pub use write::{
+    commit_change, commit_change_with, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS,
+};

@@ -1,10 +1,13 @@
 //! Reading the records branch: ref, commit, recursive tree, then only the blobs the caller
-//! wants, fetched concurrently. The cost does not grow with the number of records.
+//! wants, fetched concurrently. The cost does not grow with the number of records, and
+//! what the process already knows (see `cache`) is not read again.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use futures::future::try_join_all;
 
+use super::cache::{Branch, Known, RecordsCache};
 use super::wire::{self, BlobBody, CommitBody, RefBody, TreeBody};
 use crate::github::{api::status_error, Api, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};
@@ -29,7 +32,7 @@ pub struct Snapshot {
     pub(super) tree: Option<CommitSha>,
     /// Every blob on the branch, read or not, with its SHA (`None` once written by us and
     /// not read back).
-    pub(super) blobs: BTreeMap<String, Option<CommitSha>>,
+    pub(super) blobs: Arc<BTreeMap<String, Option<CommitSha>>>,
 }
 
 impl Snapshot {
@@ -59,14 +62,47 @@ pub async fn read_ref(
     repo: &RepoName,
     branch: &str,
 ) -> Result<Option<CommitSha>, GitHubError> {
+    match read_ref_if(api, repo, branch, None).await? {
+        RefRead::Absent => Ok(None),
+        RefRead::At { commit, .. } => Ok(Some(commit)),
+        RefRead::NotModified => Err(GitHubError::Decode {
+            route: wire::GET_REF,
+            message: "304 to an unconditional request".into(),
+        }),
+    }
+}
+
+enum RefRead {
+    Absent,
+    NotModified,
+    At {
+        commit: CommitSha,
+        etag: Option<String>,
+    },
+}
+
+/// The ref, asked with `If-None-Match` when its last `ETag` is known (a 304 costs no rate
+/// limit).
+async fn read_ref_if(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    etag: Option<&str>,
+) -> Result<RefRead, GitHubError> {
     wire::check_branch(branch)?;
-    let call = Call::get(
+    let mut call = Call::get(
         wire::GET_REF,
         repo_path(repo, &format!("git/ref/{}", wire::head_path(branch))),
     );
+    if let Some(tag) = etag {
+        call = call.header("if-none-match", tag);
+    }
     let r = api.send(call).await?;
     if r.status == 404 {
-        return Ok(None);
+        return Ok(RefRead::Absent);
+    }
+    if r.status == 304 && etag.is_some() {
+        return Ok(RefRead::NotModified);
     }
     if !r.is_success() {
         return Err(status_error(wire::GET_REF, &r));
@@ -78,7 +114,15 @@ pub async fn read_ref(
             message: format!("heads/{branch} points at a {}", body.object.kind),
         });
     }
-    wire::object_sha(wire::GET_REF, &body.object.sha).map(Some)
+    let etag = r
+        .headers
+        .get("etag")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    Ok(RefRead::At {
+        commit: wire::object_sha(wire::GET_REF, &body.object.sha)?,
+        etag,
+    })
 }
 
 /// Reads the branch. `wanted(path, files_read_so_far)` picks the blobs to read; it is asked
@@ -90,20 +134,181 @@ pub async fn read(
     branch: &str,
     wanted: impl Fn(&str, &Files) -> bool,
 ) -> Result<Snapshot, GitHubError> {
-    wire::check_branch(branch)?;
-    let Some(commit) = read_ref(api, repo, branch).await? else {
-        return Ok(Snapshot::default());
-    };
-    read_at(api, repo, commit, &wanted).await
+    read_with(api, repo, branch, &wanted, Reuse::default()).await
 }
 
-/// Reads the records as they were at `commit` (which need not be the branch head).
+/// What a read may take from what the process knows already.
+#[derive(Clone, Copy, Default)]
+pub struct Reuse<'a> {
+    pub cache: Option<&'a RecordsCache>,
+    /// Where the ref was seen a moment ago in the same delivery (`Some(None)`: absent):
+    /// no need to ask again before a compare-and-swap that checks it anyway.
+    pub head: Option<Option<&'a CommitSha>>,
+}
+
+/// [`read`], reusing what `reuse` offers: the ref is asked conditionally, and the commit,
+/// tree and blobs already known are not read again.
+pub async fn read_with(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    wanted: &impl Fn(&str, &Files) -> bool,
+    reuse: Reuse<'_>,
+) -> Result<Snapshot, GitHubError> {
+    wire::check_branch(branch)?;
+    let cached = reuse.cache.and_then(|c| c.get(repo, branch));
+    let (commit, etag) = match (reuse.head, &cached) {
+        (Some(None), _) => return Ok(Snapshot::default()),
+        (Some(Some(head)), Some(c)) if &c.commit == head => (head.clone(), c.etag.clone()),
+        _ => {
+            let tag = cached.as_ref().and_then(|c| c.etag.as_deref());
+            match read_ref_if(api, repo, branch, tag).await? {
+                RefRead::Absent => {
+                    if let Some(cache) = reuse.cache {
+                        cache.forget(repo, branch);
+                    }
+                    return Ok(Snapshot::default());
+                }
+                RefRead::NotModified => match &cached {
+                    Some(c) => (c.commit.clone(), c.etag.clone()),
+                    None => unreachable_etag()?,
+                },
+                RefRead::At { commit, etag } => (commit, etag),
+            }
+        }
+    };
+    let mut branch_state = match cached {
+        Some(c) if c.commit == commit => Branch {
+            etag,
+            ..(*c).clone()
+        },
+        other => {
+            let (tree, parents, blobs) = read_tree_of(api, repo, &commit).await?;
+            // Texts of blobs that did not change stay known.
+            let contents = other
+                .map(|c| {
+                    c.contents
+                        .iter()
+                        .filter(|(p, k)| k.sha.is_some() && blobs.get(*p) == Some(&k.sha))
+                        .map(|(p, k)| (p.clone(), k.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Branch {
+                etag,
+                commit,
+                parents,
+                tree: Some(tree),
+                blobs: Arc::new(blobs),
+                contents,
+            }
+        }
+    };
+    let files = load(api, repo, &mut branch_state, wanted).await?;
+    let snapshot = Snapshot {
+        commit: Some(branch_state.commit.clone()),
+        parents: branch_state.parents.clone(),
+        files,
+        tree: branch_state.tree.clone(),
+        blobs: branch_state.blobs.clone(),
+    };
+    if let Some(cache) = reuse.cache {
+        cache.put(repo, branch, branch_state);
+    }
+    Ok(snapshot)
+}
+
+/// Reads the records as they were at `commit` (which need not be the branch head). Not
+/// cached: it is asked only to check the branch's lineage, which must see what GitHub holds.
 pub async fn read_at(
     api: &Api,
     repo: &RepoName,
     commit: CommitSha,
     wanted: &impl Fn(&str, &Files) -> bool,
 ) -> Result<Snapshot, GitHubError> {
+    let (tree, parents, blobs) = read_tree_of(api, repo, &commit).await?;
+    let mut branch_state = Branch {
+        etag: None,
+        commit,
+        parents,
+        tree: Some(tree),
+        blobs: Arc::new(blobs),
+        contents: Default::default(),
+    };
+    let files = load(api, repo, &mut branch_state, wanted).await?;
+    Ok(Snapshot {
+        commit: Some(branch_state.commit),
+        parents: branch_state.parents,
+        files,
+        tree: branch_state.tree,
+        blobs: branch_state.blobs,
+    })
+}
+
+/// The files `wanted` picks, in at most [`MAX_LOAD_ROUNDS`] rounds; texts `branch_state`
+/// knows are not fetched, those fetched are kept in it.
+async fn load(
+    api: &Api,
+    repo: &RepoName,
+    branch_state: &mut Branch,
+    wanted: &impl Fn(&str, &Files) -> bool,
+) -> Result<Files, GitHubError> {
+    let mut files = Files::new();
+    for _ in 0..MAX_LOAD_ROUNDS {
+        let round: Vec<(&String, Option<&CommitSha>)> = branch_state
+            .blobs
+            .iter()
+            .filter(|(p, _)| !files.contains_key(*p) && wanted(p, &files))
+            .map(|(p, s)| (p, s.as_ref()))
+            .collect();
+        if round.is_empty() {
+            break;
+        }
+        let mut fetch = Vec::new();
+        for (path, sha) in round {
+            match (branch_state.text(path), sha) {
+                (Some(text), _) => {
+                    files.insert(path.clone(), text.to_string());
+                }
+                (None, Some(sha)) => fetch.push((path.clone(), sha.clone())),
+                (None, None) => {}
+            }
+        }
+        let loaded = try_join_all(fetch.iter().map(|(p, s)| load_blob(api, repo, p, s))).await?;
+        for ((path, text), (_, sha)) in loaded.into_iter().zip(fetch) {
+            branch_state.contents.insert(
+                path.clone(),
+                Known {
+                    sha: Some(sha),
+                    text: text.as_str().into(),
+                },
+            );
+            files.insert(path, text);
+        }
+    }
+    Ok(files)
+}
+
+fn unreachable_etag<T>() -> Result<T, GitHubError> {
+    Err(GitHubError::Decode {
+        route: wire::GET_REF,
+        message: "304 without a known commit".into(),
+    })
+}
+
+/// The root tree of `commit` and every blob in it, by path.
+async fn read_tree_of(
+    api: &Api,
+    repo: &RepoName,
+    commit: &CommitSha,
+) -> Result<
+    (
+        CommitSha,
+        Vec<CommitSha>,
+        BTreeMap<String, Option<CommitSha>>,
+    ),
+    GitHubError,
+> {
     let path = repo_path(repo, &format!("git/commits/{commit}"));
     let body: CommitBody = api.json(Call::get(wire::GET_COMMIT, path)).await?;
     if body.sha != commit.as_str() {
@@ -127,28 +332,11 @@ pub async fn read_at(
         .iter()
         .map(|p| wire::object_sha(wire::GET_COMMIT, &p.sha))
         .collect::<Result<_, _>>()?;
-    let mut snapshot = Snapshot {
-        commit: Some(commit),
+    Ok((
+        tree_sha,
         parents,
-        files: Files::new(),
-        tree: Some(tree_sha),
-        blobs: blobs.into_iter().map(|(p, s)| (p, Some(s))).collect(),
-    };
-    for _ in 0..MAX_LOAD_ROUNDS {
-        let round: BTreeSet<(&String, &CommitSha)> = snapshot
-            .blobs
-            .iter()
-            .filter(|(p, _)| !snapshot.files.contains_key(*p) && wanted(p, &snapshot.files))
-            .filter_map(|(p, s)| s.as_ref().map(|s| (p, s)))
-            .collect();
-        if round.is_empty() {
-            break;
-        }
-        let loaded =
-            try_join_all(round.into_iter().map(|(p, s)| load_blob(api, repo, p, s))).await?;
-        snapshot.files.extend(loaded);
-    }
-    Ok(snapshot)
+        blobs.into_iter().map(|(p, s)| (p, Some(s))).collect(),
+    ))
 }
 
 async fn load_blob(

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use super::read::{read, read_ref, repo_path, Files, Snapshot};
+use super::read::{read_ref, read_with, repo_path, Files, Reuse, Snapshot};
 use super::wire::{self, CompareBody, MoveRef, NewCommit, NewEntry, NewRef, NewTree, Sha};
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};
@@ -60,13 +60,29 @@ pub async fn commit_change<E>(
     wanted: impl Fn(&str, &Files) -> bool,
     apply: impl Fn(&Snapshot) -> Result<Change, E>,
 ) -> Result<CommitOutcome<E>, GitHubError> {
+    commit_change_with(api, repo, branch, message, wanted, apply, Reuse::default()).await
+}
+
+/// [`commit_change`], reading through `reuse` (the ref a moment ago, for the first attempt
+/// only: after a conflict the branch is read again) and telling its cache what was written.
+pub async fn commit_change_with<E>(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    message: &str,
+    wanted: impl Fn(&str, &Files) -> bool,
+    apply: impl Fn(&Snapshot) -> Result<Change, E>,
+    reuse: Reuse<'_>,
+) -> Result<CommitOutcome<E>, GitHubError> {
     let message = with_skip_ci(message);
     let mut last = None;
     for attempt in 1..=MAX_ATTEMPTS {
+        let mut reuse = reuse;
         if attempt > 1 {
+            reuse.head = None;
             tokio::time::sleep(spread(attempt)).await;
         }
-        let snapshot = read(api, repo, branch, &wanted).await?;
+        let snapshot = read_with(api, repo, branch, &wanted, reuse).await?;
         let change = match apply(&snapshot) {
             Ok(change) => change,
             Err(refusal) => return Ok(CommitOutcome::Refused(refusal)),
@@ -74,14 +90,17 @@ pub async fn commit_change<E>(
         if is_noop(&snapshot, &change) {
             return Ok(CommitOutcome::Unchanged { snapshot });
         }
-        let commit = write_objects(api, repo, &snapshot, &change, &message).await?;
+        let (tree, commit) = write_objects(api, repo, &snapshot, &change, &message).await?;
         match move_branch(api, repo, branch, snapshot.commit.as_ref(), &commit).await? {
             Moved::Done => {
+                if let Some(cache) = reuse.cache {
+                    cache.committed(repo, branch, &snapshot, &change.files, &commit, &tree);
+                }
                 return Ok(CommitOutcome::Committed {
-                    snapshot: after(snapshot, change, &commit),
+                    snapshot: after(snapshot, change, &commit, tree),
                     commit,
                     attempts: attempt,
-                })
+                });
             }
             Moved::Conflict(err) => {
                 tracing::info!(branch, attempt, "records branch moved; applying again");
@@ -108,14 +127,15 @@ fn is_noop(snapshot: &Snapshot, change: &Change) -> bool {
         .all(|(path, content)| snapshot.files.get(path) == Some(content))
 }
 
-fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha) -> Snapshot {
+fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha, tree: CommitSha) -> Snapshot {
+    let blobs = std::sync::Arc::make_mut(&mut snapshot.blobs);
     for (path, content) in change.files {
-        snapshot.blobs.insert(path.clone(), None);
+        blobs.insert(path.clone(), None);
         snapshot.files.insert(path, content);
     }
     snapshot.parents = snapshot.commit.take().into_iter().collect();
     snapshot.commit = Some(commit.clone());
-    snapshot.tree = None;
+    snapshot.tree = Some(tree);
     snapshot
 }
 
@@ -127,7 +147,7 @@ async fn write_objects(
     snapshot: &Snapshot,
     change: &Change,
     message: &str,
-) -> Result<CommitSha, GitHubError> {
+) -> Result<(CommitSha, CommitSha), GitHubError> {
     let tree = NewTree {
         base_tree: snapshot.tree.as_ref().map(CommitSha::as_str),
         tree: change
@@ -152,7 +172,7 @@ async fn write_objects(
     let call =
         Call::post(wire::POST_COMMIT, repo_path(repo, "git/commits"), &commit).idempotent(true);
     let commit: Sha = api.json(call).await?;
-    wire::object_sha(wire::POST_COMMIT, &commit.sha)
+    Ok((tree, wire::object_sha(wire::POST_COMMIT, &commit.sha)?))
 }
 
 enum Moved {

@@ -37,6 +37,7 @@ mod loop_config;
 mod loop_costs;
 mod loop_dispatch;
 mod loop_dispatch_robust;
+mod loop_economy;
 mod loop_full;
 mod loop_refusals;
 mod loop_robust;

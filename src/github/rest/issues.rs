@@ -74,6 +74,22 @@ pub async fn react(
     Ok(())
 }
 
+/// [`react`], telling whether the reaction is new (201) or was there already (200).
+pub async fn react_is_new(
+    api: &Api,
+    repo: &RepoName,
+    comment: u64,
+    content: &str,
+) -> Result<bool, GitHubError> {
+    let call = Call::post(
+        POST_REACTION,
+        path(repo, &format!("issues/comments/{comment}/reactions")),
+        &json!({ "content": content }),
+    )
+    .idempotent(true);
+    Ok(api.send_ok(call).await?.status == 201)
+}
+
 pub async fn create_issue(
     api: &Api,
     repo: &RepoName,

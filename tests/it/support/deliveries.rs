@@ -45,7 +45,8 @@ pub fn pr_comment(number: u64, login: &str, body: &str) -> Value {
     v["issue"]["pull_request"] =
         json!({"url": format!("https://api.github.com/repos/{REPO}/pulls/{number}")});
     v["comment"]["body"] = json!(body);
-    // Every comment is a new one, as on GitHub (reactions are kept per comment).
+    // Every comment is a new one, as on GitHub (reactions are kept per comment); the same
+    // payload delivered again keeps its id.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(3_000_000);
     v["comment"]["id"] = json!(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     v["comment"]["user"]["login"] = json!(login);

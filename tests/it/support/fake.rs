@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -18,6 +19,10 @@ pub struct Recorded {
     pub query: String,
     pub headers: BTreeMap<String, String>,
     pub body: Value,
+    /// When the fake received it, and when its answer was sent (after `State::delay`):
+    /// a call that started after another's answer depends on it (see `loop_economy`).
+    pub started: Instant,
+    pub answered: Instant,
 }
 
 #[derive(Debug, Clone)]
@@ -102,6 +107,8 @@ pub struct State {
     pub dispatches: Vec<Value>,
     /// The URL of the request being answered (for `Link` headers).
     pub url: String,
+    /// Added to every answer, so that calls made together overlap measurably.
+    pub delay: Duration,
     next_id: u64,
 }
 
@@ -200,6 +207,11 @@ impl FakeGitHub {
         });
     }
 
+    /// Every answer from now on is sent `delay` after the request arrived.
+    pub fn set_delay(&self, delay: Duration) {
+        self.state().delay = delay;
+    }
+
     pub fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
     }
@@ -227,8 +239,22 @@ pub(crate) fn reply(status: u16, body: Value) -> ResponseTemplate {
 
 impl Respond for Router {
     fn respond(&self, req: &Request) -> ResponseTemplate {
+        let answer = self.answer(req);
+        let delay = self.state.lock().unwrap().delay;
+        if delay.is_zero() {
+            answer
+        } else {
+            answer.set_delay(delay)
+        }
+    }
+}
+
+impl Router {
+    fn answer(&self, req: &Request) -> ResponseTemplate {
         let mut state = self.state.lock().unwrap();
         state.url = req.url.to_string();
+        let started = Instant::now();
+        let answered = started + state.delay;
         let method = req.method.to_string();
         let full_path = req.url.path().to_owned();
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
@@ -242,6 +268,8 @@ impl Respond for Router {
                 .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
                 .collect(),
             body: body.clone(),
+            started,
+            answered,
         });
         let Some(path) = full_path.strip_prefix(self.prefix.as_str()) else {
             return reply(
@@ -276,20 +304,27 @@ impl Respond for Router {
             .get("if-none-match")
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let answer = super::fake_git::route(&mut state, &method, &segs, query, &body)
-            .or_else(|| {
-                super::fake_repo::route(
-                    &mut state,
-                    &method,
-                    &segs,
-                    query,
-                    if_none_match.as_deref(),
-                    &body,
-                )
-            })
-            .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
-            .or_else(|| super::fake_dispatch::route(&mut state, &method, &segs, &body))
-            .unwrap_or_else(|| route(&mut state, &method, &segs, body));
+        let answer = super::fake_git::route(
+            &mut state,
+            &method,
+            &segs,
+            query,
+            &body,
+            if_none_match.as_deref(),
+        )
+        .or_else(|| {
+            super::fake_repo::route(
+                &mut state,
+                &method,
+                &segs,
+                query,
+                if_none_match.as_deref(),
+                &body,
+            )
+        })
+        .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
+        .or_else(|| super::fake_dispatch::route(&mut state, &method, &segs, &body))
+        .unwrap_or_else(|| route(&mut state, &method, &segs, body));
         if let Some(pos) = state
             .lost_answers
             .iter()

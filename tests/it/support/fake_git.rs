@@ -122,6 +122,10 @@ fn unprocessable(message: &str) -> ResponseTemplate {
     )
 }
 
+fn ref_etag(sha: &str) -> String {
+    format!("W/\"{}\"", sha_of("ref", sha))
+}
+
 fn ref_body(name: &str, sha: &str) -> Value {
     json!({"ref": format!("refs/{name}"), "node_id": "REF_x", "object": {"sha": sha, "type": "commit"}})
 }
@@ -180,6 +184,7 @@ pub fn route(
     segs: &[&str],
     query: &str,
     body: &Value,
+    if_none_match: Option<&str>,
 ) -> Option<ResponseTemplate> {
     let ["repos", owner, name, rest @ ..] = segs else {
         return None;
@@ -206,8 +211,14 @@ pub fn route(
         .collect();
     let git = state.git.entry(key).or_default();
     let answer = match (method, rest) {
+        // GitHub's ETag changes when the ref moves; a match answers 304.
         ("GET", ["git", "ref", name @ ..]) => match git.refs.get(&ref_name(name)) {
-            Some(sha) => reply(200, ref_body(&ref_name(name), sha)),
+            Some(sha) if if_none_match == Some(ref_etag(sha).as_str()) => {
+                ResponseTemplate::new(304)
+            }
+            Some(sha) => {
+                reply(200, ref_body(&ref_name(name), sha)).insert_header("etag", ref_etag(sha))
+            }
             None => not_found(),
         },
         ("GET", ["git", "commits", sha]) => match git.commits.get(*sha) {

@@ -1,0 +1,496 @@
+//! A fast, in-memory fake of the GitHub REST routes auditloop calls, on axum, with a fixed
+//! latency added to every answer. It keeps git objects, refs (with ETags), pull requests,
+//! check runs, comments and reactions, and logs every call: its delivery, route, bytes
+//! received, and when it arrived and was answered.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+pub const SLUG: &str = "auditloop-load";
+pub const CONFIG: &str = "audit_budget: 1000\n";
+
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub delivery: Option<String>,
+    pub route: String,
+    /// Request line and body, as sent to GitHub.
+    pub bytes: usize,
+    pub started: Instant,
+    pub answered: Instant,
+}
+
+#[derive(Default)]
+pub struct Git {
+    pub blobs: HashMap<String, Arc<str>>,
+    pub trees: HashMap<String, Arc<BTreeMap<String, String>>>,
+    pub commits: HashMap<String, (String, Vec<String>)>,
+    pub refs: HashMap<String, String>,
+}
+
+#[derive(Default)]
+pub struct Data {
+    /// By repository `owner/name`.
+    pub git: HashMap<String, Git>,
+    pub pulls: HashMap<(String, u64), Value>,
+    pub runs: Vec<(String, Value)>,
+    pub comments: HashMap<(String, u64), Vec<Value>>,
+    pub reactions: HashSet<(u64, String)>,
+    pub tokens: u32,
+    next_id: u64,
+}
+
+pub struct Fake {
+    pub data: Mutex<Data>,
+    pub log: Mutex<Vec<Call>>,
+    /// Added to every answer, in microseconds.
+    latency: AtomicU64,
+}
+
+pub fn sha_of(kind: &str, content: &str) -> String {
+    hex::encode(Sha256::digest(format!("{kind}\0{content}").as_bytes()))[..40].to_owned()
+}
+
+impl Git {
+    pub fn put_blob(&mut self, text: &str) -> String {
+        let sha = sha_of("blob", text);
+        self.blobs.entry(sha.clone()).or_insert_with(|| text.into());
+        sha
+    }
+
+    fn put_tree(&mut self, tree: BTreeMap<String, String>) -> String {
+        let mut h = Sha256::new();
+        for (p, s) in &tree {
+            h.update(p.as_bytes());
+            h.update(s.as_bytes());
+        }
+        let sha = hex::encode(h.finalize())[..40].to_owned();
+        self.trees
+            .entry(sha.clone())
+            .or_insert_with(|| Arc::new(tree));
+        sha
+    }
+
+    fn put_commit(&mut self, tree: &str, parents: Vec<String>, message: &str) -> String {
+        let sha = sha_of("commit", &format!("{tree}{parents:?}{message}"));
+        self.commits.insert(sha.clone(), (tree.to_owned(), parents));
+        sha
+    }
+
+    fn descends(&self, from: &str, ancestor: &str) -> bool {
+        let mut at = vec![from.to_owned()];
+        let mut seen = HashSet::new();
+        while let Some(c) = at.pop() {
+            if c == ancestor {
+                return true;
+            }
+            if seen.insert(c.clone()) {
+                if let Some((_, parents)) = self.commits.get(&c) {
+                    at.extend(parents.iter().cloned());
+                }
+            }
+        }
+        false
+    }
+
+    /// Commits `files` on `branch` as someone else would (seeding records).
+    pub fn commit_files(&mut self, branch: &str, files: &[(String, String)]) -> String {
+        let head = self.refs.get(branch).cloned();
+        let mut tree = head
+            .as_ref()
+            .map(|h| (*self.trees[&self.commits[h].0]).clone())
+            .unwrap_or_default();
+        for (path, text) in files {
+            let blob = self.put_blob(text);
+            tree.insert(path.clone(), blob);
+        }
+        let tree = self.put_tree(tree);
+        let commit = self.put_commit(&tree, head.into_iter().collect(), "seed [skip ci]");
+        self.refs.insert(branch.to_owned(), commit.clone());
+        commit
+    }
+
+    pub fn file(&self, branch: &str, path: &str) -> Option<Arc<str>> {
+        let head = self.refs.get(branch)?;
+        let tree = &self.trees[&self.commits[head].0];
+        self.blobs.get(tree.get(path)?).cloned()
+    }
+}
+
+impl Fake {
+    pub fn new(latency: Duration) -> Arc<Self> {
+        Arc::new(Fake {
+            data: Mutex::new(Data {
+                next_id: 1000,
+                ..Data::default()
+            }),
+            log: Mutex::new(Vec::new()),
+            latency: AtomicU64::new(latency.as_micros() as u64),
+        })
+    }
+
+    pub fn set_latency(&self, latency: Duration) {
+        self.latency
+            .store(latency.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    pub fn add_pull(&self, repo: &str, number: u64, head: &str) {
+        self.data.lock().unwrap().pulls.insert(
+            (repo.to_owned(), number),
+            json!({"number": number, "state": "open", "body": format!("Change {number}.\n\nCloses #{}\n", 100_000 + number),
+                   "user": {"login": "alice", "type": "User"},
+                   "head": {"sha": head, "ref": format!("feature-{number}")},
+                   "base": {"sha": "0".repeat(40), "ref": "main"}}),
+        );
+    }
+}
+
+/// `/repos/o/r/git/blobs/<sha>` -> `GET git/blobs/{sha}`: numbers and SHAs folded.
+pub fn fold(method: &str, path: &str) -> String {
+    let rest = match path.strip_prefix("/repos/") {
+        Some(r) => r.splitn(3, '/').nth(2).unwrap_or(""),
+        None => path,
+    };
+    let mut out: Vec<String> = Vec::new();
+    for seg in rest.split('/') {
+        let folded = if out.last().map(String::as_str) == Some("collaborators") {
+            "{username}".to_owned()
+        } else if seg.len() == 40 && seg.bytes().all(|b| b.is_ascii_hexdigit()) {
+            "{sha}".to_owned()
+        } else if !seg.is_empty() && seg.bytes().all(|b| b.is_ascii_digit()) {
+            "{n}".to_owned()
+        } else {
+            seg.to_owned()
+        };
+        out.push(folded);
+        if matches!(seg, "contents" | "heads") {
+            out.push("{path}".to_owned());
+            break;
+        }
+    }
+    format!("{method} {}", out.join("/"))
+}
+
+fn reply(status: u16, body: Value) -> Response {
+    (
+        StatusCode::from_u16(status).unwrap(),
+        [("content-type", "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+fn not_found() -> Response {
+    reply(404, json!({"message": "Not Found"}))
+}
+
+pub async fn handle(
+    State(fake): State<Arc<Fake>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let started = Instant::now();
+    let path = uri.path().to_owned();
+    let answer = {
+        let mut data = fake.data.lock().unwrap();
+        route(
+            &mut data,
+            &method,
+            &path,
+            uri.query().unwrap_or(""),
+            &headers,
+            &body,
+        )
+    };
+    let latency = Duration::from_micros(fake.latency.load(Ordering::Relaxed));
+    if !latency.is_zero() {
+        tokio::time::sleep(latency).await;
+    }
+    let call = Call {
+        delivery: headers
+            .get("x-github-delivery")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned),
+        route: fold(method.as_str(), &path),
+        bytes: method.as_str().len() + uri.to_string().len() + body.len(),
+        started,
+        answered: Instant::now(),
+    };
+    fake.log.lock().unwrap().push(call);
+    answer
+}
+
+fn route(
+    data: &mut Data,
+    method: &Method,
+    path: &str,
+    query: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
+    let body: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let m = method.as_str();
+    match (m, segs.as_slice()) {
+        ("GET", ["app"]) => reply(200, json!({"id": 1, "slug": SLUG})),
+        ("POST", ["app", "installations", _, "access_tokens"]) => {
+            data.tokens += 1;
+            let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+            reply(
+                201,
+                json!({"token": format!("ghs_load{}", data.tokens), "expires_at": expires,
+                    "permissions": {"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write"},
+                    "repository_selection": "all"}),
+            )
+        }
+        (_, ["repos", owner, name, rest @ ..]) => {
+            let repo = format!("{owner}/{name}");
+            repo_route(data, &repo, m, rest, query, headers, &body)
+        }
+        _ => not_found(),
+    }
+}
+
+fn repo_route(
+    data: &mut Data,
+    repo: &str,
+    m: &str,
+    rest: &[&str],
+    query: &str,
+    headers: &HeaderMap,
+    body: &Value,
+) -> Response {
+    let id = |data: &mut Data| {
+        data.next_id += 1;
+        data.next_id
+    };
+    match (m, rest) {
+        ("GET", ["contents", ".github", "auditloop.yml"]) => {
+            let tag = format!("\"{}\"", sha_of("config", CONFIG));
+            if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str()) {
+                return StatusCode::NOT_MODIFIED.into_response();
+            }
+            let content = base64::engine::general_purpose::STANDARD.encode(CONFIG);
+            let mut r = reply(
+                200,
+                json!({"type": "file", "encoding": "base64", "content": content}),
+            );
+            r.headers_mut().insert("etag", tag.parse().unwrap());
+            r
+        }
+        ("GET", ["pulls", n]) => match data.pulls.get(&(repo.to_owned(), n.parse().unwrap_or(0))) {
+            Some(p) => reply(200, p.clone()),
+            None => not_found(),
+        },
+        ("PATCH", ["pulls", n]) => match data
+            .pulls
+            .get_mut(&(repo.to_owned(), n.parse().unwrap_or(0)))
+        {
+            Some(p) => {
+                p["body"] = body["body"].clone();
+                reply(200, p.clone())
+            }
+            None => not_found(),
+        },
+        ("GET", ["collaborators", login, "permission"]) => reply(
+            200,
+            json!({"permission": "write", "role_name": "write", "user": {"login": login,
+                "permissions": {"pull": true, "triage": true, "push": true, "maintain": false, "admin": false}}}),
+        ),
+        ("GET", ["commits", sha, "pulls"]) => {
+            let list: Vec<Value> = data
+                .pulls
+                .iter()
+                .filter(|((r, _), p)| r == repo && p["head"]["sha"] == *sha)
+                .map(|(_, p)| p.clone())
+                .collect();
+            reply(200, Value::Array(list))
+        }
+        ("GET", ["commits", sha, "check-runs"]) => {
+            let mut latest: Vec<Value> = Vec::new();
+            for (_, run) in data
+                .runs
+                .iter()
+                .rev()
+                .filter(|(r, run)| r == repo && run["head_sha"] == *sha)
+            {
+                if !latest.iter().any(|l| l["name"] == run["name"]) {
+                    latest.push(run.clone());
+                }
+            }
+            reply(
+                200,
+                json!({"total_count": latest.len(), "check_runs": latest}),
+            )
+        }
+        ("POST", ["check-runs"]) => {
+            let mut run = body.clone();
+            run["id"] = json!(id(data));
+            run["app"] = json!({"slug": SLUG});
+            data.runs.push((repo.to_owned(), run.clone()));
+            reply(201, run)
+        }
+        ("PATCH", ["check-runs", n]) => {
+            let n: u64 = n.parse().unwrap_or(0);
+            match data.runs.iter_mut().find(|(_, r)| r["id"] == n) {
+                Some((_, run)) => {
+                    for (k, v) in body.as_object().into_iter().flatten() {
+                        run[k] = v.clone();
+                    }
+                    reply(200, run.clone())
+                }
+                None => not_found(),
+            }
+        }
+        ("GET", ["issues", n, "comments"]) => {
+            let key = (repo.to_owned(), n.parse().unwrap_or(0));
+            let list = data.comments.get(&key).cloned().unwrap_or_default();
+            reply(200, Value::Array(list))
+        }
+        ("POST", ["issues", n, "comments"]) => {
+            let c = json!({"id": id(data), "body": body["body"], "user": {"login": format!("{SLUG}[bot]"), "type": "Bot"}});
+            let key = (repo.to_owned(), n.parse().unwrap_or(0));
+            data.comments.entry(key).or_default().push(c.clone());
+            reply(201, c)
+        }
+        ("POST", ["issues", "comments", n, "reactions"]) => {
+            let key = (
+                n.parse().unwrap_or(0),
+                body["content"].as_str().unwrap_or("").to_owned(),
+            );
+            let status = if data.reactions.insert(key) { 201 } else { 200 };
+            reply(status, json!({"id": 1, "content": body["content"]}))
+        }
+        (_, ["git", ..]) => {
+            let git = data.git.entry(repo.to_owned()).or_default();
+            git_route(git, m, &rest[1..], query, headers, body)
+        }
+        _ => not_found(),
+    }
+}
+
+fn ref_json(name: &str, sha: &str) -> Value {
+    json!({"ref": format!("refs/{name}"), "object": {"sha": sha, "type": "commit"}})
+}
+
+fn git_route(
+    git: &mut Git,
+    m: &str,
+    rest: &[&str],
+    query: &str,
+    headers: &HeaderMap,
+    body: &Value,
+) -> Response {
+    match (m, rest) {
+        ("GET", ["ref", name @ ..]) => {
+            let name = name.join("/");
+            let Some(sha) = git.refs.get(&name) else {
+                return not_found();
+            };
+            let tag = format!("W/\"{}\"", sha_of("ref", sha));
+            if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str()) {
+                return StatusCode::NOT_MODIFIED.into_response();
+            }
+            let mut r = reply(200, ref_json(&name, sha));
+            r.headers_mut().insert("etag", tag.parse().unwrap());
+            r
+        }
+        ("GET", ["commits", sha]) => match git.commits.get(*sha) {
+            Some((tree, parents)) => reply(
+                200,
+                json!({"sha": sha, "tree": {"sha": tree}, "parents": parents.iter().map(|p| json!({"sha": p})).collect::<Vec<_>>(), "message": "[skip ci]"}),
+            ),
+            None => not_found(),
+        },
+        ("GET", ["trees", sha]) => match git.trees.get(*sha) {
+            Some(tree) if query.contains("recursive") => {
+                let entries: Vec<Value> = tree
+                    .iter()
+                    .map(|(p, s)| json!({"path": p, "mode": "100644", "type": "blob", "sha": s}))
+                    .collect();
+                reply(
+                    200,
+                    json!({"sha": sha, "tree": entries, "truncated": false}),
+                )
+            }
+            Some(_) => reply(200, json!({"sha": sha, "tree": [], "truncated": false})),
+            None => not_found(),
+        },
+        ("GET", ["blobs", sha]) => match git.blobs.get(*sha) {
+            Some(text) => reply(
+                200,
+                json!({"sha": sha, "encoding": "base64", "content": base64::engine::general_purpose::STANDARD.encode(text.as_bytes())}),
+            ),
+            None => not_found(),
+        },
+        ("POST", ["trees"]) => {
+            let mut tree = match body["base_tree"].as_str() {
+                Some(base) => match git.trees.get(base) {
+                    Some(t) => (**t).clone(),
+                    None => return reply(422, json!({"message": "Invalid tree info"})),
+                },
+                None => BTreeMap::new(),
+            };
+            for e in body["tree"].as_array().into_iter().flatten() {
+                let (Some(path), Some(text)) = (e["path"].as_str(), e["content"].as_str()) else {
+                    return reply(422, json!({"message": "Invalid tree info"}));
+                };
+                let blob = git.put_blob(text);
+                tree.insert(path.to_owned(), blob);
+            }
+            let sha = git.put_tree(tree);
+            reply(201, json!({"sha": sha, "tree": [], "truncated": false}))
+        }
+        ("POST", ["commits"]) => {
+            let tree = body["tree"].as_str().unwrap_or("").to_owned();
+            let parents: Vec<String> = body["parents"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p.as_str().map(str::to_owned))
+                .collect();
+            if !git.trees.contains_key(&tree) {
+                return reply(422, json!({"message": "Tree SHA does not exist"}));
+            }
+            let sha = git.put_commit(&tree, parents, body["message"].as_str().unwrap_or(""));
+            reply(201, json!({"sha": sha, "tree": {"sha": tree}}))
+        }
+        ("POST", ["refs"]) => {
+            let name = body["ref"]
+                .as_str()
+                .unwrap_or("")
+                .trim_start_matches("refs/")
+                .to_owned();
+            let sha = body["sha"].as_str().unwrap_or("").to_owned();
+            if git.refs.contains_key(&name) {
+                return reply(422, json!({"message": "Reference already exists"}));
+            }
+            git.refs.insert(name.clone(), sha.clone());
+            reply(201, ref_json(&name, &sha))
+        }
+        ("PATCH", ["refs", name @ ..]) => {
+            let name = name.join("/");
+            let sha = body["sha"].as_str().unwrap_or("").to_owned();
+            match git.refs.get(&name).cloned() {
+                Some(old) if git.descends(&sha, &old) => {
+                    git.refs.insert(name.clone(), sha.clone());
+                    reply(200, ref_json(&name, &sha))
+                }
+                Some(_) => reply(422, json!({"message": "Update is not a fast forward"})),
+                None => reply(422, json!({"message": "Reference does not exist"})),
+            }
+        }
+        _ => not_found(),
+    }
+}

@@ -1,0 +1,80 @@
+//! The reads an event needs whatever it turns out to be, started together with the
+//! configuration read instead of one after the other: the pull request, the commenter's
+//! permission and the records branch. Each lands in the delivery's `Seen`, where the
+//! handlers find it; a read made on a guess that proves wrong is simply not used.
+
+use crate::app::context::Ctx;
+use crate::app::{exec, store};
+use crate::commands::{parse_comment, ParsedCommand};
+use crate::engine::policy::{required_role, Role};
+use crate::events::{Event, IssueCommentEvent};
+use crate::github::GitHubError;
+use crate::ids::{Login, PrNumber};
+
+pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
+    match event {
+        Event::PullRequest(e) => store::load(ctx, PrNumber(e.number), None).await.map(drop),
+        Event::IssueComment(e) => comment_reads(ctx, e).await,
+        _ => Ok(()),
+    }
+}
+
+async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubError> {
+    let number = e.issue.number;
+    // Every answer is anchored at the PR's head (the claim that keeps a reply single), so a
+    // refusal or `help` needs the pull request and nothing else.
+    let command = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
+        Ok(None) => return Ok(()),
+        Ok(Some(ParsedCommand::Help)) | Err(_) => {
+            return ctx.seen.pull(&ctx.api, &ctx.repo, number).await.map(drop)
+        }
+        Ok(Some(command)) => command,
+    };
+    let named = match &command {
+        ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
+        _ => None,
+    };
+    let login = Login::new(e.comment.user.login.clone()).ok();
+    let asks_permission = login
+        .as_ref()
+        .is_some_and(|l| needs_permission(ctx, &command, l));
+    let permission = async {
+        match (&login, asks_permission) {
+            (Some(l), true) => ctx
+                .seen
+                .permission(&ctx.api, &ctx.repo, l.as_str())
+                .await
+                .map(drop),
+            _ => Ok(()),
+        }
+    };
+    futures::try_join!(
+        ctx.seen.pull(&ctx.api, &ctx.repo, number),
+        async {
+            store::load(ctx, PrNumber(number), named.as_ref())
+                .await
+                .map(drop)
+        },
+        permission,
+    )?;
+    Ok(())
+}
+
+/// Whether `authorize` will ask for the commenter's permission, judged on the last known
+/// configuration (a wrong guess costs one call or a later read, never a wrong answer).
+fn needs_permission(ctx: &Ctx, command: &ParsedCommand, login: &Login) -> bool {
+    let Ok(config) = &ctx.config else {
+        return false;
+    };
+    let above =
+        matches!(command, ParsedCommand::New { budget: Some(b), .. } if *b > config.audit_budget);
+    if required_role(command.name(), above) == Role::Anyone {
+        return false;
+    }
+    match command {
+        ParsedCommand::Report { payload, .. } => {
+            !config.permissions.is_listed_auditor(login) && !exec::carries_receipt(payload)
+        }
+        _ => true,
+    }
+}

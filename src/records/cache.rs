@@ -1,0 +1,145 @@
+//! What the process already knows of each records branch: the commit it was last seen at
+//! (with the ref's `ETag`, so the next look is a conditional request), its tree, and the
+//! file contents read or written, each tied to the blob it came from. Git objects never
+//! change, so a commit seen once is known for good; only the ref is asked again, which is
+//! what keeps every replica correct. Bounded: a branch keeps at most
+//! [`MAX_BRANCH_BYTES`] of file text, the process at most [`MAX_BRANCHES`] branches.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use super::read::{Files, Snapshot};
+use crate::ids::{CommitSha, RepoName};
+
+pub const MAX_BRANCHES: usize = 256;
+pub const MAX_BRANCH_BYTES: usize = 32 * 1024 * 1024;
+
+/// A file's text and the blob it is (`None`: written by us, blob SHA not asked for).
+#[derive(Debug, Clone)]
+pub(super) struct Known {
+    pub sha: Option<CommitSha>,
+    pub text: Arc<str>,
+}
+
+/// One branch at one commit.
+#[derive(Debug, Clone)]
+pub(super) struct Branch {
+    pub etag: Option<String>,
+    pub commit: CommitSha,
+    pub parents: Vec<CommitSha>,
+    pub tree: Option<CommitSha>,
+    pub blobs: Arc<BTreeMap<String, Option<CommitSha>>>,
+    pub contents: HashMap<String, Known>,
+}
+
+impl Branch {
+    /// The text of `path` at this commit, if known.
+    pub fn text(&self, path: &str) -> Option<&Arc<str>> {
+        let blob = self.blobs.get(path)?;
+        self.contents
+            .get(path)
+            .filter(|k| &k.sha == blob)
+            .map(|k| &k.text)
+    }
+
+    fn bytes(&self) -> usize {
+        self.contents.values().map(|k| k.text.len()).sum()
+    }
+
+    /// Keeps the cache bounded: drops what can be read again (texts with a known blob).
+    fn trim(&mut self) {
+        if self.bytes() > MAX_BRANCH_BYTES {
+            self.contents.retain(|_, k| k.sha.is_none());
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct RecordsCache {
+    branches: Mutex<HashMap<String, Arc<Branch>>>,
+}
+
+fn key(repo: &RepoName, branch: &str) -> String {
+    format!("{}\n{branch}", repo.as_str().to_ascii_lowercase())
+}
+
+impl RecordsCache {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Branch>>> {
+        self.branches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn get(&self, repo: &RepoName, branch: &str) -> Option<Arc<Branch>> {
+        self.map().get(&key(repo, branch)).cloned()
+    }
+
+    pub(super) fn forget(&self, repo: &RepoName, branch: &str) {
+        self.map().remove(&key(repo, branch));
+    }
+
+    pub(super) fn put(&self, repo: &RepoName, branch: &str, mut entry: Branch) {
+        entry.trim();
+        let mut map = self.map();
+        if map.len() >= MAX_BRANCHES && !map.contains_key(&key(repo, branch)) {
+            map.clear();
+        }
+        map.insert(key(repo, branch), Arc::new(entry));
+    }
+
+    /// Records a commit we made on top of `base`: its tree is `base`'s with `written`
+    /// replaced, so nothing of it needs reading back. Ignored when the cache has already
+    /// moved past `base` (another delivery wrote since).
+    pub(super) fn committed(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        base: &Snapshot,
+        written: &Files,
+        commit: &CommitSha,
+        tree: &CommitSha,
+    ) {
+        let cached = self.get(repo, branch);
+        if let Some(c) = &cached {
+            if Some(&c.commit) != base.commit.as_ref() {
+                return;
+            }
+        }
+        let mut contents = cached.map(|c| c.contents.clone()).unwrap_or_default();
+        for (path, text) in &base.files {
+            let sha = base.blobs.get(path).cloned().flatten();
+            contents.insert(
+                path.clone(),
+                Known {
+                    sha,
+                    text: text.as_str().into(),
+                },
+            );
+        }
+        let mut blobs = (*base.blobs).clone();
+        for (path, text) in written {
+            blobs.insert(path.clone(), None);
+            contents.insert(
+                path.clone(),
+                Known {
+                    sha: None,
+                    text: text.as_str().into(),
+                },
+            );
+        }
+        self.put(
+            repo,
+            branch,
+            Branch {
+                etag: None,
+                commit: commit.clone(),
+                parents: base.commit.iter().cloned().collect(),
+                tree: Some(tree.clone()),
+                blobs: Arc::new(blobs),
+                contents,
+            },
+        );
+    }
+}

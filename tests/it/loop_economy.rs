@@ -1,0 +1,290 @@
+//! The call economy of each command, measured by the fake from what it received: calls,
+//! writes (every method but GET), and the longest chain of dependent calls (a call depends
+//! on another when it started after the other's answer was sent). Every answer is delayed
+//! a little so that calls made together overlap for real; no timing is asserted, only
+//! counts. The process has handled a delivery before each measured one (steady state).
+//! `cargo test --test it loop_economy -- --nocapture` prints the table.
+
+use crate::support;
+
+use std::time::Duration;
+
+use serde_json::json;
+use support::audit::{report, report_comment, Loop, SHA1, SHA2};
+
+const SHA3: &str = "3333333333333333333333333333333333333333";
+use support::deliveries::pull_request;
+use support::fake::Recorded;
+
+/// Long enough that two calls sent together are not taken for a chain even when the test
+/// binary's other tests keep a 2-core machine busy (a call sent together with another
+/// would have to reach the fake this much later than it).
+const DELAY: Duration = Duration::from_millis(150);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    pub calls: usize,
+    pub writes: usize,
+    pub sequential: usize,
+}
+
+/// The calls of one delivery (by its `X-GitHub-Delivery` header; the token mint excluded).
+fn calls_of<'a>(requests: &'a [Recorded], id: &str) -> Vec<&'a Recorded> {
+    requests
+        .iter()
+        .filter(|r| r.headers.get("x-github-delivery").map(String::as_str) == Some(id))
+        .filter(|r| !r.path.ends_with("/access_tokens"))
+        .collect()
+}
+
+/// The longest chain of calls each of which started after the previous one was answered.
+pub fn longest_chain(calls: &[&Recorded]) -> usize {
+    let mut sorted: Vec<&&Recorded> = calls.iter().collect();
+    sorted.sort_by_key(|r| r.started);
+    let mut depth = vec![1usize; sorted.len()];
+    for i in 0..sorted.len() {
+        for j in 0..i {
+            if sorted[i].started >= sorted[j].answered {
+                depth[i] = depth[i].max(depth[j] + 1);
+            }
+        }
+    }
+    depth.into_iter().max().unwrap_or(0)
+}
+
+pub fn cost_of(requests: &[Recorded], id: &str) -> Cost {
+    let calls = calls_of(requests, id);
+    Cost {
+        calls: calls.len(),
+        writes: calls.iter().filter(|r| r.method != "GET").count(),
+        sequential: longest_chain(&calls),
+    }
+}
+
+struct Table {
+    rows: Vec<(String, Cost, Vec<String>)>,
+    over: Vec<String>,
+}
+
+impl Table {
+    fn check(&mut self, l: &Loop, what: &str, id: &str, bound: Cost) {
+        let requests = l.gh.requests();
+        let cost = cost_of(&requests, id);
+        let routes: Vec<String> = calls_of(&requests, id)
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        assert!(cost.calls > 0, "{what}: no call carried delivery {id}");
+        if cost.calls > bound.calls
+            || cost.writes > bound.writes
+            || cost.sequential > bound.sequential
+        {
+            self.over
+                .push(format!("{what}: {cost:?}, bound {bound:?}: {routes:#?}"));
+        }
+        self.rows.push((what.to_owned(), cost, routes));
+    }
+
+    fn print(&self) {
+        println!("\n| command | calls | writes | sequential |\n| --- | --- | --- | --- |");
+        for (what, c, _) in &self.rows {
+            println!("| {what} | {} | {} | {} |", c.calls, c.writes, c.sequential);
+        }
+    }
+}
+
+const fn bound(calls: usize, writes: usize, sequential: usize) -> Cost {
+    Cost {
+        calls,
+        writes,
+        sequential,
+    }
+}
+
+/// The targets: a command at most 12 calls, 6 writes, 7 sequential; `help` 5, 3 and 4;
+/// a PR opening 4 calls; a `file` disposition, which opens an issue, 15 calls.
+///
+/// What the records-branch defences cost on top of the leanest answer:
+/// - every command that writes lists the head's check runs before its commit (+1 call,
+///   +1 in the chain): the records commit our run names is what the write must extend,
+///   so a rewound or hand-edited branch is refused instead of written on;
+/// - every reply (`status`, `help`, a refusal) claims `refs/auditloop/claims/...` before
+///   posting (+1 write, +1 in the chain), so replicas handling one delivery reply once.
+const COMMAND: Cost = bound(12, 6, 7);
+const READ_ONLY: Cost = bound(5, 3, 4);
+
+async fn command(l: &mut Loop, t: &mut Table, what: &str, login: &str, body: &str, b: Cost) {
+    let id = l.comment(42, login, body).await;
+    assert!(l.refusals(42).is_empty(), "{what}: {:?}", l.refusals(42));
+    t.check(l, what, &id, b);
+}
+
+#[tokio::test]
+async fn each_command_stays_within_its_call_economy() {
+    let mut l = Loop::start(42).await;
+    let mut t = Table {
+        rows: Vec::new(),
+        over: Vec::new(),
+    };
+    // Warm the process: the App's slug and the installation token are read once per start.
+    let sha7 = "7777777777777777777777777777777777777777";
+    l.gh.add_pull(7, sha7, "", "bob");
+    l.pull_event("opened", 7, sha7).await;
+    l.gh.set_delay(DELAY);
+
+    let opened = "economy-opened";
+    let mut payload = pull_request("opened", 42, SHA1);
+    payload["pull_request"]["body"] = json!(l.gh.pull_body(42));
+    let r = l.app.deliver("pull_request", opened, &payload).await;
+    assert_eq!(r.status(), 200);
+    t.check(&l, "PR opened (no record)", opened, bound(4, 1, 3));
+
+    let new = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"";
+    // The first write to a repository without a records branch first looks for one to
+    // recover in the head's check runs (CONTRACT §7): one more call and round trip.
+    command(
+        &mut l,
+        &mut t,
+        "new (first write)",
+        "alice",
+        new,
+        bound(13, 6, 8),
+    )
+    .await;
+
+    let mut first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
+    let mut extra = first["findings"][0].clone();
+    extra["id"] = json!("A-03");
+    extra["key"] = json!("413-body-2");
+    first["findings"].as_array_mut().unwrap().push(extra);
+    let body = report_comment(&first);
+    command(&mut l, &mut t, "report", "alice", &body, COMMAND).await;
+    let waive = "/audit waive A-02 --basis triage-threshold --reason \"cosmetic\"";
+    command(&mut l, &mut t, "waive", "maint", waive, COMMAND).await;
+    let veto = "/audit veto webhook-replay --reason \"must be fixed\"";
+    command(&mut l, &mut t, "veto", "maint", veto, COMMAND).await;
+    let fix = "/audit dispose A-01 fix --note \"fixing now\"";
+    command(&mut l, &mut t, "dispose fix", "maint", fix, COMMAND).await;
+    // + the search that makes `file` open its issue once, + the claim that keeps replicas
+    // from opening it twice, + the issue, all before the commit.
+    let file = "/audit dispose A-03 file --note \"tracked separately\"";
+    command(
+        &mut l,
+        &mut t,
+        "dispose file",
+        "maint",
+        file,
+        bound(15, 8, 10),
+    )
+    .await;
+    let over = "/audit override --budget 5 --note \"more runs\"";
+    command(&mut l, &mut t, "override", "maint", over, COMMAND).await;
+
+    l.gh.set_pull_head(42, SHA2);
+    let sync = "economy-sync";
+    let mut payload = pull_request("synchronize", 42, SHA2);
+    payload["pull_request"]["body"] = json!(l.gh.pull_body(42));
+    let r = l.app.deliver("pull_request", sync, &payload).await;
+    assert_eq!(r.status(), 200);
+    // + the old head's check runs, naming the records commit the rebind must extend.
+    t.check(&l, "PR synchronize (rebind)", sync, bound(10, 5, 7));
+
+    let baseline = "/audit baseline --evidence \"CI run 2 green\"";
+    command(&mut l, &mut t, "baseline", "alice", baseline, COMMAND).await;
+    let mut second = report("AUD-1", 42, SHA2, "ci-run-2", "needs_human_decision");
+    second["limitations"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("authority");
+    let body = report_comment(&second);
+    command(
+        &mut l,
+        &mut t,
+        "report (needs_human_decision)",
+        "alice",
+        &body,
+        COMMAND,
+    )
+    .await;
+    let resolve = "/audit resolve L-01 --note \"accepted for now\"";
+    command(&mut l, &mut t, "resolve", "maint", resolve, COMMAND).await;
+    // + the head's check runs: status names damaged records (a rewind, a hand edit) first,
+    // judged against the records commit our run names, and shows the evidence checks.
+    command(
+        &mut l,
+        &mut t,
+        "status",
+        "reader",
+        "/audit status",
+        bound(7, 3, 5),
+    )
+    .await;
+    assert!(l.last_reply(42).starts_with("auditloop: status"));
+    command(
+        &mut l,
+        &mut t,
+        "gate",
+        "reader",
+        "/audit gate",
+        // The head's check runs are listed, never taken from memory: the lineage check
+        // needs what our run names on GitHub now, the forged-gate warning every run.
+        bound(6, 2, 4),
+    )
+    .await;
+    command(&mut l, &mut t, "help", "reader", "/audit help", READ_ONLY).await;
+    assert!(l.last_reply(42).starts_with("auditloop: help"));
+
+    let refused = l
+        .comment(42, "reader", "/audit veto x --reason \"not mine to give\"")
+        .await;
+    assert_eq!(l.refusals(42).len(), 1);
+    // + the reply's claim.
+    t.check(&l, "refusal (permission)", &refused, bound(7, 2, 4));
+
+    // A second PR in steady state: its first record, then a report that certifies (a
+    // passing gate also asks which open PRs share the head; that answer is the body read).
+    l.gh.add_pull(43, SHA3, "Hardens intake.\n\nCloses #12\n", "alice");
+    let opened = "economy-opened-43";
+    let mut payload = pull_request("opened", 43, SHA3);
+    payload["pull_request"]["body"] = json!(l.gh.pull_body(43));
+    let r = l.app.deliver("pull_request", opened, &payload).await;
+    assert_eq!(r.status(), 200);
+    // A head this process has not seen: its check runs are listed once.
+    t.check(&l, "PR opened (records exist)", opened, bound(4, 1, 3));
+    let id = l.comment(43, "alice", new).await;
+    assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
+    t.check(&l, "new", &id, COMMAND);
+    let certified = report("AUD-2", 43, SHA3, "ci-run-43", "certified");
+    let id = l.comment(43, "alice", &report_comment(&certified)).await;
+    assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
+    assert_eq!(l.gate(SHA3)["conclusion"], "success", "{:#}", l.gate(SHA3));
+    t.check(&l, "report (certifies)", &id, COMMAND);
+    t.print();
+    assert!(t.over.is_empty(), "{:#?}", t.over);
+}
+
+/// `status` skips the look for an earlier reply when its +1 is new; when the +1 was there
+/// already (an attempt got that far), it looks, so a reply is never posted twice.
+#[tokio::test]
+async fn a_status_redelivered_after_its_reply_was_posted_replies_once() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    l.gh.lose_next_answer("POST", "/issues/42/comments");
+    let payload = support::deliveries::pr_comment(42, "reader", "/audit status");
+    let first = l
+        .app
+        .deliver("issue_comment", "status-lost", &payload)
+        .await;
+    assert_eq!(first.status(), 502, "the reply's answer was lost");
+    let again = l
+        .app
+        .deliver("issue_comment", "status-lost", &payload)
+        .await;
+    assert_eq!(again.status(), 200);
+    let replies: Vec<String> =
+        l.gh.comments_on(42)
+            .into_iter()
+            .filter(|c| c.starts_with("auditloop: status"))
+            .collect();
+    assert_eq!(replies.len(), 1, "{replies:#?}");
+}

@@ -81,18 +81,36 @@ where
         let event = header(&req, "x-github-event").map(str::to_owned);
         let id = header(&req, "x-github-delivery").map(str::to_owned);
         let body = read_bounded(req.into_body()).await?;
-
         let secrets = WebhookSecrets::from_ref(state);
-        match signature {
-            Some(sig) if signature::verify(&secrets, &sig, &body) => {}
-            _ => return Err(WebhookRejection::BadSignature),
-        }
-        let event = event.ok_or(WebhookRejection::MissingHeader("X-GitHub-Event"))?;
-        let id = id.ok_or(WebhookRejection::MissingHeader("X-GitHub-Delivery"))?;
-        let event = Event::parse(&event, &body)?;
-        Ok(Delivery {
-            id: DeliveryId(id),
-            event,
-        })
+        accept(
+            &secrets,
+            signature.as_deref(),
+            event.as_deref(),
+            id.as_deref(),
+            &body,
+        )
     }
+}
+
+/// The extractor's decision once the body is read and bounded: the signature first (nothing
+/// is parsed before it passes), then the two headers, then the typed payload. Headers are
+/// `None` when absent or empty. Pure, so the whole intake can be exercised without a socket.
+pub fn accept(
+    secrets: &WebhookSecrets,
+    signature: Option<&str>,
+    event: Option<&str>,
+    id: Option<&str>,
+    body: &[u8],
+) -> Result<Delivery, WebhookRejection> {
+    match signature {
+        Some(sig) if signature::verify(secrets, sig, body) => {}
+        _ => return Err(WebhookRejection::BadSignature),
+    }
+    let event = event.ok_or(WebhookRejection::MissingHeader("X-GitHub-Event"))?;
+    let id = id.ok_or(WebhookRejection::MissingHeader("X-GitHub-Delivery"))?;
+    let event = Event::parse(event, body)?;
+    Ok(Delivery {
+        id: DeliveryId(id.to_owned()),
+        event,
+    })
 }

@@ -129,6 +129,16 @@ impl RecordsCache {
                 },
             );
         }
+        // A file whose blob is not known must have its text here, or a later read could not
+        // load it; that happens when another delivery replaced the entry of `base` while
+        // this one wrote. Then the next read asks GitHub instead.
+        let unreadable = blobs
+            .iter()
+            .any(|(p, s)| s.is_none() && contents.get(p).is_none_or(|k| k.sha.is_some()));
+        if unreadable {
+            self.forget(repo, branch);
+            return;
+        }
         self.put(
             repo,
             branch,

@@ -85,9 +85,18 @@ async fn concurrent_commands_on_two_prs_conflict_on_the_shared_branch_and_all_la
             format!("/audit veto key-{n} --reason \"must be fixed, case {n}\""),
         ));
     }
+    // Every answer a little late, so that the two PRs' writers overlap for real however
+    // fast the records cache makes a read.
+    l.gh.set_delay(std::time::Duration::from_millis(20));
     let statuses = l.comments_concurrently(&comments).await;
+    l.gh.set_delay(std::time::Duration::ZERO);
     assert!(statuses.iter().all(|s| *s == 200), "{statuses:?}");
-    assert!(l.refusals(42).is_empty() && l.refusals(43).is_empty());
+    assert!(
+        l.refusals(42).is_empty() && l.refusals(43).is_empty(),
+        "{:?} {:?}",
+        l.refusals(42),
+        l.refusals(43)
+    );
     for (n, (id, pr, ..)) in comments.iter().enumerate() {
         let audit = if *pr == 42 { "AUD-1" } else { "AUD-2" };
         assert_eq!(l.events_of(audit, id), 1, "case {n} once in {audit}");

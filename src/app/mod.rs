@@ -10,6 +10,7 @@ mod filing;
 mod intake;
 mod lineage;
 mod pulls;
+mod reconcile;
 mod reply;
 mod store;
 mod views;
@@ -30,6 +31,7 @@ use crate::server::{Handled, Handler, HandlerError};
 
 pub use context::Ctx;
 pub use exec::decision_number;
+pub use reconcile::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);
 

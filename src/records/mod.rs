@@ -8,6 +8,6 @@ mod wire;
 mod write;
 
 pub use read::read_ref as head;
-pub use read::{read, read_at, Files, Snapshot, MAX_LOAD_ROUNDS};
+pub use read::{blob_at, read, read_at, Files, Snapshot, MAX_LOAD_ROUNDS};
 pub use recover::{create_branch, is_records_commit};
 pub use write::{commit_change, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS};

@@ -46,6 +46,7 @@ mod no_secrets_leak;
 mod operator_config;
 mod receipt_keys;
 mod receipt_verify;
+mod reconcile_sweep;
 mod record_load;
 mod record_props;
 mod record_query;

@@ -18,6 +18,7 @@ mod commands_markdown;
 mod commands_refuse;
 mod config_auditor;
 mod config_parse;
+mod deploy_manifests;
 mod gate_conclusion;
 mod gate_props;
 mod gate_record_conditions;

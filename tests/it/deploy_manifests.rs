@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use auditloop::server::webhook::Delivery;
 use auditloop::server::{router, AppState, Handled, Handler, HandlerError};
-use serde_yaml::Value;
+use serde_json::Value;
 use tower::ServiceExt as _;
 
 fn root() -> PathBuf {
@@ -40,16 +40,12 @@ fn documents() -> Vec<(PathBuf, Value)> {
     let mut docs = Vec::new();
     for path in deploy_files(&["yml", "yaml"]) {
         let text = std::fs::read_to_string(&path).unwrap();
-        for doc in serde_yaml::Deserializer::from_str(&text) {
-            let value =
-                Value::deserialize(doc).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            docs.push((path.clone(), value));
-        }
+        let parsed: Vec<Value> = serde_saphyr::from_multiple(&text)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        docs.extend(parsed.into_iter().map(|d| (path.clone(), d)));
     }
     docs
 }
-
-use serde::Deserialize as _;
 
 fn kind<'a>(docs: &'a [(PathBuf, Value)], kind: &str) -> &'a Value {
     &docs
@@ -147,7 +143,7 @@ async fn the_deployment_uses_the_binarys_port_probes_and_variables() {
         "{known:?}"
     );
     let mut names = BTreeSet::new();
-    for var in container["env"].as_sequence().unwrap() {
+    for var in container["env"].as_array().unwrap() {
         let name = var["name"].as_str().unwrap();
         assert!(
             known.contains(name),
@@ -169,7 +165,7 @@ async fn the_deployment_uses_the_binarys_port_probes_and_variables() {
     // The secrets come from the Secret, not from the manifest.
     for secret in ["AUDITLOOP_APP_ID", "AUDITLOOP_WEBHOOK_SECRET"] {
         let var = container["env"]
-            .as_sequence()
+            .as_array()
             .unwrap()
             .iter()
             .find(|v| v["name"] == secret)
@@ -179,7 +175,7 @@ async fn the_deployment_uses_the_binarys_port_probes_and_variables() {
     }
     // The key file is mounted where AUDITLOOP_PRIVATE_KEY_PATH points.
     let key_path = container["env"]
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
         .find(|v| v["name"] == "AUDITLOOP_PRIVATE_KEY_PATH")
@@ -251,7 +247,7 @@ fn service_autoscaler_and_budget_point_at_the_deployment() {
     assert_eq!(&pdb["spec"]["selector"]["matchLabels"], labels);
     // Every key the Deployment reads from the Secret is in the example Secret.
     let secret = kind(&docs, "Secret");
-    let text = serde_yaml::to_string(deployment).unwrap();
+    let text = serde_json::to_string(deployment).unwrap();
     for key in ["app-id", "webhook-secret", "private-key.pem"] {
         assert!(text.contains(key), "{key}");
         assert!(secret["stringData"].get(key).is_some(), "{key}");
@@ -293,8 +289,8 @@ fn alerts_and_dashboard_query_series_that_exist() {
     let rules: Vec<&Value> = docs
         .iter()
         .filter(|(p, _)| p.ends_with("alerts.yml"))
-        .flat_map(|(_, d)| d["groups"].as_sequence().unwrap())
-        .flat_map(|g| g["rules"].as_sequence().unwrap())
+        .flat_map(|(_, d)| d["groups"].as_array().unwrap())
+        .flat_map(|g| g["rules"].as_array().unwrap())
         .collect();
     assert!(rules.len() >= 5);
     for rule in rules {
@@ -304,7 +300,7 @@ fn alerts_and_dashboard_query_series_that_exist() {
         );
         used.extend(series_in(expr));
     }
-    let dashboard: serde_json::Value = serde_json::from_str(
+    let dashboard: Value = serde_json::from_str(
         &std::fs::read_to_string(root().join("deploy/monitoring/grafana-dashboard.json")).unwrap(),
     )
     .unwrap();

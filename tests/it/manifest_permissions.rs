@@ -195,7 +195,7 @@ fn manifest() -> Value {
     let text =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("app-manifest.yml"))
             .unwrap();
-    serde_yaml::from_str(&text).unwrap()
+    serde_saphyr::from_str(&text).unwrap()
 }
 
 fn level(text: &str) -> Level {

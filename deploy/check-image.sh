@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/auditloop}
 uid=65532
-port=${AUDITLOOP_CHECK_PORT:-39831}
+port=${AUDITLOOP_CHECK_PORT:-$((30000 + RANDOM % 20000))}
 
 [ -x "$bin" ] || { echo "check-image: $bin is missing; build it with cargo build --release --locked" >&2; exit 1; }
 if [ "$(id -u)" != 0 ]; then

@@ -11,8 +11,9 @@ use super::manifest::updated_env;
 use crate::github::{Api, Call, GitHubError, RetryPolicy};
 use crate::metrics::Metrics;
 
-/// The App GitHub registered, and where its settings now are.
-#[derive(Debug, Clone)]
+/// The App GitHub registered, and where its settings now are. Debug and Display never
+/// show the webhook secret.
+#[derive(Clone)]
 pub struct Registered {
     pub app_id: u64,
     pub slug: String,
@@ -23,6 +24,20 @@ pub struct Registered {
     pub api_url: String,
     /// GitHub's page that installs the App on repositories.
     pub install_url: String,
+}
+
+impl std::fmt::Debug for Registered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registered")
+            .field("app_id", &self.app_id)
+            .field("slug", &self.slug)
+            .field("key_path", &self.key_path)
+            .field("env_path", &self.env_path)
+            .field("webhook_secret", &"redacted")
+            .field("api_url", &self.api_url)
+            .field("install_url", &self.install_url)
+            .finish()
+    }
 }
 
 impl std::fmt::Display for Registered {

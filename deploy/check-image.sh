@@ -18,7 +18,10 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 
+chroot_bin=$(command -v chroot)
 root=$(mktemp -d)
+# The root directory of the image is world-readable; mktemp makes it 0700.
+chmod 0755 "$root"
 pid=
 cleanup() {
     if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
@@ -53,13 +56,13 @@ run_env=(env -i
     SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt)
 
 # The working directory is /data, as in the image.
-"${run_env[@]}" chroot --userspec=$uid:$uid "$root" /usr/local/bin/auditloop serve \
+"${run_env[@]}" "$chroot_bin" --userspec=$uid:$uid "$root" /usr/local/bin/auditloop serve \
     >"$root.log" 2>&1 &
 pid=$!
 
 healthy=
 for _ in $(seq 1 50); do
-    if "${run_env[@]}" chroot --userspec=$uid:$uid "$root" /usr/local/bin/auditloop healthcheck >/dev/null 2>&1; then
+    if "${run_env[@]}" "$chroot_bin" --userspec=$uid:$uid "$root" /usr/local/bin/auditloop healthcheck >/dev/null 2>&1; then
         healthy=yes
         break
     fi

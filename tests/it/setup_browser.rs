@@ -181,13 +181,18 @@ fn capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
     caps.as_object().unwrap().clone()
 }
 
+/// The text of the element `css`, waiting for it: a click that submits a form returns
+/// before the next page has loaded when the machine is busy.
 async fn text_of(c: &fantoccini::Client, css: &str) -> String {
-    c.find(Locator::Css(css))
+    wait_for(c, css).await.text().await.unwrap()
+}
+
+async fn wait_for(c: &fantoccini::Client, css: &str) -> fantoccini::elements::Element {
+    c.wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css(css))
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+        .unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -248,7 +253,7 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
             page.contains("Install the App on your repositories"),
             "{page}"
         );
-        let webhook = c.find(Locator::Id("webhook_url")).await.unwrap();
+        let webhook = wait_for(&c, "#webhook_url").await;
         assert_eq!(
             webhook.prop("value").await.unwrap().as_deref(),
             Some("http://hooks.example.com/webhook")
@@ -294,7 +299,7 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
             .unwrap();
 
         // Step 3: GitHub redirected back; the install link and serving at once.
-        let install = c.find(Locator::Id("install")).await.unwrap();
+        let install = wait_for(&c, "#install").await;
         let href = install.attr("href").await.unwrap().unwrap_or_default();
         let url = c.current_url().await.unwrap();
         (shown, href, url.to_string(), text_of(&c, "main").await)

@@ -32,6 +32,9 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         "GET /installation/repositories",
         Some(("metadata", Level::Read)),
     ),
+    // `packet` and `post` call it with the workflow's own token; the App would need only
+    // the metadata every App has.
+    ("GET /repos/{owner}/{repo}", Some(("metadata", Level::Read))),
     (
         "GET /repos/{owner}/{repo}/collaborators/{username}/permission",
         Some(("metadata", Level::Read)),

@@ -276,6 +276,8 @@ impl Sweep<'_> {
                 pull,
                 state: &state,
                 records_commit: snapshot.commit.as_ref(),
+                runs: Some(&runs),
+                checked: false,
             };
             views::refresh(self.app, &ctx, target, mode, body_behind).await?;
             tracing::info!(repo = %ctx.repo, pr = pull.number, run_behind, body_behind, "reconcile: views republished");

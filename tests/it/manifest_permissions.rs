@@ -92,6 +92,10 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         Some(("contents", Level::Write)),
     ),
     (
+        "DELETE /repos/{owner}/{repo}/git/refs/{ref}",
+        Some(("contents", Level::Write)),
+    ),
+    (
         "POST /repos/{owner}/{repo}/dispatches",
         Some(("contents", Level::Write)),
     ),

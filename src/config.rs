@@ -39,6 +39,9 @@ pub struct ServeArgs {
     /// Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables [env: AUDITLOOP_REDELIVER_INTERVAL] [default: 300]
     #[arg(long)]
     pub redeliver_interval: Option<String>,
+    /// Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables [env: AUDITLOOP_RECONCILE_INTERVAL] [default: 600]
+    #[arg(long)]
+    pub reconcile_interval: Option<String>,
 }
 
 /// Logging flags, shared by every subcommand.
@@ -103,6 +106,8 @@ pub struct ServeConfig {
     pub min_assurance: Assurance,
     /// Zero when redelivery sweeps are disabled.
     pub redeliver_interval: std::time::Duration,
+    /// Zero when reconcile sweeps are disabled.
+    pub reconcile_interval: std::time::Duration,
 }
 
 /// The App's PEM key. Debug never shows it.
@@ -142,6 +147,26 @@ fn pick(
 ) -> Option<String> {
     flag.or_else(|| names.iter().find_map(|n| env(n)))
         .filter(|v| !v.trim().is_empty())
+}
+
+/// A number of seconds (`0` disables), or `default` when unset.
+fn seconds(
+    flag: Option<String>,
+    env: &dyn Fn(&str) -> Option<String>,
+    setting: &'static str,
+    default: std::time::Duration,
+) -> Result<std::time::Duration, ConfigError> {
+    match pick(flag, env, &[setting]) {
+        None => Ok(default),
+        Some(text) => text
+            .trim()
+            .parse()
+            .map(std::time::Duration::from_secs)
+            .map_err(|_| ConfigError::Invalid {
+                setting,
+                message: format!("{text:?} is not a number of seconds (0 disables)"),
+            }),
+    }
 }
 
 impl ServeConfig {
@@ -281,21 +306,18 @@ impl ServeConfig {
             }
         };
 
-        let redeliver_interval = match pick(
+        let redeliver_interval = seconds(
             args.redeliver_interval.clone(),
             env,
-            &["AUDITLOOP_REDELIVER_INTERVAL"],
-        ) {
-            None => crate::redeliver::DEFAULT_INTERVAL,
-            Some(text) => text
-                .trim()
-                .parse()
-                .map(std::time::Duration::from_secs)
-                .map_err(|_| ConfigError::Invalid {
-                    setting: "AUDITLOOP_REDELIVER_INTERVAL",
-                    message: format!("{text:?} is not a number of seconds (0 disables)"),
-                })?,
-        };
+            "AUDITLOOP_REDELIVER_INTERVAL",
+            crate::redeliver::DEFAULT_INTERVAL,
+        )?;
+        let reconcile_interval = seconds(
+            args.reconcile_interval.clone(),
+            env,
+            "AUDITLOOP_RECONCILE_INTERVAL",
+            crate::reconcile::DEFAULT_INTERVAL,
+        )?;
 
         Ok(Self {
             app_id,
@@ -306,6 +328,7 @@ impl ServeConfig {
             trust_store,
             min_assurance,
             redeliver_interval,
+            reconcile_interval,
         })
     }
 }

@@ -9,6 +9,7 @@ pub mod events;
 pub mod github;
 pub mod ids;
 pub mod metrics;
+pub mod reconcile;
 pub mod records;
 pub mod redeliver;
 pub mod server;

@@ -30,6 +30,14 @@ pub struct Metrics {
     api_calls: Family<ApiLabels, Counter>,
     handling: Histogram,
     rate_limit_remaining: Gauge<i64, AtomicI64>,
+    reconcile_sweeps: Family<OutcomeLabels, Counter>,
+    reconcile_republished: Counter,
+    reconcile_calls: Counter,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    pub outcome: String,
 }
 
 impl Default for Metrics {
@@ -66,13 +74,45 @@ impl Metrics {
             "x-ratelimit-remaining of the latest GitHub answer (-1 before any)",
             rate_limit_remaining.clone(),
         );
+        let reconcile_sweeps = Family::<OutcomeLabels, Counter>::default();
+        let reconcile_republished = Counter::default();
+        let reconcile_calls = Counter::default();
+        registry.register(
+            "reconcile_sweeps",
+            "Reconcile sweeps by outcome (ok, partial, budget_spent, failed)",
+            reconcile_sweeps.clone(),
+        );
+        registry.register(
+            "reconcile_republished",
+            "Pull requests whose check run and body were republished by reconcile",
+            reconcile_republished.clone(),
+        );
+        registry.register(
+            "reconcile_github_calls",
+            "GitHub requests sent by reconcile sweeps",
+            reconcile_calls.clone(),
+        );
         Self {
             registry: Arc::new(registry),
             deliveries,
             api_calls,
             handling,
             rate_limit_remaining,
+            reconcile_sweeps,
+            reconcile_republished,
+            reconcile_calls,
         }
+    }
+
+    /// One reconcile sweep: its outcome, the PRs it republished, the calls it sent.
+    pub fn reconcile_sweep(&self, outcome: &str, republished: u64, calls: u64) {
+        self.reconcile_sweeps
+            .get_or_create(&OutcomeLabels {
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+        self.reconcile_republished.inc_by(republished);
+        self.reconcile_calls.inc_by(calls);
     }
 
     pub fn delivery(&self, event: &str, outcome: &str) {

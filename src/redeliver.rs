@@ -86,29 +86,9 @@ pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<
     ids
 }
 
-/// The relative path of the `rel="next"` page of a `Link` header, if there is one. Only the
-/// query is kept from GitHub's absolute URL: the client joins its own base (and the
-/// Enterprise path prefix), and credentials are never sent to a host named by a header.
+/// The relative path of the `rel="next"` page of a `Link` header, if there is one.
 pub fn next_page(link: &str) -> Option<String> {
-    link.split(',').find_map(|part| {
-        let mut pieces = part.split(';');
-        let target = pieces.next()?.trim();
-        let is_next = pieces.any(|p| {
-            let p = p.trim();
-            p == "rel=\"next\"" || p == "rel=next"
-        });
-        if !is_next {
-            return None;
-        }
-        let url = target.strip_prefix('<')?.strip_suffix('>')?;
-        let (_, query) = url.split_once('?')?;
-        let query = query.split('#').next().unwrap_or_default();
-        let safe = !query.is_empty()
-            && query
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-._~%&=+".contains(&b));
-        safe.then(|| format!("{LIST_PATH}?{query}"))
-    })
+    crate::github::api::next_query(link).map(|query| format!("{LIST_PATH}?{query}"))
 }
 
 /// What the app has asked GitHub to redeliver, bounded in size and age, so a sweep that

@@ -12,6 +12,7 @@ mod lineage;
 mod memory;
 mod prefetch;
 mod pulls;
+mod reconcile;
 mod reply;
 mod store;
 mod views;
@@ -32,6 +33,7 @@ use crate::server::{Handled, Handler, HandlerError};
 
 pub use context::Ctx;
 pub use exec::decision_number;
+pub use reconcile::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);
 

@@ -27,11 +27,11 @@ pub struct State {
     pub named: Option<Result<Record, String>>,
 }
 
-fn record_path(id: &AuditId) -> String {
+pub(crate) fn record_path(id: &AuditId) -> String {
     format!("records/{id}.json")
 }
 
-fn index_of(files: &Files) -> Option<Index> {
+pub(crate) fn index_of(files: &Files) -> Option<Index> {
     files.get("index.json").and_then(|t| Index::parse(t).ok())
 }
 
@@ -89,7 +89,11 @@ fn bound_to(
     })
 }
 
-fn state_of(snapshot: &Snapshot, pr: PrNumber, named: Option<&AuditId>) -> Result<State, String> {
+pub(crate) fn state_of(
+    snapshot: &Snapshot,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+) -> Result<State, String> {
     let index = match snapshot.file("index.json") {
         Some(text) => Index::parse(text)
             .map_err(|e| format!("index.json on the records branch is damaged: {e}"))?,

@@ -1,5 +1,6 @@
 //! The command line (CONTRACT §2).
 
+pub mod healthcheck;
 pub mod keygen;
 pub mod packet;
 pub mod post;

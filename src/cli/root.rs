@@ -27,8 +27,10 @@ pub struct Cli {
 pub enum Command {
     /// Run the webhook server (the default). With no App credentials, starts `setup`.
     Serve(ServeArgs),
-    /// First-run setup: register the GitHub App from app-manifest.yml and write .env.
+    /// First-run setup: register the GitHub App from app-manifest.yml, write .env, then serve.
     Setup(crate::cli::setup::SetupArgs),
+    /// Ask a running auditloop for /healthz; exits 0 when it answers 200 (for images without curl).
+    Healthcheck(crate::cli::healthcheck::HealthcheckArgs),
     /// Make an Ed25519 key pair for a hardened auditor; prints the trust-store entry.
     Keygen(crate::cli::keygen::KeygenArgs),
     /// Normalize a report and sign a receipt for one repository; prints the signed report.
@@ -52,11 +54,19 @@ fn env_lookup(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// With no App credential at all, the first run registers the App instead of failing.
+fn env_arc() -> crate::cli::setup::Env {
+    std::sync::Arc::new(env_lookup)
+}
+
+/// With no App credential at all, the first run registers the App and then serves it,
+/// on the address `serve` was given, instead of failing.
 fn serve_or_setup(args: &ServeArgs) -> ExitCode {
     if crate::config::ServeConfig::has_no_credentials(args, &env_lookup) {
-        let setup = crate::cli::setup::SetupArgs::default();
-        return crate::cli::setup::run(&setup, &env_lookup);
+        let setup = crate::cli::setup::SetupArgs {
+            listen: args.listen.clone(),
+            ..Default::default()
+        };
+        return crate::cli::setup::run(&setup, args, env_arc());
     }
     crate::cli::serve::run(args, &env_lookup)
 }
@@ -76,7 +86,10 @@ pub fn run() -> ExitCode {
     match cli.command {
         None => serve_or_setup(&cli.serve),
         Some(Command::Serve(args)) => serve_or_setup(&args),
-        Some(Command::Setup(args)) => crate::cli::setup::run(&args, &env_lookup),
+        Some(Command::Setup(args)) => {
+            crate::cli::setup::run(&args, &ServeArgs::default(), env_arc())
+        }
+        Some(Command::Healthcheck(args)) => crate::cli::healthcheck::run(&args, &env_lookup),
         Some(Command::Keygen(args)) => {
             offline(crate::cli::keygen::run(&args, &mut std::io::stdout()))
         }

@@ -9,8 +9,8 @@ use crate::config::{ServeArgs, ServeConfig};
 use crate::engine::receipt::TrustStore;
 use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use crate::metrics::Metrics;
-use crate::redeliver;
-use crate::server::{serve, AppState};
+use crate::server::{router, serve_router, shutdown_signal, AppState};
+use crate::{reconcile, redeliver};
 
 pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
     let config = match ServeConfig::resolve(args, env, &|p| std::fs::read_to_string(p)) {
@@ -23,8 +23,25 @@ pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
     super::block_on(start(config))
 }
 
-/// Builds the app from a resolved configuration and serves until a shutdown signal.
-pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
+/// The App built from a configuration: its router, and the sweeps running beside it.
+pub struct Running {
+    pub router: axum::Router,
+    stop: tokio::sync::watch::Sender<bool>,
+    sweeps: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops the sweeps and waits for them.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        for sweep in self.sweeps {
+            let _ = sweep.await;
+        }
+    }
+}
+
+/// Builds the app from a resolved configuration and starts its sweeps.
+pub fn build(config: &ServeConfig) -> anyhow::Result<Running> {
     let trust = match &config.trust_store {
         None => TrustStore::default(),
         Some(path) => {
@@ -48,15 +65,43 @@ pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
     )?;
     let github = Arc::new(github);
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let sweeper = (!config.redeliver_interval.is_zero())
-        .then(|| redeliver::spawn(github.clone(), config.redeliver_interval, stopped));
-    let app = AuditApp::with_policy(github, trust, config.min_assurance);
-    let state = AppState::new(config.webhook_secrets.clone(), metrics, Arc::new(app));
-    let served = serve(config.listen, state).await;
-    let _ = stop.send(true);
-    if let Some(sweeper) = sweeper {
-        let _ = sweeper.await;
+    let mut sweeps = Vec::new();
+    if !config.redeliver_interval.is_zero() {
+        sweeps.push(redeliver::spawn(
+            github.clone(),
+            config.redeliver_interval,
+            stopped.clone(),
+        ));
     }
+    let app = Arc::new(AuditApp::with_policy(
+        github.clone(),
+        trust,
+        config.min_assurance,
+    ));
+    if !config.reconcile_interval.is_zero() {
+        sweeps.push(reconcile::spawn(
+            app.clone(),
+            config.reconcile_interval,
+            metrics.clone(),
+            stopped,
+        ));
+    }
+    let state = AppState::new(config.webhook_secrets.clone(), metrics, app);
+    Ok(Running {
+        router: router(state),
+        stop,
+        sweeps,
+    })
+}
+
+/// Serves a resolved configuration until a shutdown signal.
+pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
+    let running = build(&config)?;
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("AUDITLOOP_LISTEN: cannot bind {}: {e}", config.listen))?;
+    let served = serve_router(listener, running.router.clone(), shutdown_signal()).await;
+    running.stop().await;
     served?;
     Ok(())
 }

@@ -1,16 +1,25 @@
-//! `auditloop setup`: register the GitHub App through the manifest flow.
+//! `auditloop setup`: register the GitHub App through the manifest flow, then serve it from
+//! the same process.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
-use crate::setup::{run as run_setup, SetupOptions};
+use crate::cli::serve::{build, Running};
+use crate::config::{ServeArgs, ServeConfig};
+use crate::setup::{run as run_setup, Launch, Registered, SetupOptions};
 
 /// The manifest shipped with auditloop, used when the working directory has none.
 const BUNDLED_MANIFEST: &str = include_str!("../../app-manifest.yml");
 
+/// Where setup listens when neither `--listen` nor `AUDITLOOP_LISTEN` says: this machine
+/// only, since the page registers an App whose credentials land in `.env`.
+pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
+
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SetupArgs {
-    /// Address of the local setup page [default: 127.0.0.1:3000]
+    /// Address of the setup page, and then of the App [env: AUDITLOOP_LISTEN] [default: 127.0.0.1:3000]
     #[arg(long)]
     pub listen: Option<String>,
     /// GitHub's web address; for GitHub Enterprise Server https://HOST [default: https://github.com]
@@ -24,44 +33,115 @@ pub struct SetupArgs {
     pub webhook_url: Option<String>,
 }
 
-/// Resolves the options: flags, then the environment's API URL; the manifest from
-/// `app-manifest.yml` in the working directory when present.
-pub fn options(
+/// An environment lookup that can move into the serving task.
+pub type Env = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// The address setup binds: the flag, then `AUDITLOOP_LISTEN`, then loopback.
+pub fn listen_address(
     args: &SetupArgs,
     env: &dyn Fn(&str) -> Option<String>,
-) -> anyhow::Result<SetupOptions> {
+) -> anyhow::Result<std::net::SocketAddr> {
     let listen = args
         .listen
         .clone()
-        .unwrap_or_else(|| "127.0.0.1:3000".to_owned());
-    let listen = listen.parse().map_err(|_| {
-        anyhow::anyhow!("--listen {listen:?} is not an address like 127.0.0.1:3000")
-    })?;
-    let api_url = env("AUDITLOOP_GITHUB_API_URL")
-        .unwrap_or_else(|| crate::config::DEFAULT_API_URL.to_owned());
+        .or_else(|| env("AUDITLOOP_LISTEN"))
+        .filter(|l| !l.trim().is_empty())
+        .unwrap_or_else(|| DEFAULT_SETUP_LISTEN.to_owned());
+    listen.trim().parse().map_err(|_| {
+        anyhow::anyhow!(
+            "AUDITLOOP_LISTEN (--listen) {listen:?} is not an address like 127.0.0.1:3000"
+        )
+    })
+}
+
+/// Resolves the options: flags, then the environment; the manifest from
+/// `app-manifest.yml` in the working directory when present.
+pub fn options(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> SetupOptions {
     let manifest =
         std::fs::read_to_string("app-manifest.yml").unwrap_or_else(|_| BUNDLED_MANIFEST.to_owned());
-    Ok(SetupOptions {
-        listen,
+    SetupOptions {
         github_url: args
             .github_url
             .clone()
             .unwrap_or_else(|| "https://github.com".to_owned()),
-        api_url,
+        api_url: env("AUDITLOOP_GITHUB_API_URL").filter(|u| !u.trim().is_empty()),
         org: args.org.clone(),
         webhook_url: args.webhook_url.clone(),
         dir: PathBuf::from("."),
         manifest,
+    }
+}
+
+/// Starts the App once it is registered: the settings GitHub handed over come first, then
+/// the flags and the environment as `serve` reads them. The running sweeps are kept in
+/// `slot` so that they are stopped when the server stops.
+pub fn launcher(serve_args: ServeArgs, env: Env, slot: Arc<Mutex<Option<Running>>>) -> Launch {
+    Box::new(move |registered: Registered| {
+        Box::pin(async move {
+            let overlay: HashMap<&str, String> = HashMap::from([
+                ("AUDITLOOP_APP_ID", registered.app_id.to_string()),
+                (
+                    "AUDITLOOP_PRIVATE_KEY_PATH",
+                    registered.key_path.display().to_string(),
+                ),
+                (
+                    "AUDITLOOP_WEBHOOK_SECRET",
+                    registered.webhook_secret.clone(),
+                ),
+                ("AUDITLOOP_GITHUB_API_URL", registered.api_url.clone()),
+            ]);
+            let lookup = |name: &str| overlay.get(name).cloned().or_else(|| env(name));
+            let mut args = serve_args;
+            // The listener is already bound; what `serve` would bind does not matter here.
+            args.listen = Some("127.0.0.1:0".to_owned());
+            let config = ServeConfig::resolve(&args, &lookup, &|p| std::fs::read_to_string(p))?;
+            let running = build(&config)?;
+            let router = running.router.clone();
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(running);
+            Ok(router)
+        })
     })
 }
 
-pub fn run(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
-    let opts = match options(args, env) {
-        Ok(o) => o,
+/// Setup on `listener`, then the App on the same listener, until `shutdown`.
+pub async fn setup_then_serve(
+    listener: tokio::net::TcpListener,
+    opts: SetupOptions,
+    serve_args: ServeArgs,
+    env: Env,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let slot = Arc::new(Mutex::new(None));
+    let launch = launcher(serve_args, env, slot.clone());
+    let served = run_setup(listener, opts, launch, shutdown).await;
+    let running = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(running) = running {
+        running.stop().await;
+    }
+    served
+}
+
+pub fn run(args: &SetupArgs, serve_args: &ServeArgs, env: Env) -> ExitCode {
+    let listen = match listen_address(args, &*env) {
+        Ok(l) => l,
         Err(e) => {
             eprintln!("auditloop: {e}");
             return ExitCode::from(2);
         }
     };
-    super::block_on(run_setup(opts))
+    let opts = options(args, &*env);
+    let serve_args = serve_args.clone();
+    super::block_on(async move {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        setup_then_serve(
+            listener,
+            opts,
+            serve_args,
+            env,
+            crate::server::shutdown_signal(),
+        )
+        .await
+    })
 }

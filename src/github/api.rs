@@ -98,6 +98,8 @@ pub struct Api {
     delivery: Option<DeliveryId>,
     metrics: Metrics,
     retry: RetryPolicy,
+    /// Counts every attempt, when a caller bounds its own calls (the reconcile sweep).
+    counter: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// octocrab's errors, without anything that could carry a token.
@@ -137,7 +139,14 @@ impl Api {
             delivery,
             metrics,
             retry,
+            counter: None,
         }
+    }
+
+    /// This client, counting each request it sends into `counter`.
+    pub fn counting(mut self, counter: Arc<std::sync::atomic::AtomicU64>) -> Self {
+        self.counter = Some(counter);
+        self
     }
 
     pub fn delivery(&self) -> Option<&DeliveryId> {
@@ -169,6 +178,9 @@ impl Api {
     }
 
     async fn attempt(&self, call: &Call) -> Result<ApiResponse, String> {
+        if let Some(counter) = &self.counter {
+            counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         let request = self.build(call).map_err(|e| e.to_string())?;
         let response = self.octo.execute(request).await.map_err(|e| describe(&e))?;
         let (parts, body) = response.into_parts();
@@ -250,6 +262,31 @@ impl Api {
         let route = call.route;
         self.send_ok(call).await?.json(route)
     }
+}
+
+/// The query of the `rel="next"` page of a `Link` header, if there is one. Only the query
+/// is kept from GitHub's absolute URL: the client joins its own base (and the Enterprise
+/// path prefix), and credentials are never sent to a host named by a header.
+pub fn next_query(link: &str) -> Option<String> {
+    link.split(',').find_map(|part| {
+        let mut pieces = part.split(';');
+        let target = pieces.next()?.trim();
+        let is_next = pieces.any(|p| {
+            let p = p.trim();
+            p == "rel=\"next\"" || p == "rel=next"
+        });
+        if !is_next {
+            return None;
+        }
+        let url = target.strip_prefix('<')?.strip_suffix('>')?;
+        let (_, query) = url.split_once('?')?;
+        let query = query.split('#').next().unwrap_or_default();
+        let safe = !query.is_empty()
+            && query
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~%&=+".contains(&b));
+        safe.then(|| query.to_owned())
+    })
 }
 
 /// GitHub's `message` field, bounded, for errors and logs.

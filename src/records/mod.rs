@@ -10,7 +10,7 @@ mod write;
 
 pub use cache::RecordsCache;
 pub use read::read_ref as head;
-pub use read::{read, read_at, read_with, Files, Reuse, Snapshot, MAX_LOAD_ROUNDS};
+pub use read::{blob_at, read, read_at, read_with, Files, Reuse, Snapshot, MAX_LOAD_ROUNDS};
 pub use recover::{create_branch, is_records_commit};
 pub use write::{
     commit_change, commit_change_with, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS,

@@ -46,6 +46,11 @@ impl Snapshot {
         self.blobs.keys().map(String::as_str)
     }
 
+    /// The blob SHA of `path` on the branch, when it exists and was not written by us since.
+    pub fn blob_sha(&self, path: &str) -> Option<&CommitSha> {
+        self.blobs.get(path).and_then(Option::as_ref)
+    }
+
     /// A file's content, if it was read.
     pub fn file(&self, path: &str) -> Option<&str> {
         self.files.get(path).map(String::as_str)
@@ -337,6 +342,35 @@ async fn read_tree_of(
         parents,
         blobs.into_iter().map(|(p, s)| (p, Some(s))).collect(),
     ))
+}
+
+/// The blob SHA of `path` at records commit `commit`, without reading any blob: `Ok(None)`
+/// when the commit is unknown to GitHub or holds no such file.
+pub async fn blob_at(
+    api: &Api,
+    repo: &RepoName,
+    commit: &CommitSha,
+    path: &str,
+) -> Result<Option<CommitSha>, GitHubError> {
+    let call = Call::get(
+        wire::GET_COMMIT,
+        repo_path(repo, &format!("git/commits/{commit}")),
+    );
+    let r = api.send(call).await?;
+    if matches!(r.status, 404 | 409 | 422) {
+        return Ok(None);
+    }
+    if !r.is_success() {
+        return Err(status_error(wire::GET_COMMIT, &r));
+    }
+    let body: CommitBody = r.json(wire::GET_COMMIT)?;
+    let tree_sha = wire::object_sha(wire::GET_COMMIT, &body.tree.sha)?;
+    let call = Call::get(
+        wire::GET_TREE,
+        repo_path(repo, &format!("git/trees/{tree_sha}?recursive=1")),
+    );
+    let tree: TreeBody = api.json(call).await?;
+    Ok(wire::blob_paths(tree)?.remove(path))
 }
 
 async fn load_blob(

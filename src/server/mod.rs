@@ -6,4 +6,6 @@ mod routes;
 pub mod signature;
 pub mod webhook;
 
-pub use routes::{router, serve, AppState, Handled, Handler, HandlerError};
+pub use routes::{
+    router, serve, serve_router, shutdown_signal, AppState, Handled, Handler, HandlerError,
+};

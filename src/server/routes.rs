@@ -164,13 +164,23 @@ async fn handle(state: AppState, delivery: Delivery) -> Response {
 /// Binds and serves until SIGTERM or SIGINT, then finishes in-flight deliveries.
 pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_router(listener, router(state), shutdown_signal()).await
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then finishes in-flight requests.
+pub async fn serve_router(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     tracing::info!(address = %listener.local_addr()?, "auditloop listening");
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
         .await
 }
 
-async fn shutdown_signal() {
+/// SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

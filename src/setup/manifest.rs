@@ -30,13 +30,8 @@ pub fn manifest_json(
     Ok(manifest)
 }
 
-/// `.env` with the three settings set, every other line kept as it was.
-pub fn updated_env(existing: &str, app_id: u64, key_path: &str, webhook_secret: &str) -> String {
-    const KEYS: [&str; 3] = [
-        "AUDITLOOP_APP_ID",
-        "AUDITLOOP_PRIVATE_KEY_PATH",
-        "AUDITLOOP_WEBHOOK_SECRET",
-    ];
+/// `.env` with `settings` set, every other line kept as it was.
+pub fn updated_env(existing: &str, settings: &[(&str, &str)]) -> String {
     let mut out: Vec<String> = existing
         .lines()
         .filter(|line| {
@@ -47,13 +42,11 @@ pub fn updated_env(existing: &str, app_id: u64, key_path: &str, webhook_secret: 
                 .next()
                 .unwrap_or("")
                 .trim();
-            !KEYS.contains(&name)
+            !settings.iter().any(|(key, _)| *key == name)
         })
         .map(str::to_owned)
         .collect();
-    out.push(format!("AUDITLOOP_APP_ID={app_id}"));
-    out.push(format!("AUDITLOOP_PRIVATE_KEY_PATH={key_path}"));
-    out.push(format!("AUDITLOOP_WEBHOOK_SECRET={webhook_secret}"));
+    out.extend(settings.iter().map(|(key, value)| format!("{key}={value}")));
     out.join("\n") + "\n"
 }
 
@@ -89,9 +82,11 @@ mod tests {
     fn env_keeps_other_settings_and_replaces_ours() {
         let env = updated_env(
             "AUDITLOOP_LOG=debug\nAUDITLOOP_APP_ID=1\nexport AUDITLOOP_WEBHOOK_SECRET=old\n",
-            42,
-            "/k/app.pem",
-            "s3",
+            &[
+                ("AUDITLOOP_APP_ID", "42"),
+                ("AUDITLOOP_PRIVATE_KEY_PATH", "/k/app.pem"),
+                ("AUDITLOOP_WEBHOOK_SECRET", "s3"),
+            ],
         );
         assert_eq!(env, "AUDITLOOP_LOG=debug\nAUDITLOOP_APP_ID=42\nAUDITLOOP_PRIVATE_KEY_PATH=/k/app.pem\nAUDITLOOP_WEBHOOK_SECRET=s3\n");
     }

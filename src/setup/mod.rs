@@ -1,37 +1,41 @@
-//! First-run setup through GitHub's App-manifest flow (CONTRACT §2): a local page with a
-//! "Register GitHub App" button posts `app-manifest.yml` to GitHub; GitHub redirects back
-//! with a code; the code is converted (`POST /app-manifests/{code}/conversions`) and the App
-//! id, the PEM key's path and the webhook secret are written to `.env`.
+//! First-run setup through GitHub's App-manifest flow (CONTRACT §2). A local page asks
+//! for the public webhook URL, the organization and the GitHub host, shows the manifest,
+//! and posts it to GitHub; GitHub redirects back with a code; the code is converted
+//! (`POST /app-manifests/{code}/conversions`), the App id, the PEM key's path and the
+//! webhook secret are written to `.env`, and the same listener goes on serving the App.
 
+mod convert;
+mod form;
 mod manifest;
+mod page;
 
-use std::net::SocketAddr;
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
+use axum::body::Body;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, Request, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::get;
-use axum::Router;
+use axum::routing::{get, post};
+use axum::{Form, Router};
+use futures::future::BoxFuture;
 use serde::Deserialize;
-use tokio::sync::watch;
+use tower::ServiceExt as _;
 
+pub use convert::{write_private, Registered, CONVERSION_ROUTE};
+pub use form::{api_url_for, Choice, FieldError, FormInput};
 pub use manifest::{html_attr, manifest_json, updated_env};
-
-use crate::github::{Api, Call, GitHubError, RetryPolicy};
-use crate::metrics::Metrics;
 
 #[derive(Debug, Clone)]
 pub struct SetupOptions {
-    /// Where this setup page listens (the redirect comes back here).
-    pub listen: SocketAddr,
-    /// GitHub's web host: `https://github.com` or the Enterprise host.
+    /// The GitHub web address the form starts with: `https://github.com` or an Enterprise host.
     pub github_url: String,
-    pub api_url: String,
-    /// Register the App for this organization instead of the signed-in user.
+    /// An operator-set REST URL (`AUDITLOOP_GITHUB_API_URL`); otherwise derived from the host.
+    pub api_url: Option<String>,
+    /// The organization the form starts with.
     pub org: Option<String>,
-    /// The public URL GitHub will deliver webhooks to.
+    /// The public webhook URL the form starts with (`--webhook-url`).
     pub webhook_url: Option<String>,
     /// Where `.env` and the key are written.
     pub dir: PathBuf,
@@ -39,56 +43,100 @@ pub struct SetupOptions {
     pub manifest: String,
 }
 
+/// Starts serving the registered App; answers the router that takes over the listener.
+pub type Launch = Box<dyn FnOnce(Registered) -> BoxFuture<'static, anyhow::Result<Router>> + Send>;
+
+/// How many reviewed forms are remembered (each has its own `state`).
+const PENDING: usize = 16;
+
 #[derive(Clone)]
 struct SetupState {
     opts: Arc<SetupOptions>,
-    /// The `state` value the redirect must carry back (CSRF protection).
-    nonce: String,
-    done: watch::Sender<bool>,
-    finished: Arc<Mutex<bool>>,
+    /// Reviewed answers by the `state` their form carries to GitHub and back: a redirect
+    /// carrying no state this page issued is refused (CSRF protection).
+    pending: Arc<Mutex<VecDeque<(String, Choice)>>>,
+    /// Held while a code is converted, so a second redirect cannot convert again; then
+    /// holds the finished page.
+    finished: Arc<tokio::sync::Mutex<Option<String>>>,
+    launch: Arc<Mutex<Option<Launch>>>,
+    /// What the listener serves: this setup, then the App.
+    serving: Arc<RwLock<Router>>,
 }
 
-/// What GitHub's conversion answers; the secret fields never reach logs.
-#[derive(Deserialize)]
-struct Conversion {
-    id: u64,
-    slug: String,
-    pem: String,
-    webhook_secret: Option<String>,
-}
-
-fn redirect_url(opts: &SetupOptions) -> String {
-    format!("http://{}/setup/callback", opts.listen)
-}
-
-fn new_url(opts: &SetupOptions, nonce: &str) -> String {
-    let base = opts.github_url.trim_end_matches('/');
-    match &opts.org {
-        Some(org) => format!("{base}/organizations/{org}/settings/apps/new?state={nonce}"),
-        None => format!("{base}/settings/apps/new?state={nonce}"),
+fn initial_input(opts: &SetupOptions) -> FormInput {
+    FormInput {
+        webhook_url: opts.webhook_url.clone().unwrap_or_default(),
+        org: opts.org.clone().unwrap_or_default(),
+        github_url: opts.github_url.clone(),
     }
 }
 
-async fn page(State(s): State<SetupState>) -> Response {
+async fn start_page(State(s): State<SetupState>) -> Html<String> {
+    Html(page::form(&initial_input(&s.opts), &[]))
+}
+
+/// The address the browser reached us at, for the redirect back; only host characters.
+fn own_origin(headers: &HeaderMap) -> Option<String> {
+    let host = headers.get("host")?.to_str().ok()?;
+    let ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
+    let https = headers
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        == Some("https");
+    ok.then(|| format!("{}://{host}", if https { "https" } else { "http" }))
+}
+
+async fn review(
+    State(s): State<SetupState>,
+    headers: HeaderMap,
+    Form(input): Form<FormInput>,
+) -> Response {
+    let choice = match input.check(s.opts.api_url.as_deref()) {
+        Ok(c) => c,
+        Err(errors) => {
+            return (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Html(page::form(&input, &errors)),
+            )
+                .into_response()
+        }
+    };
+    let Some(origin) = own_origin(&headers) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Html(page::problem(
+                "Cannot tell this page's address",
+                "The request carried no usable Host header, so GitHub could not be told where to send you back.",
+            )),
+        )
+            .into_response();
+    };
     let manifest = match manifest_json(
         &s.opts.manifest,
-        &redirect_url(&s.opts),
-        s.opts.webhook_url.as_deref(),
+        &format!("{origin}/setup/callback"),
+        Some(&choice.webhook_url),
     ) {
         Ok(m) => m,
-        Err(e) => return (StatusCode::INTERNAL_SERVER_ERROR, e).into_response(),
+        Err(e) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Html(page::problem("app-manifest.yml cannot be used", &e)),
+            )
+                .into_response()
+        }
     };
-    Html(format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>auditloop setup</title></head><body>\
-         <h1>auditloop: first-run setup</h1>\
-         <p>Register the GitHub App described by <code>app-manifest.yml</code>. GitHub asks you to confirm, \
-         then sends you back here, and the App's id, key and webhook secret are written to <code>.env</code>.</p>\
-         <form action=\"{}\" method=\"post\"><input type=\"hidden\" name=\"manifest\" value=\"{}\">\
-         <button type=\"submit\">Register GitHub App</button></form></body></html>",
-        html_attr(&new_url(&s.opts, &s.nonce)),
-        html_attr(&manifest.to_string())
-    ))
-    .into_response()
+    let state = hex::encode(rand::random::<[u8; 16]>());
+    {
+        let mut pending = s.pending.lock().unwrap_or_else(|p| p.into_inner());
+        pending.push_back((state.clone(), choice.clone()));
+        while pending.len() > PENDING {
+            pending.pop_front();
+        }
+    }
+    Html(page::review(&choice, &state, &manifest)).into_response()
 }
 
 #[derive(Deserialize)]
@@ -97,125 +145,138 @@ struct Callback {
     state: Option<String>,
 }
 
+fn problem(status: StatusCode, title: &str, sentence: &str) -> Response {
+    (status, Html(page::problem(title, sentence))).into_response()
+}
+
 async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Response {
-    if q.state.as_deref() != Some(s.nonce.as_str()) {
-        return (
-            StatusCode::BAD_REQUEST,
-            "this redirect does not carry the state this setup page issued; start again from /",
-        )
-            .into_response();
-    }
-    let Some(code) = q
-        .code
-        .filter(|c| !c.is_empty() && c.chars().all(|ch| ch.is_ascii_alphanumeric()))
-    else {
-        return (
-            StatusCode::BAD_REQUEST,
-            "the redirect carries no usable code; start again from /",
-        )
-            .into_response();
+    let choice = {
+        let pending = s.pending.lock().unwrap_or_else(|p| p.into_inner());
+        pending
+            .iter()
+            .find(|(state, _)| Some(state.as_str()) == q.state.as_deref())
+            .map(|(_, c)| c.clone())
     };
-    if *s.finished.lock().unwrap_or_else(|p| p.into_inner()) {
-        return (StatusCode::CONFLICT, "setup already finished").into_response();
+    let Some(choice) = choice else {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "This link did not come from this setup page",
+            "GitHub's redirect does not carry the state this page issued (or the page was restarted since). Start again from the first page.",
+        );
+    };
+    let Some(code) = q.code.filter(|c| {
+        !c.is_empty() && c.len() <= 100 && c.bytes().all(|b| b.is_ascii_alphanumeric())
+    }) else {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "GitHub sent no code",
+            "The redirect carries no usable code, so the App's credentials cannot be fetched. Start again from the first page.",
+        );
+    };
+    let mut finished = s.finished.lock().await;
+    if let Some(done) = finished.as_ref() {
+        return (StatusCode::OK, Html(done.clone())).into_response();
     }
-    match finish(&s.opts, &code).await {
-        Ok(done) => {
-            *s.finished.lock().unwrap_or_else(|p| p.into_inner()) = true;
-            let _ = s.done.send(true);
-            Html(format!(
-                "<!doctype html><html><body><h1>GitHub App {} registered</h1><p>Its settings are in <code>.env</code>. \
-                 Install the App on a repository, then start auditloop again: <code>cargo run --release</code>.</p></body></html>",
-                html_attr(&done)
-            ))
-            .into_response()
+    let registered = match convert::convert(&choice, &s.opts.dir, &code).await {
+        Ok(r) => r,
+        Err(e) => {
+            return problem(
+                StatusCode::BAD_GATEWAY,
+                "GitHub did not hand over the App",
+                &format!("Converting the code failed: {e}. Codes expire after an hour and work once; start again from the first page."),
+            )
         }
-        Err(e) => (
-            StatusCode::BAD_GATEWAY,
-            format!("GitHub did not convert the code: {e}; start again from /"),
-        )
-            .into_response(),
+    };
+    let files = format!(
+        "<code>{}</code> and <code>{}</code>",
+        html_attr(&registered.env_path.display().to_string()),
+        html_attr(&registered.key_path.display().to_string())
+    );
+    let launch = s.launch.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let Some(launch) = launch else {
+        return problem(
+            StatusCode::CONFLICT,
+            "Setup already finished",
+            "This setup has already handed over to the App.",
+        );
+    };
+    match launch(registered.clone()).await {
+        Ok(app) => {
+            *s.serving.write().unwrap_or_else(|p| p.into_inner()) = app;
+            println!(
+                "auditloop: {registered} is registered and its settings are in .env. Install it: {}\nauditloop: serving webhooks now.",
+                registered.install_url
+            );
+            let done = page::done(&registered.slug, &registered.install_url, &files);
+            *finished = Some(done.clone());
+            Html(done).into_response()
+        }
+        Err(e) => problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Registered, but not serving",
+            &format!(
+                "{registered} is registered and saved, but auditloop could not start serving it: {e:#}. Fix that, then start auditloop again; setup is not needed again."
+            ),
+        ),
     }
 }
 
-/// Converts the code and writes the key and `.env`; returns the App's slug.
-async fn finish(opts: &SetupOptions, code: &str) -> Result<String, GitHubError> {
-    let octo = octocrab::Octocrab::builder()
-        .base_uri(opts.api_url.as_str())
-        .map_err(|e| GitHubError::Setup(e.to_string()))?
-        .build()
-        .map_err(|e| GitHubError::Setup(e.to_string()))?;
-    let api = Api::new(Arc::new(octo), None, Metrics::new(), RetryPolicy::default());
-    let route = "POST /app-manifests/{code}/conversions";
-    let app: Conversion = api
-        .json(Call::post(
-            route,
-            format!("/app-manifests/{code}/conversions"),
-            &serde_json::json!({}),
-        ))
-        .await?;
-    let key_path = opts.dir.join(format!("{}.private-key.pem", app.slug));
-    write_private(&key_path, &app.pem)
-        .map_err(|e| GitHubError::Setup(format!("writing {}: {e}", key_path.display())))?;
-    let env_path = opts.dir.join(".env");
-    let existing = std::fs::read_to_string(&env_path).unwrap_or_default();
-    let secret = app.webhook_secret.unwrap_or_default();
-    let env = updated_env(&existing, app.id, &key_path.display().to_string(), &secret);
-    write_private(&env_path, &env)
-        .map_err(|e| GitHubError::Setup(format!("writing {}: {e}", env_path.display())))?;
-    tracing::info!(app_id = app.id, slug = %app.slug, "GitHub App registered; settings written to .env");
-    Ok(app.slug)
+async fn not_serving_yet() -> Response {
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        "setting up: no GitHub App is configured yet",
+    )
+        .into_response()
 }
 
-/// Writes a file only its owner can read: it holds a key or a secret.
-fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    // `mode` applies only to a new file: an existing `.env` is narrowed too.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    file.write_all(text.as_bytes())
-}
-
-/// The setup router, and a receiver that turns `true` once the App is registered.
-pub fn router(opts: SetupOptions) -> (Router, watch::Receiver<bool>) {
-    let nonce = hex::encode(rand::random::<[u8; 16]>());
-    let (done, finished) = watch::channel(false);
+/// What the listener serves: the setup pages until the App is registered and launched,
+/// then the App's own router, without rebinding.
+pub fn app(opts: SetupOptions, launch: Launch) -> Router {
+    let serving = Arc::new(RwLock::new(Router::new()));
     let state = SetupState {
         opts: Arc::new(opts),
-        nonce,
-        done,
-        finished: Arc::new(Mutex::new(false)),
+        pending: Arc::new(Mutex::new(VecDeque::new())),
+        finished: Arc::new(tokio::sync::Mutex::new(None)),
+        launch: Arc::new(Mutex::new(Some(launch))),
+        serving: serving.clone(),
     };
-    let router = Router::new()
-        .route("/", get(page))
+    let setup = Router::new()
+        .route("/", get(start_page))
+        .route("/setup/review", post(review))
         .route("/setup/callback", get(callback))
+        .route("/healthz", get(not_serving_yet))
         .with_state(state);
-    (router, finished)
+    *serving.write().unwrap_or_else(|p| p.into_inner()) = setup;
+    let handover = tower::service_fn(move |req: Request<Body>| {
+        let current = serving.read().unwrap_or_else(|p| p.into_inner()).clone();
+        current.oneshot(req)
+    });
+    Router::new().fallback_service(handover)
 }
 
-/// Serves the setup page until the App is registered (or a shutdown signal).
-pub async fn run(opts: SetupOptions) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(opts.listen).await?;
+/// The address to print: a wildcard bind is reached through loopback on this machine.
+fn printable(addr: std::net::SocketAddr) -> std::net::SocketAddr {
+    let mut addr = addr;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    addr
+}
+
+/// Serves setup on `listener`, then the App, until `shutdown` completes.
+pub async fn run(
+    listener: tokio::net::TcpListener,
+    opts: SetupOptions,
+    launch: Launch,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
-    let (router, mut finished) = router(opts);
-    println!("auditloop: no GitHub App is configured yet. Open http://{addr}/ to register one.");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            let _ = finished.wait_for(|done| *done).await;
-        })
-        .await?;
     println!(
-        "auditloop: the App is registered and .env is written; start auditloop again to serve."
+        "auditloop: no GitHub App is configured yet. Open http://{}/ to register one.",
+        printable(addr)
     );
+    axum::serve(listener, app(opts, launch))
+        .with_graceful_shutdown(shutdown)
+        .await?;
     Ok(())
 }

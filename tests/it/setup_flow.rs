@@ -1,34 +1,40 @@
-//! First-run setup through GitHub's App-manifest flow: the page, the redirect's state check,
-//! the code conversion against the (fake) API, and what lands in `.env`.
+//! First-run setup through GitHub's App-manifest flow over HTTP: the form and its refusals,
+//! the manifest shown, the redirect's state check, the code conversion against the (fake)
+//! API, what lands in `.env`, and the hand-over to the App on the same listener.
 
 use crate::support;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use auditloop::setup::{router, SetupOptions};
+use auditloop::setup::{app, Launch, SetupOptions};
 use support::fake::FakeGitHub;
 
 const MANIFEST: &str = include_str!("../../app-manifest.yml");
 
-async fn serve_setup(
-    gh: &FakeGitHub,
-    dir: &std::path::Path,
-) -> (String, tokio::sync::watch::Receiver<bool>) {
+/// A launch that serves `/healthz` as the App would.
+fn stub_launch() -> Launch {
+    Box::new(|_registered| {
+        Box::pin(async {
+            Ok(axum::Router::new().route("/healthz", axum::routing::get(|| async { "ok" })))
+        })
+    })
+}
+
+async fn serve_setup(gh: &FakeGitHub, dir: &std::path::Path) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let opts = SetupOptions {
-        listen: addr,
         github_url: "https://github.com".into(),
-        api_url: gh.api_url(),
+        api_url: Some(gh.api_url()),
         org: None,
         webhook_url: Some("https://tunnel.example/webhook".into()),
         dir: dir.to_path_buf(),
         manifest: MANIFEST.into(),
     };
-    let (app, done) = router(opts);
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (format!("http://{addr}"), done)
+    let router = app(opts, stub_launch());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{addr}")
 }
 
 fn state_of(page: &str) -> String {
@@ -39,23 +45,121 @@ fn state_of(page: &str) -> String {
         .collect()
 }
 
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Posts the form; the review page's status and text.
+async fn review(base: &str, fields: &[(&str, &str)]) -> (u16, String) {
+    let r = reqwest::Client::new()
+        .post(format!("{base}/setup/review"))
+        .form(fields)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
 #[tokio::test]
-async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
+async fn the_form_refuses_mistakes_in_words() {
     let gh = FakeGitHub::start().await;
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(".env"), "AUDITLOOP_LOG=debug\n").unwrap();
-    let (base, mut done) = serve_setup(&gh, dir.path()).await;
-    let http = reqwest::Client::new();
-
-    let page = http
-        .get(format!("{base}/"))
-        .send()
+    let base = serve_setup(&gh, dir.path()).await;
+    let page = reqwest::get(format!("{base}/"))
         .await
         .unwrap()
         .text()
         .await
         .unwrap();
+    assert!(page.contains("three steps"), "{page}");
+    assert!(
+        page.contains("value=\"https://tunnel.example/webhook\""),
+        "{page}"
+    );
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[("webhook_url", "http://tunnel.example/webhook")],
+            "must start with https://",
+        ),
+        (&[("webhook_url", "")], "public address"),
+        (
+            &[("webhook_url", "tunnel.example/webhook")],
+            "is not a full address",
+        ),
+        (
+            &[
+                ("webhook_url", "https://tunnel.example/webhook"),
+                ("org", "no spaces"),
+            ],
+            "is not an organization name",
+        ),
+        (
+            &[
+                ("webhook_url", "https://tunnel.example/webhook"),
+                ("github_url", "http://ghe.example.com"),
+            ],
+            "must start with https://",
+        ),
+    ];
+    for (fields, words) in cases {
+        let (status, page) = review(&base, fields).await;
+        assert_eq!(status, 422, "{fields:?}");
+        assert!(unescape(&page).contains(words), "{fields:?}: {page}");
+        assert!(page.contains("Please fix"), "{page}");
+    }
+    // http://localhost is accepted for trials.
+    let (status, _) = review(&base, &[("webhook_url", "http://localhost:3000/webhook")]).await;
+    assert_eq!(status, 200);
+    assert!(
+        gh.requests().is_empty(),
+        "no GitHub call before the conversion"
+    );
+}
+
+#[tokio::test]
+async fn an_organization_on_an_enterprise_host_gets_its_own_form_address() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_setup(&gh, dir.path()).await;
+    let (status, page) = review(
+        &base,
+        &[
+            ("webhook_url", "https://hooks.acme.example/webhook"),
+            ("org", "acme"),
+            ("github_url", "ghe.acme.example"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains(
+            "action=\"https://ghe.acme.example/organizations/acme/settings/apps/new?state="
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains("the organization acme on ghe.acme.example"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(".env"), "AUDITLOOP_LOG=debug\n").unwrap();
+    let base = serve_setup(&gh, dir.path()).await;
+    let http = reqwest::Client::new();
+    let (status, page) = review(&base, &[("webhook_url", "https://tunnel.example/webhook")]).await;
+    assert_eq!(status, 200);
     assert!(page.contains("Register GitHub App"));
+    assert!(
+        page.contains("id=\"manifest\""),
+        "the manifest is shown: {page}"
+    );
     assert!(
         page.contains("action=\"https://github.com/settings/apps/new?state="),
         "{page}"
@@ -67,14 +171,8 @@ async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
         .split('"')
         .next()
         .unwrap()
-        .replace("&quot;", "\"");
-    let manifest: serde_json::Value = serde_json::from_str(
-        &manifest
-            .replace("&amp;", "&")
-            .replace("&lt;", "<")
-            .replace("&gt;", ">"),
-    )
-    .unwrap();
+        .to_owned();
+    let manifest: serde_json::Value = serde_json::from_str(&unescape(&manifest)).unwrap();
     assert_eq!(manifest["redirect_url"], format!("{base}/setup/callback"));
     assert_eq!(
         manifest["hook_attributes"]["url"],
@@ -84,6 +182,17 @@ async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
     let state = state_of(&page);
     assert_eq!(state.len(), 32);
 
+    assert!(manifest["default_permissions"].get("members").is_none());
+    assert_eq!(manifest["default_permissions"]["merge_queues"], "read");
+    // Setup is not the App yet.
+    assert_eq!(
+        http.get(format!("{base}/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        503
+    );
     // A redirect that does not carry our state is refused, and nothing is written.
     let r = http
         .get(format!("{base}/setup/callback?code=goodcode&state=forged"))
@@ -101,14 +210,22 @@ async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
-    assert!(*done.borrow_and_update(), "setup reports it is finished");
+    assert_eq!(r.status(), 200);
+    let done = r.text().await.unwrap();
+    assert!(
+        done.contains("href=\"https://github.com/apps/auditloop-acme/installations/new\""),
+        "{done}"
+    );
+    // The same listener now serves the App.
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert_eq!(health.text().await.unwrap(), "ok");
 
     let env = std::fs::read_to_string(dir.path().join(".env")).unwrap();
     let key = dir.path().join("auditloop-acme.private-key.pem");
     assert_eq!(
         env,
-        format!("AUDITLOOP_LOG=debug\nAUDITLOOP_APP_ID=777\nAUDITLOOP_PRIVATE_KEY_PATH={}\nAUDITLOOP_WEBHOOK_SECRET=whsec-from-github\n", key.display())
+        format!("AUDITLOOP_LOG=debug\nAUDITLOOP_APP_ID=777\nAUDITLOOP_PRIVATE_KEY_PATH={}\nAUDITLOOP_WEBHOOK_SECRET=whsec-from-github\nAUDITLOOP_GITHUB_API_URL={}\n", key.display(), gh.api_url())
     );
     assert!(std::fs::read_to_string(&key)
         .unwrap()
@@ -139,16 +256,9 @@ async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
 async fn a_code_github_does_not_know_is_answered_and_writes_nothing() {
     let gh = FakeGitHub::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let (base, done) = serve_setup(&gh, dir.path()).await;
+    let base = serve_setup(&gh, dir.path()).await;
     let http = reqwest::Client::new();
-    let page = http
-        .get(format!("{base}/"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let (_, page) = review(&base, &[("webhook_url", "https://tunnel.example/webhook")]).await;
     let state = state_of(&page);
     let r = http
         .get(format!("{base}/setup/callback?code=expired&state={state}"))
@@ -156,18 +266,30 @@ async fn a_code_github_does_not_know_is_answered_and_writes_nothing() {
         .await
         .unwrap();
     assert_eq!(r.status(), 502);
-    assert!(!*done.borrow());
+    assert!(r
+        .text()
+        .await
+        .unwrap()
+        .contains("Converting the code failed"));
     assert!(!dir.path().join(".env").exists());
+    assert_eq!(
+        http.get(format!("{base}/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        503
+    );
 }
 
-/// `auditloop setup` serves the page; `auditloop` with no credential at all does the same.
+/// `auditloop` with no credential at all serves the setup page where `AUDITLOOP_LISTEN` says.
 #[test]
-fn the_binary_serves_the_setup_page() {
+fn the_binary_serves_the_setup_page_where_told() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_auditloop"))
-        .args(["setup", "--listen", "127.0.0.1:0"])
-        .current_dir(dir.path())
         .env_clear()
+        .env("AUDITLOOP_LISTEN", "127.0.0.1:0")
+        .current_dir(dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -188,5 +310,5 @@ fn the_binary_serves_the_setup_page() {
     let _ = child.kill();
     let _ = child.wait();
     assert!(line.contains("no GitHub App is configured yet"), "{line}");
-    assert!(page.unwrap_or_default().contains("Register GitHub App"));
+    assert!(page.unwrap_or_default().contains("Public webhook URL"));
 }

@@ -17,6 +17,7 @@ pub use refs::*;
 
 use crate::ids::RepoName;
 
+pub const LIST_PULLS: &str = "GET /repos/{owner}/{repo}/pulls";
 pub const GET_PULL: &str = "GET /repos/{owner}/{repo}/pulls/{pull_number}";
 pub const PATCH_PULL: &str = "PATCH /repos/{owner}/{repo}/pulls/{pull_number}";
 pub const GET_CONTENT: &str = "GET /repos/{owner}/{repo}/contents/{path}";

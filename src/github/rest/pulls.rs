@@ -100,3 +100,31 @@ pub async fn open_pulls_for_commit(
         .filter(|p| p.open && p.head_sha == sha)
         .collect())
 }
+
+/// The repository's open pull requests, newest first, at most `max_pages` pages of 100.
+pub async fn open_pulls(
+    api: &Api,
+    repo: &RepoName,
+    max_pages: usize,
+) -> Result<Vec<Pull>, GitHubError> {
+    let mut pulls = Vec::new();
+    let mut next = Some("state=open&per_page=100".to_owned());
+    let mut pages = 0;
+    while let Some(query) = next.take() {
+        if pages >= max_pages {
+            break;
+        }
+        let answer = api
+            .send_ok(Call::get(LIST_PULLS, path(repo, &format!("pulls?{query}"))))
+            .await?;
+        pages += 1;
+        let page: Vec<PullBody> = answer.json(LIST_PULLS)?;
+        pulls.extend(page.into_iter().map(Pull::from).filter(|p| p.open));
+        next = answer
+            .headers
+            .get("link")
+            .and_then(|v| v.to_str().ok())
+            .and_then(crate::github::api::next_query);
+    }
+    Ok(pulls)
+}

@@ -324,6 +324,7 @@ impl Router {
         })
         .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
         .or_else(|| super::fake_dispatch::route(&mut state, &method, &segs, &body))
+        .or_else(|| super::fake_installs::route(&mut state, &method, &segs, query))
         .unwrap_or_else(|| route(&mut state, &method, &segs, body));
         if let Some(pos) = state
             .lost_answers

@@ -10,6 +10,7 @@ pub mod fake_branches;
 pub mod fake_dispatch;
 pub mod fake_git;
 pub mod fake_hooks;
+pub mod fake_installs;
 pub mod fake_pages;
 pub mod fake_repo;
 pub mod harness;

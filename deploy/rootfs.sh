@@ -1,0 +1,26 @@
+#!/bin/sh
+# Lays out the final image's root filesystem: the auditloop binary, the shared libraries
+# `ldd` names for it, the CA certificates, and an empty working directory for the
+# non-root user. Nothing else: no shell, no package manager. The Dockerfile's last stage
+# copies exactly this tree; check-image.sh runs the binary in it.
+#
+#   deploy/rootfs.sh BINARY DEST
+set -eu
+bin=$1
+dest=$2
+uid=${AUDITLOOP_UID:-65532}
+
+mkdir -p "$dest/usr/local/bin" "$dest/etc/ssl/certs" "$dest/data"
+cp "$bin" "$dest/usr/local/bin/auditloop"
+chmod 0755 "$dest/usr/local/bin/auditloop"
+
+# Every library the dynamic loader will map, the loader itself included, at its own path.
+ldd "$bin" | awk '/=> \//{print $3} /^[[:space:]]*\//{print $1}' | sort -u |
+while read -r lib; do
+    mkdir -p "$dest$(dirname "$lib")"
+    cp -L "$lib" "$dest$lib"
+done
+
+cp -L /etc/ssl/certs/ca-certificates.crt "$dest/etc/ssl/certs/ca-certificates.crt"
+chown "$uid:$uid" "$dest/data"
+chmod 0750 "$dest/data"

@@ -1,0 +1,314 @@
+//! Reconcile (CONTRACT §1): views are rebuilt from the records on every event, but a
+//! delivery that failed after its records commit and was never redelivered leaves them
+//! behind. A sweep walks the open PRs of every installation and republishes the check run
+//! and the PR-body sections of each PR whose views no longer match its record.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::app::context::{html_base, Ctx};
+use crate::app::store::{self, State};
+use crate::app::views::{self, RunMode};
+use crate::app::AuditApp;
+use crate::engine::record::Record;
+use crate::engine::views::{sections, splice, SpliceOutcome};
+use crate::github::rest::{self, CheckRunInfo, Pull};
+use crate::github::{Api, Call, GitHubError};
+use crate::ids::{CommitSha, DeliveryId, PrNumber, RepoName};
+use crate::records::{self, Snapshot};
+
+pub const LIST_INSTALLATIONS: &str = "GET /app/installations";
+pub const LIST_REPOSITORIES: &str = "GET /installation/repositories";
+
+/// What one sweep may spend.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// GitHub requests per sweep; once spent, no new repository or republish is started.
+    pub max_calls: u64,
+    /// Pages per listing (installations, repositories, open PRs), 100 items each.
+    pub max_pages: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_calls: 500,
+            max_pages: 10,
+        }
+    }
+}
+
+/// What one sweep saw and did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub installations: usize,
+    pub repositories: usize,
+    /// Open PRs with a record whose views were compared with it.
+    pub checked: usize,
+    /// `owner/repo#N` of each PR whose views were republished.
+    pub republished: Vec<String>,
+    /// Repositories whose sweep failed (GitHub failed underneath), with the error.
+    pub failed: Vec<(String, String)>,
+    /// GitHub requests the sweep sent.
+    pub calls: u64,
+    /// The call budget ran out before every PR was looked at.
+    pub budget_spent: bool,
+}
+
+#[derive(Deserialize)]
+struct Installation {
+    id: u64,
+}
+
+#[derive(Deserialize)]
+struct RepoListing {
+    repositories: Vec<RepoItem>,
+}
+
+#[derive(Deserialize)]
+struct RepoItem {
+    full_name: String,
+    #[serde(default)]
+    default_branch: Option<String>,
+    #[serde(default)]
+    html_url: Option<String>,
+    #[serde(default)]
+    archived: bool,
+}
+
+/// Pages through a listing; `items` takes one page's JSON apart.
+async fn pages<T>(
+    api: &Api,
+    route: &'static str,
+    base: &str,
+    max_pages: usize,
+    items: impl Fn(&crate::github::ApiResponse) -> Result<Vec<T>, GitHubError>,
+) -> Result<Vec<T>, GitHubError> {
+    let mut all = Vec::new();
+    let mut next = Some("per_page=100".to_owned());
+    let mut count = 0;
+    while let Some(query) = next.take() {
+        if count >= max_pages {
+            break;
+        }
+        let answer = api
+            .send_ok(Call::get(route, format!("{base}?{query}")))
+            .await?;
+        count += 1;
+        all.extend(items(&answer)?);
+        next = answer
+            .headers
+            .get("link")
+            .and_then(|v| v.to_str().ok())
+            .and_then(crate::github::api::next_query);
+    }
+    Ok(all)
+}
+
+struct Sweep<'a> {
+    app: &'a AuditApp,
+    limits: Limits,
+    calls: Arc<AtomicU64>,
+    report: Report,
+}
+
+impl Sweep<'_> {
+    fn spent(&mut self) -> bool {
+        let spent = self.calls.load(Ordering::Relaxed) >= self.limits.max_calls;
+        self.report.budget_spent |= spent;
+        spent
+    }
+}
+
+/// Whether the PR body's sections are not the record's.
+fn body_behind(pull: &Pull, record: &Record, ctx: &Ctx) -> bool {
+    let view = ctx.view();
+    matches!(
+        splice(
+            &pull.body,
+            &sections(Some(record), &view),
+            &view.record_url(&record.id)
+        ),
+        SpliceOutcome::Updated { .. }
+    )
+}
+
+impl AuditApp {
+    /// One reconcile sweep over every installation, within `limits`. Only a failure to list
+    /// the installations is an error; a repository that fails is reported and skipped.
+    pub async fn reconcile(&self, limits: Limits) -> Result<Report, GitHubError> {
+        let calls = Arc::new(AtomicU64::new(0));
+        let mut sweep = Sweep {
+            app: self,
+            limits,
+            calls: calls.clone(),
+            report: Report::default(),
+        };
+        let app_api = self.github.app_api(None).counting(calls.clone());
+        let installations: Vec<Installation> = pages(
+            &app_api,
+            LIST_INSTALLATIONS,
+            "/app/installations",
+            limits.max_pages,
+            |r| r.json(LIST_INSTALLATIONS),
+        )
+        .await?;
+        sweep.report.installations = installations.len();
+        'installations: for installation in installations {
+            if sweep.spent() {
+                break;
+            }
+            let api = match self.github.installation(installation.id, None).await {
+                Ok(api) => api.counting(calls.clone()),
+                Err(e) => {
+                    let what = format!("installation {}", installation.id);
+                    sweep.report.failed.push((what, e.to_string()));
+                    continue;
+                }
+            };
+            let repos = pages(
+                &api,
+                LIST_REPOSITORIES,
+                "/installation/repositories",
+                limits.max_pages,
+                |r| Ok(r.json::<RepoListing>(LIST_REPOSITORIES)?.repositories),
+            )
+            .await;
+            let repos = match repos {
+                Ok(r) => r,
+                Err(e) => {
+                    let what = format!("installation {}", installation.id);
+                    sweep.report.failed.push((what, e.to_string()));
+                    continue;
+                }
+            };
+            for repo in repos.into_iter().filter(|r| !r.archived) {
+                if sweep.spent() {
+                    break 'installations;
+                }
+                sweep.report.repositories += 1;
+                let name = repo.full_name.clone();
+                if let Err(e) = sweep.repository(api.clone(), repo).await {
+                    sweep.report.failed.push((name, e.to_string()));
+                }
+            }
+        }
+        sweep.report.calls = calls.load(Ordering::Relaxed);
+        Ok(sweep.report)
+    }
+}
+
+impl Sweep<'_> {
+    async fn repository(&mut self, api: Api, item: RepoItem) -> Result<(), GitHubError> {
+        let Ok(repo) = RepoName::new(item.full_name.clone()) else {
+            return Ok(());
+        };
+        let default_branch = item.default_branch.unwrap_or_else(|| "main".to_owned());
+        let pulls = rest::open_pulls(&api, &repo, self.limits.max_pages).await?;
+        if pulls.is_empty() {
+            return Ok(());
+        }
+        let config = self.app.config(&api, &repo, &default_branch).await?;
+        if !config.as_ref().is_ok_and(|c| c.enabled()) {
+            // A broken or disabled configuration is shown by the next event's views.
+            return Ok(());
+        }
+        let ctx = Ctx {
+            api,
+            repo,
+            default_branch,
+            delivery: DeliveryId("reconcile".to_owned()),
+            config,
+            html_base: html_base(item.html_url.as_deref()),
+            now: chrono::Utc::now(),
+            memory: self.app.memory.clone(),
+            seen: Default::default(),
+        };
+        let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
+        let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), |path, files| {
+            path == "index.json"
+                || store::index_of(files).is_some_and(|index| {
+                    open.iter().any(|pr| {
+                        index
+                            .record_for_pull(*pr)
+                            .is_some_and(|id| path == store::record_path(id))
+                    })
+                })
+        })
+        .await?;
+        if snapshot.commit.is_none() {
+            return Ok(());
+        }
+        let bot = self.app.bot_slug(&ctx).await?.to_owned();
+        let check_name = ctx
+            .config
+            .as_ref()
+            .map(|c| c.check_name.clone())
+            .unwrap_or_default();
+        for pull in &pulls {
+            if self.spent() {
+                break;
+            }
+            let state = store::state_of(&snapshot, PrNumber(pull.number), None);
+            let Ok(State {
+                record: Some(Ok(record)),
+                ..
+            }) = &state
+            else {
+                continue;
+            };
+            self.report.checked += 1;
+            let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+            let ours = runs.iter().find(|r| {
+                r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(&bot)
+            });
+            let run_behind = run_behind(&ctx, &snapshot, record, ours).await?;
+            let body_behind = body_behind(pull, record, &ctx);
+            if !run_behind && !body_behind {
+                continue;
+            }
+            let mode = if run_behind {
+                RunMode::Create
+            } else {
+                RunMode::Update
+            };
+            let target = views::Target {
+                pull,
+                state: &state,
+                records_commit: snapshot.commit.as_ref(),
+                runs: Some(&runs),
+                checked: false,
+            };
+            views::refresh(self.app, &ctx, target, mode, body_behind).await?;
+            tracing::info!(repo = %ctx.repo, pr = pull.number, run_behind, body_behind, "reconcile: views republished");
+            self.report
+                .republished
+                .push(format!("{}#{}", ctx.repo, pull.number));
+        }
+        Ok(())
+    }
+}
+
+/// Whether our check run names a records commit other than the one the record was last
+/// changed in: a different commit holding the same record blob is not behind.
+async fn run_behind(
+    ctx: &Ctx,
+    snapshot: &Snapshot,
+    record: &Record,
+    ours: Option<&CheckRunInfo>,
+) -> Result<bool, GitHubError> {
+    let Some(named) = ours
+        .and_then(|r| r.external_id.clone())
+        .and_then(|e| CommitSha::new(e).ok())
+    else {
+        return Ok(true);
+    };
+    if Some(&named) == snapshot.commit.as_ref() {
+        return Ok(false);
+    }
+    let path = store::record_path(&record.id);
+    let then = records::blob_at(&ctx.api, &ctx.repo, &named, &path).await?;
+    Ok(then.as_ref() != snapshot.blob_sha(&path))
+}

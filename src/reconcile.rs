@@ -1,0 +1,83 @@
+//! The reconcile sweep's schedule: once at start, then every interval, until shutdown.
+//! What a sweep does is `AuditApp::reconcile` (src/app/reconcile.rs).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::app::{AuditApp, ReconcileLimits, ReconcileReport};
+use crate::github::GitHubError;
+use crate::metrics::Metrics;
+
+/// The sweep interval operators get unless they set one.
+pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(600);
+
+/// The outcome label a sweep is counted under in `/metrics`.
+pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
+    match result {
+        Err(_) => "failed",
+        Ok(r) if r.budget_spent => "budget_spent",
+        Ok(r) if !r.failed.is_empty() => "partial",
+        Ok(_) => "ok",
+    }
+}
+
+/// Runs one sweep, counts it in `metrics` and logs what it did.
+pub async fn sweep_once(
+    app: &AuditApp,
+    limits: ReconcileLimits,
+    metrics: &Metrics,
+) -> Result<ReconcileReport, GitHubError> {
+    let result = app.reconcile(limits).await;
+    let (republished, calls) = match &result {
+        Ok(r) => (r.republished.len() as u64, r.calls),
+        Err(_) => (0, 0),
+    };
+    metrics.reconcile_sweep(outcome(&result), republished, calls);
+    match &result {
+        Ok(r) if r.republished.is_empty() && r.failed.is_empty() => tracing::debug!(
+            repositories = r.repositories,
+            checked = r.checked,
+            calls = r.calls,
+            "reconcile sweep: every view is current"
+        ),
+        Ok(r) => tracing::info!(
+            repositories = r.repositories,
+            checked = r.checked,
+            republished = ?r.republished,
+            failed = ?r.failed,
+            calls = r.calls,
+            budget_spent = r.budget_spent,
+            "reconcile sweep"
+        ),
+        Err(e) => tracing::warn!(error = %e, "reconcile sweep failed"),
+    }
+    result
+}
+
+/// Sweeps right away (views may have fallen behind while the app was down), then every
+/// `every`, until `shutdown` turns true or its sender is dropped.
+pub fn spawn(
+    app: Arc<AuditApp>,
+    every: Duration,
+    metrics: Metrics,
+    mut shutdown: watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    let every = every.max(Duration::from_secs(1));
+    tokio::spawn(async move {
+        let mut ticker = tokio::time::interval(every);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = ticker.tick() => {}
+                _ = shutdown.wait_for(|stop| *stop) => break,
+            }
+            tokio::select! {
+                _ = sweep_once(&app, ReconcileLimits::default(), &metrics) => {}
+                _ = shutdown.wait_for(|stop| *stop) => break,
+            }
+        }
+    })
+}

@@ -1,0 +1,252 @@
+//! The setup form's three answers, checked: each mistake becomes a sentence the page shows
+//! next to the field, never a 5xx.
+
+use serde::Deserialize;
+
+/// What the form posts.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct FormInput {
+    #[serde(default)]
+    pub webhook_url: String,
+    #[serde(default)]
+    pub org: String,
+    #[serde(default)]
+    pub github_url: String,
+}
+
+/// The answers, checked: where the App is registered and where GitHub delivers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Choice {
+    pub webhook_url: String,
+    pub org: Option<String>,
+    /// GitHub's web address, `https://github.com` or `https://HOST`, without a trailing `/`.
+    pub github_url: String,
+    /// The REST base URL the code is converted at, and the App then talks to.
+    pub api_url: String,
+}
+
+/// One field's problem, in words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: &'static str,
+    pub message: String,
+}
+
+/// The REST base URL for a GitHub web address: `api.github.com` for github.com, the
+/// Enterprise Server path `/api/v3` on any other host.
+pub fn api_url_for(github_url: &str) -> String {
+    let base = github_url.trim_end_matches('/');
+    match url::Url::parse(base) {
+        Ok(u) if u.host_str() == Some("github.com") => crate::config::DEFAULT_API_URL.to_owned(),
+        _ => format!("{base}/api/v3"),
+    }
+}
+
+fn is_loopback(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Domain(d) => d.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    }
+}
+
+/// An absolute `https://` URL, or `http://` to this machine (a local test or tunnel).
+fn web_url(text: &str, what: &str, example: &str) -> Result<url::Url, String> {
+    let parsed = url::Url::parse(text)
+        .map_err(|_| format!("{what} {text:?} is not a full address; it looks like {example}"))?;
+    let Some(host) = parsed.host() else {
+        return Err(format!(
+            "{what} {text:?} names no host; it looks like {example}"
+        ));
+    };
+    match parsed.scheme() {
+        "https" => {}
+        "http" if is_loopback(&host) => {}
+        _ => {
+            return Err(format!(
+                "{what} must start with https:// (GitHub sends secrets over it); only http://localhost is allowed without TLS"
+            ))
+        }
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(format!("{what} must not carry a user name or password"));
+    }
+    Ok(parsed)
+}
+
+/// GitHub's rules for an account name: letters, digits and single hyphens, at most 39.
+fn valid_login(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 39
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+impl FormInput {
+    /// Checks every field and reports every problem at once; `api_override` is an
+    /// operator-set REST URL (`AUDITLOOP_GITHUB_API_URL`) that wins over the derived one.
+    pub fn check(&self, api_override: Option<&str>) -> Result<Choice, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let webhook = self.webhook_url.trim();
+        let webhook_url = if webhook.is_empty() {
+            errors.push(FieldError {
+                field: "webhook_url",
+                message: "Give the public address GitHub will send webhooks to, such as https://auditloop.example.com/webhook.".into(),
+            });
+            None
+        } else {
+            match web_url(
+                webhook,
+                "The webhook URL",
+                "https://auditloop.example.com/webhook",
+            ) {
+                Ok(u) if u.path() == "/" => {
+                    errors.push(FieldError {
+                        field: "webhook_url",
+                        message: format!("The webhook URL {webhook:?} has no path: auditloop receives webhooks at /webhook, so it ends in /webhook."),
+                    });
+                    None
+                }
+                Ok(u) => Some(u.to_string()),
+                Err(message) => {
+                    errors.push(FieldError {
+                        field: "webhook_url",
+                        message,
+                    });
+                    None
+                }
+            }
+        };
+        let org = self.org.trim();
+        let org = if org.is_empty() {
+            None
+        } else if valid_login(org) {
+            Some(org.to_owned())
+        } else {
+            errors.push(FieldError {
+                field: "org",
+                message: format!("{org:?} is not an organization name: GitHub names hold letters, digits and single hyphens. Leave it empty to register the App on your own account."),
+            });
+            None
+        };
+        let host = self.github_url.trim();
+        let host = if host.is_empty() {
+            "https://github.com"
+        } else {
+            host
+        };
+        // A bare host name is what people type for GitHub Enterprise Server.
+        let host = if host.contains("://") {
+            host.to_owned()
+        } else {
+            format!("https://{host}")
+        };
+        let github_url = match web_url(&host, "The GitHub address", "https://github.com") {
+            Ok(u) if u.path() != "/" || u.query().is_some() => {
+                errors.push(FieldError {
+                    field: "github_url",
+                    message: format!("The GitHub address {host:?} is only the host, such as https://github.com or https://ghe.example.com."),
+                });
+                None
+            }
+            Ok(u) => Some(u.as_str().trim_end_matches('/').to_owned()),
+            Err(message) => {
+                errors.push(FieldError {
+                    field: "github_url",
+                    message,
+                });
+                None
+            }
+        };
+        match (webhook_url, github_url) {
+            (Some(webhook_url), Some(github_url)) if errors.is_empty() => Ok(Choice {
+                webhook_url,
+                org,
+                api_url: api_override
+                    .map(|a| a.trim_end_matches('/').to_owned())
+                    .unwrap_or_else(|| api_url_for(&github_url)),
+                github_url,
+            }),
+            _ => Err(errors),
+        }
+    }
+}
+
+impl Choice {
+    /// GitHub's page that registers an App from a manifest, carrying our `state`.
+    pub fn new_app_url(&self, state: &str) -> String {
+        match &self.org {
+            Some(org) => format!(
+                "{}/organizations/{org}/settings/apps/new?state={state}",
+                self.github_url
+            ),
+            None => format!("{}/settings/apps/new?state={state}", self.github_url),
+        }
+    }
+
+    /// Who the App will belong to, in words.
+    pub fn owner_words(&self) -> String {
+        let host = self
+            .github_url
+            .split("://")
+            .nth(1)
+            .unwrap_or(&self.github_url);
+        match &self.org {
+            Some(org) => format!("the organization {org} on {host}"),
+            None => format!("your own account on {host}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(webhook: &str, org: &str, host: &str) -> FormInput {
+        FormInput {
+            webhook_url: webhook.into(),
+            org: org.into(),
+            github_url: host.into(),
+        }
+    }
+
+    #[test]
+    fn a_good_form_gives_the_choice() {
+        let c = input("https://hooks.example.com/webhook", "", "")
+            .check(None)
+            .unwrap();
+        assert_eq!(c.github_url, "https://github.com");
+        assert_eq!(c.api_url, "https://api.github.com");
+        assert_eq!(
+            c.new_app_url("s1"),
+            "https://github.com/settings/apps/new?state=s1"
+        );
+        let c = input("http://localhost:3000/webhook", "acme", "ghe.example.com")
+            .check(None)
+            .unwrap();
+        assert_eq!(c.api_url, "https://ghe.example.com/api/v3");
+        assert_eq!(
+            c.new_app_url("s"),
+            "https://ghe.example.com/organizations/acme/settings/apps/new?state=s"
+        );
+        assert_eq!(c.owner_words(), "the organization acme on ghe.example.com");
+    }
+
+    #[test]
+    fn every_mistake_is_named() {
+        let errors = input("http://hooks.example.com/webhook", "-bad", "ftp://x")
+            .check(None)
+            .unwrap_err();
+        let fields: Vec<_> = errors.iter().map(|e| e.field).collect();
+        assert_eq!(fields, ["webhook_url", "org", "github_url"]);
+        assert!(errors[0].message.contains("must start with https://"));
+        let errors = input("", "", "").check(None).unwrap_err();
+        assert!(errors[0].message.contains("public address"));
+        let errors = input("https://x.example.com", "", "")
+            .check(None)
+            .unwrap_err();
+        assert!(errors[0].message.contains("/webhook"));
+    }
+}

@@ -83,23 +83,33 @@ where
     A: FnOnce() -> AF,
     AF: Future<Output = Result<(), GitHubError>>,
 {
+    from_generation(ctx, effect, anchor, 1, done, act).await
+}
+
+/// Tries generations `first..=GENERATIONS`: the first claimed acts; a generation held by
+/// another process is waited on for its effect.
+async fn from_generation<D, DF, A, AF>(
+    ctx: &Ctx,
+    effect: &str,
+    anchor: &str,
+    first: u32,
+    done: D,
+    act: A,
+) -> Result<(), GitHubError>
+where
+    D: Fn() -> DF,
+    DF: Future<Output = Result<bool, GitHubError>>,
+    A: FnOnce() -> AF,
+    AF: Future<Output = Result<(), GitHubError>>,
+{
     let delivery = ctx.delivery.as_str_lossy();
-    for generation in 1..=GENERATIONS {
+    for generation in first..=GENERATIONS {
         let name = ref_name(delivery, effect, generation);
         if rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await? {
-            let acted = act().await;
-            if acted.is_err() {
-                // Failed before (or while) acting: let the retry claim this generation
-                // again instead of waiting for an effect that may never come.
-                let _ = rest::delete_ref(&ctx.api, &ctx.repo, &name).await;
-            }
-            return acted;
+            return act_or_release(ctx, &name, act).await;
         }
-        for _ in 0..WAIT_ROUNDS {
-            tokio::time::sleep(ROUND).await;
-            if done().await? {
-                return Ok(());
-            }
+        if wait_for(&done).await? {
+            return Ok(());
         }
         tracing::warn!(
             effect,
@@ -112,6 +122,80 @@ where
         "every claim generation is taken; leaving the effect to a redelivery"
     );
     Ok(())
+}
+
+/// [`claimed`], making the first generation's claim while `ready` prepares what the
+/// effect needs (the two are independent): one round trip less on the common path. `ready`
+/// also tells whether an earlier attempt may have got as far as the effect (whose answer
+/// may have been lost, so its claim was given back): then the effect is looked for before
+/// acting even on a won claim. When another process holds the claim, its effect is looked
+/// for at once, then waited on.
+pub async fn claimed_while<T, R, D, DF, A, AF>(
+    ctx: &Ctx,
+    effect: &str,
+    anchor: &str,
+    ready: R,
+    done: D,
+    act: A,
+) -> Result<(), GitHubError>
+where
+    R: Future<Output = Result<(T, bool), GitHubError>>,
+    D: Fn() -> DF,
+    DF: Future<Output = Result<bool, GitHubError>>,
+    A: FnOnce(T) -> AF,
+    AF: Future<Output = Result<(), GitHubError>>,
+{
+    let name = ref_name(ctx.delivery.as_str_lossy(), effect, 1);
+    let (won, value) = futures::join!(rest::create_ref(&ctx.api, &ctx.repo, &name, anchor), ready);
+    let won = won?;
+    let (value, look_first) = match value {
+        Ok(ready) => ready,
+        Err(e) => {
+            if won {
+                let _ = rest::delete_ref(&ctx.api, &ctx.repo, &name).await;
+            }
+            return Err(e);
+        }
+    };
+    if won {
+        if look_first && done().await? {
+            return Ok(());
+        }
+        return act_or_release(ctx, &name, || act(value)).await;
+    }
+    if done().await? || wait_for(&done).await? {
+        return Ok(());
+    }
+    from_generation(ctx, effect, anchor, 2, done, || act(value)).await
+}
+
+/// Acts under the claim `name`; a failure releases it, so the retry claims this generation
+/// again instead of waiting for an effect that may never come.
+async fn act_or_release<A, AF>(ctx: &Ctx, name: &str, act: A) -> Result<(), GitHubError>
+where
+    A: FnOnce() -> AF,
+    AF: Future<Output = Result<(), GitHubError>>,
+{
+    let acted = act().await;
+    if acted.is_err() {
+        let _ = rest::delete_ref(&ctx.api, &ctx.repo, name).await;
+    }
+    acted
+}
+
+/// Whether `done` turns true within the wait a claim's holder is given.
+async fn wait_for<D, DF>(done: &D) -> Result<bool, GitHubError>
+where
+    D: Fn() -> DF,
+    DF: Future<Output = Result<bool, GitHubError>>,
+{
+    for _ in 0..WAIT_ROUNDS {
+        tokio::time::sleep(ROUND).await;
+        if done().await? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// A claim that is never retried: the first process to make it acts, for good (a warning

@@ -12,7 +12,7 @@ use crate::engine::policy::{
 };
 use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
-use crate::github::rest::{self, Pull};
+use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{Login, PrNumber};
 use crate::server::{Handled, HandlerError};
@@ -69,7 +69,10 @@ async fn run(
     let number = e.issue.number;
     if let ParsedCommand::Help = command {
         let text = reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table()));
-        reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, &text).await?;
+        reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, async {
+            Ok(text)
+        })
+        .await?;
         return Ok(Ok(Answered::Reacted));
     }
     if !command.is_read_only() {
@@ -97,8 +100,8 @@ async fn run(
     }
     match command {
         ParsedCommand::Status => {
-            let text = status_reply(app, ctx, pull).await?;
-            reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, &text).await?;
+            let text = status_reply(app, ctx, pull);
+            reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, text).await?;
             return Ok(Ok(Answered::Reacted));
         }
         ParsedCommand::Gate => {
@@ -131,7 +134,7 @@ async fn run(
 /// record and the gate conditions.
 async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
     let (runs, loaded) = futures::try_join!(
-        rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha),
+        ctx.seen.head_runs(&ctx.api, &ctx.repo, &pull.head_sha),
         store::load(ctx, PrNumber(pull.number), None),
     )?;
     let slug = app.bot_slug(ctx).await?;
@@ -237,7 +240,10 @@ async fn commit(
     let pr = PrNumber(pull.number);
     // Our run on the head names the newest records commit GitHub has seen: nothing is
     // written on a branch that no longer contains it. The listing serves the views too.
-    let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+    let runs = ctx
+        .seen
+        .head_runs(&ctx.api, &ctx.repo, &pull.head_sha)
+        .await?;
     let slug = app.bot_slug(ctx).await?;
     let check_name = ctx
         .config

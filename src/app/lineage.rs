@@ -8,7 +8,7 @@
 
 use crate::app::context::Ctx;
 use crate::app::store::State;
-use crate::engine::record::Index;
+use crate::engine::record::{Index, Record};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 use crate::records;
@@ -76,59 +76,138 @@ async fn edited(
     state: &State,
     named: &CommitSha,
 ) -> Result<Option<String>, GitHubError> {
+    let then = held_at(ctx, pr, named).await?;
+    Ok(then.and_then(|then| went_back(ctx.records_branch(), &then, state, named)))
+}
+
+/// What the branch held for `pr` at `commit`: its index and the PR's record.
+struct Held {
+    index: Index,
+    record: Option<(String, Record)>,
+}
+
+async fn held_at(ctx: &Ctx, pr: PrNumber, commit: &CommitSha) -> Result<Option<Held>, GitHubError> {
     let wanted = crate::app::store::wanted(pr, None);
-    let then = records::read_at(&ctx.api, &ctx.repo, named.clone(), &wanted).await?;
-    let then_index = then.file("index.json").and_then(|t| Index::parse(t).ok());
-    let Some(then_index) = then_index else {
+    let then = records::read_at(&ctx.api, &ctx.repo, commit.clone(), &wanted).await?;
+    let Some(index) = then.file("index.json").and_then(|t| Index::parse(t).ok()) else {
         return Ok(None);
     };
-    let branch = ctx.records_branch();
-    if state.index.next < then_index.next
-        || then_index
+    let record = index.record_for_pull(pr).and_then(|id| {
+        let path = format!("records/{id}.json");
+        match then.file(&path).map(crate::engine::record::load_record) {
+            Some(Ok(old)) => Some((path, old)),
+            _ => None,
+        }
+    });
+    Ok(Some(Held { index, record }))
+}
+
+fn held_in(state: &State) -> Held {
+    Held {
+        index: state.index.clone(),
+        record: match &state.record {
+            Some(Ok(r)) => Some((crate::app::store::record_path(&r.id), r.clone())),
+            _ => None,
+        },
+    }
+}
+
+/// Whether `state` no longer holds what `then` (the branch at `named`) held: the index
+/// went back, or the PR's history is not an extension of what it was.
+fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Option<String> {
+    if state.index.next < then.index.next
+        || then
+            .index
             .invocations
             .iter()
             .any(|(k, v)| state.index.invocations.get(k) != Some(v))
-        || then_index
+        || then
+            .index
             .receipts
             .iter()
             .any(|(k, v)| state.index.receipts.get(k) != Some(v))
     {
-        return Ok(Some(format!(
+        return Some(format!(
             "index.json on `{branch}` went back: it no longer holds what it held at records commit {named}"
-        )));
+        ));
     }
-    let Some(id) = then_index.record_for_pull(pr) else {
-        return Ok(None);
-    };
-    let path = format!("records/{id}.json");
-    let Some(Ok(old)) = then.file(&path).map(crate::engine::record::load_record) else {
-        return Ok(None);
-    };
+    let (path, old) = then.record.as_ref()?;
     let now = match &state.record {
         Some(Ok(r)) if r.id == old.id => r,
         // Damaged already, or moved to another PR by adoption: judged elsewhere.
-        Some(_) => return Ok(None),
+        Some(_) => return None,
         None => {
-            return Ok(Some(format!(
+            return Some(format!(
                 "{path} was on `{branch}` at records commit {named} and is gone from the index now"
-            )))
+            ))
         }
     };
     let n = old.history.len();
     let same = now.history.len() >= n
         && serde_json::to_value(&now.history[..n]).ok() == serde_json::to_value(&old.history).ok();
     if same {
-        Ok(None)
-    } else {
-        let changed = old
-            .history
-            .iter()
-            .zip(&now.history)
-            .position(|(a, b)| serde_json::to_value(a).ok() != serde_json::to_value(b).ok())
-            .map_or(n, |i| i + 1);
-        Ok(Some(format!(
-            "{path}: history event {changed} was changed or removed after records commit {named} was written"
-        )))
+        return None;
+    }
+    let changed = old
+        .history
+        .iter()
+        .zip(&now.history)
+        .position(|(a, b)| serde_json::to_value(a).ok() != serde_json::to_value(b).ok())
+        .map_or(n, |i| i + 1);
+    Some(format!(
+        "{path}: history event {changed} was changed or removed after records commit {named} was written"
+    ))
+}
+
+/// The lineage check of one write, attempt after attempt. The branch may move between
+/// attempts (another command landed): a head verified once becomes what the next head is
+/// checked against, from what is already in hand, so a busy branch costs at most a
+/// compare per attempt instead of a fresh read of the records at `named` each time.
+pub struct Verifier {
+    named: CommitSha,
+    /// The newest head found to extend `named`, and what it held.
+    base: Option<(CommitSha, Held)>,
+}
+
+impl Verifier {
+    pub fn new(named: CommitSha) -> Self {
+        Verifier { named, base: None }
+    }
+
+    pub async fn check(
+        &mut self,
+        ctx: &Ctx,
+        pr: PrNumber,
+        state: &State,
+    ) -> Result<Lineage, GitHubError> {
+        let Some(computed) = state.commit.clone() else {
+            return Ok(Lineage::Current);
+        };
+        let Some((base, held)) = &self.base else {
+            let lineage = classify(ctx, pr, state, &self.named).await?;
+            if lineage == Lineage::Current {
+                self.base = Some((computed, held_in(state)));
+            }
+            return Ok(lineage);
+        };
+        if &computed == base {
+            return Ok(Lineage::Current);
+        }
+        let descends = state.parents.contains(base)
+            || records::contains(&ctx.api, &ctx.repo, &computed, base).await?;
+        if !descends {
+            // Not an extension of the last verified head: judge it against `named` afresh.
+            self.base = None;
+            return Box::pin(self.check(ctx, pr, state)).await;
+        }
+        if let Some(why) = went_back(ctx.records_branch(), held, state, base) {
+            return Ok(Lineage::Damaged {
+                named: self.named.clone(),
+                why,
+            });
+        }
+        self.base = Some((computed, held_in(state)));
+        Ok(Lineage::Current)
     }
 }
 

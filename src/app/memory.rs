@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::engine::policy::Permission;
-use crate::github::rest::{self, Pull};
+use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, RepoName};
 use crate::records::RecordsCache;
@@ -20,6 +20,9 @@ pub struct Memory {
     /// Our newest check run per repository, head commit and name, as this process created
     /// or listed it: an update needs its id, not a listing.
     runs: Mutex<HashMap<String, OurRun>>,
+    /// The head each pull request had when last read, to list its check runs while the
+    /// pull request itself is read again (a wrong guess costs a second listing).
+    heads: Mutex<HashMap<String, String>>,
 }
 
 /// A check run of ours: its id and the records commit it was computed from.
@@ -46,6 +49,23 @@ impl Memory {
         }
         runs.insert(run_key(repo, head, name), run);
     }
+
+    pub fn head_of(&self, repo: &RepoName, pr: u64) -> Option<String> {
+        let heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        heads.get(&head_key(repo, pr)).cloned()
+    }
+
+    pub fn remember_head(&self, repo: &RepoName, pr: u64, head: &str) {
+        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        if heads.len() >= MAX_RUN_IDS {
+            heads.clear();
+        }
+        heads.insert(head_key(repo, pr), head.to_owned());
+    }
+}
+
+fn head_key(repo: &RepoName, pr: u64) -> String {
+    format!("{}\n{pr}", repo.as_str().to_ascii_lowercase())
 }
 
 /// The reads one delivery made, reused by its later steps.
@@ -55,6 +75,8 @@ pub struct Seen {
     records: Mutex<Option<(String, Option<CommitSha>)>>,
     pulls: Mutex<HashMap<u64, Pull>>,
     permissions: Mutex<HashMap<String, Permission>>,
+    /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
+    early_runs: Mutex<Vec<(String, Vec<CheckRunInfo>)>>,
 }
 
 impl Seen {
@@ -91,6 +113,42 @@ impl Seen {
             .unwrap_or_else(|p| p.into_inner())
             .insert(number, pull.clone());
         Ok(pull)
+    }
+
+    /// Lists the check runs on `head` now, for the first [`Seen::head_runs`] to take.
+    pub async fn list_runs_early(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        head: &str,
+    ) -> Result<(), GitHubError> {
+        let runs = rest::check_runs(api, repo, head).await?;
+        self.early_runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((head.to_owned(), runs));
+        Ok(())
+    }
+
+    /// The check runs on `head`: the early listing once, when it was of this head; any
+    /// later call lists afresh, since it must see the runs this delivery published since.
+    pub async fn head_runs(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        head: &str,
+    ) -> Result<Vec<CheckRunInfo>, GitHubError> {
+        let early = {
+            let mut early = self.early_runs.lock().unwrap_or_else(|p| p.into_inner());
+            early
+                .iter()
+                .position(|(listed, _)| listed == head)
+                .map(|at| early.swap_remove(at).1)
+        };
+        match early {
+            Some(runs) => Ok(runs),
+            None => rest::check_runs(api, repo, head).await,
+        }
     }
 
     /// A login's permission as read earlier in this delivery, or read now.

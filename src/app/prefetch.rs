@@ -1,7 +1,9 @@
 //! The reads an event needs whatever it turns out to be, started together with the
 //! configuration read instead of one after the other: the pull request, the commenter's
-//! permission and the records branch. Each lands in the delivery's `Seen`, where the
-//! handlers find it; a read made on a guess that proves wrong is simply not used.
+//! permission, the records branch and the check runs on the head (a comment does not name
+//! the head: the one the pull request had when this process last read it is listed). Each
+//! lands in the delivery's `Seen`, where the handlers find it; a read made on a guess that
+//! proves wrong is simply not used.
 
 use crate::app::context::Ctx;
 use crate::app::{exec, store};
@@ -9,11 +11,30 @@ use crate::commands::{parse_comment, ParsedCommand};
 use crate::engine::policy::{required_role, Role};
 use crate::events::{Event, IssueCommentEvent};
 use crate::github::GitHubError;
-use crate::ids::{Login, PrNumber};
+use crate::ids::{CommitSha, Login, PrNumber};
 
 pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
     match event {
-        Event::PullRequest(e) => store::load(ctx, PrNumber(e.number), None).await.map(drop),
+        Event::PullRequest(e) => {
+            // The new head for its check run; before a push, the old one too, whose run
+            // names the records commit a rebind must extend.
+            let heads: Vec<&String> = std::iter::once(&e.pull_request.head.sha)
+                .chain(e.before.as_ref())
+                .filter(|h| CommitSha::new((*h).clone()).is_ok())
+                .collect();
+            let runs = futures::future::try_join_all(
+                heads
+                    .iter()
+                    .map(|h| ctx.seen.list_runs_early(&ctx.api, &ctx.repo, h)),
+            );
+            futures::try_join!(
+                async { store::load(ctx, PrNumber(e.number), None).await.map(drop) },
+                runs
+            )?;
+            ctx.memory
+                .remember_head(&ctx.repo, e.number, &e.pull_request.head.sha);
+            Ok(())
+        }
         Event::IssueComment(e) => comment_reads(ctx, e).await,
         _ => Ok(()),
     }
@@ -48,7 +69,13 @@ async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubErr
             _ => Ok(()),
         }
     };
-    futures::try_join!(
+    let runs = async {
+        match ctx.memory.head_of(&ctx.repo, number) {
+            Some(head) => ctx.seen.list_runs_early(&ctx.api, &ctx.repo, &head).await,
+            None => Ok(()),
+        }
+    };
+    let (pull, ..) = futures::try_join!(
         ctx.seen.pull(&ctx.api, &ctx.repo, number),
         async {
             store::load(ctx, PrNumber(number), named.as_ref())
@@ -56,7 +83,9 @@ async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubErr
                 .map(drop)
         },
         permission,
+        runs,
     )?;
+    ctx.memory.remember_head(&ctx.repo, number, &pull.head_sha);
     Ok(())
 }
 

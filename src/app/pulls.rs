@@ -9,7 +9,7 @@ use crate::engine::record::{has_delivery, BaselineCause};
 use crate::engine::transition::{self as t, BaselineInput};
 use crate::engine::views::{sections, sections_tampered};
 use crate::events::{PullRequestAction, PullRequestEvent};
-use crate::github::rest::{self, Pull};
+use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login, PrNumber};
 use crate::records::Change;
@@ -132,12 +132,14 @@ async fn named_on_candidate(
     else {
         return Ok(None);
     };
-    let runs = rest::check_runs(
-        &ctx.api,
-        &ctx.repo,
-        record.candidate_artifact.sha().as_str(),
-    )
-    .await?;
+    let runs = ctx
+        .seen
+        .head_runs(
+            &ctx.api,
+            &ctx.repo,
+            record.candidate_artifact.sha().as_str(),
+        )
+        .await?;
     let slug = app.bot_slug(ctx).await?;
     let check_name = ctx
         .config

@@ -227,17 +227,18 @@ impl Sweep<'_> {
             seen: Default::default(),
         };
         let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
-        let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), |path, files| {
-            path == "index.json"
-                || store::index_of(files).is_some_and(|index| {
-                    open.iter().any(|pr| {
-                        index
-                            .record_for_pull(*pr)
-                            .is_some_and(|id| path == store::record_path(id))
-                    })
+        let wanted = records::PerRound(|files: &records::Files| {
+            let paths: Vec<String> = store::index_of(files)
+                .map(|index| {
+                    open.iter()
+                        .filter_map(|pr| index.record_for_pull(*pr))
+                        .map(store::record_path)
+                        .collect()
                 })
-        })
-        .await?;
+                .unwrap_or_default();
+            move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+        });
+        let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), wanted).await?;
         if snapshot.commit.is_none() {
             return Ok(());
         }

@@ -1,6 +1,8 @@
 //! Answers on the PR: a `+1` reaction when a command was carried out, or one reply. A reply
 //! ends with the delivery marker and is never posted twice for one delivery.
 
+use std::future::Future;
+
 use crate::app::claim;
 use crate::app::context::Ctx;
 use crate::engine::views::reply::{delivery_marker, refused};
@@ -58,28 +60,36 @@ pub async fn post_once(ctx: &Ctx, issue: u64, anchor: &str, body: &str) -> Resul
     .await
 }
 
-/// A command answered by a reply (`status`, `help`): the +1 first, then the reply. A new
-/// +1 means no earlier attempt of this delivery got as far as the reply, so there is no
-/// need to look for one; a +1 already there means there may be one. Either way the reply
-/// goes through the claim, so replicas racing on one delivery post it once.
+/// A command answered by a reply (`status`, `help`): the +1, the reply's claim (which keeps
+/// it single across replicas and redeliveries, see [`crate::app::claim`]) and the reply's
+/// text are made together, then the reply is posted. A new +1 (201) means no earlier
+/// attempt of this delivery got as far as the reply; a +1 already there (200) means one
+/// may have posted it, so it is looked for first.
 pub async fn answer_once(
     ctx: &Ctx,
     issue: u64,
     anchor: &str,
     comment: u64,
-    body: &str,
+    body: impl Future<Output = Result<String, GitHubError>>,
 ) -> Result<(), GitHubError> {
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
-    let done = || replied(ctx, issue, &marker);
-    let act = || async {
-        rest::create_comment(&ctx.api, &ctx.repo, issue, body).await?;
-        Ok(())
+    let ready = async {
+        let (body, new) =
+            futures::try_join!(body, rest::react_is_new(&ctx.api, &ctx.repo, comment, "+1"))?;
+        Ok((body, !new))
     };
-    let key = format!("reply-{issue}");
-    if rest::react_is_new(&ctx.api, &ctx.repo, comment, "+1").await? {
-        return claim::claimed(ctx, &key, anchor, done, act).await;
-    }
-    claim::once(ctx, &key, anchor, done, act).await
+    claim::claimed_while(
+        ctx,
+        &format!("reply-{issue}"),
+        anchor,
+        ready,
+        || replied(ctx, issue, &marker),
+        |body: String| async move {
+            rest::create_comment(&ctx.api, &ctx.repo, issue, &body).await?;
+            Ok(())
+        },
+    )
+    .await
 }
 
 pub async fn refuse(ctx: &Ctx, issue: u64, anchor: &str, why: &Refused) -> Result<(), GitHubError> {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::app::context::Ctx;
-use crate::app::lineage::{classify, repair, Lineage};
+use crate::app::lineage::{classify, repair, Lineage, Verifier};
 use crate::app::reply::Refused;
 use crate::engine::record::{load_record, to_json, Index, Record};
 use crate::engine::transition::Applied;
@@ -12,7 +12,7 @@ use crate::engine::views::{sections, ViewContext};
 use crate::github::rest::{self, CheckRunInfo};
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
-use crate::records::{self, Change, CommitOutcome, Files, Reuse, Snapshot};
+use crate::records::{self, Change, CommitOutcome, Files, PerRound, Reuse, Snapshot, Wanted};
 
 /// What the branch holds for one PR.
 #[derive(Debug, Clone)]
@@ -35,19 +35,22 @@ pub(crate) fn index_of(files: &Files) -> Option<Index> {
     files.get("index.json").and_then(|t| Index::parse(t).ok())
 }
 
-pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Fn(&str, &Files) -> bool {
-    move |path, files| {
-        if path == "index.json" {
-            return true;
-        }
-        let Some(index) = index_of(files) else {
-            return false;
-        };
-        index
-            .record_for_pull(pr)
-            .is_some_and(|id| path == record_path(id))
-            || named.as_ref().is_some_and(|id| path == record_path(id))
-    }
+/// The index, then the PR's record and the `named` one. The index is parsed once per read
+/// round, not once per path of the branch.
+pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Wanted {
+    PerRound(move |files: &Files| {
+        let paths: Vec<String> = index_of(files)
+            .map(|index| {
+                index
+                    .record_for_pull(pr)
+                    .into_iter()
+                    .chain(named.as_ref())
+                    .map(record_path)
+                    .collect()
+            })
+            .unwrap_or_default();
+        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+    })
 }
 
 fn load_one(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
@@ -275,6 +278,7 @@ pub async fn apply<E>(
 ) -> Result<Applying<E>, GitHubError> {
     let mut may_recover = true;
     let mut verified: Vec<CommitSha> = Vec::new();
+    let mut verifier = must_contain.cloned().map(Verifier::new);
     let branch = ctx.records_branch();
     let outcome = loop {
         let head = ctx.seen.records_head(branch);
@@ -314,10 +318,8 @@ pub async fn apply<E>(
                 may_recover = false;
             }
             CommitOutcome::Refused(Halt::Verify(state)) => {
-                if let Some(expected) = must_contain {
-                    if let Lineage::Damaged { why, .. } =
-                        classify(ctx, pr, &state, expected).await?
-                    {
+                if let Some(verifier) = &mut verifier {
+                    if let Lineage::Damaged { why, .. } = verifier.check(ctx, pr, &state).await? {
                         break CommitOutcome::Refused(Stop::Damaged(why));
                     }
                 }

@@ -244,7 +244,7 @@ pub async fn refresh_with(
     let runs_read = async {
         match listed {
             Some(runs) => Ok(runs.to_vec()),
-            None => rest::check_runs(&ctx.api, &ctx.repo, head).await,
+            None => ctx.seen.head_runs(&ctx.api, &ctx.repo, head).await,
         }
     };
     let pulls = async {

@@ -84,20 +84,20 @@ pub struct Loaded {
 pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
     let branch = args.records_branch(api).await?;
     let pr = PrNumber(args.pr);
-    let wanted = move |path: &str, files: &records::Files| {
-        if path == "index.json" {
-            return true;
-        }
-        let Some(id) = files
+    let wanted = records::PerRound(move |files: &records::Files| {
+        let id = files
             .get("index.json")
             .and_then(|t| Index::parse(t).ok())
-            .and_then(|i| i.record_for_pull(pr).cloned())
-        else {
-            return false;
+            .and_then(|i| i.record_for_pull(pr).cloned());
+        let (record, stored) = match &id {
+            Some(id) => (format!("records/{id}.json"), format!("reports/{id}/")),
+            None => (String::new(), String::new()),
         };
-        path == format!("records/{id}.json")
-            || (reports && path.starts_with(&format!("reports/{id}/")))
-    };
+        move |path: &str| {
+            path == "index.json"
+                || (id.is_some() && (path == record || (reports && path.starts_with(&stored))))
+        }
+    });
     let snapshot = records::read(api, &args.repo, &branch, wanted)
         .await
         .with_context(|| format!("reading the records branch {branch} of {}", args.repo))?;

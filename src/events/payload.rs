@@ -82,6 +82,9 @@ pub struct PullRequestChanges {
 pub struct PullRequestEvent {
     pub action: PullRequestAction,
     pub number: u64,
+    /// The head before a push (`synchronize` only).
+    #[serde(default)]
+    pub before: Option<String>,
     pub pull_request: PullRequest,
     #[serde(default)]
     pub changes: Option<PullRequestChanges>,

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use futures::future::try_join_all;
 
 use super::cache::{Branch, Known, RecordsCache};
+use super::wanted::Wanted;
 use super::wire::{self, BlobBody, CommitBody, RefBody, TreeBody};
 use crate::github::{api::status_error, Api, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};
@@ -137,7 +138,7 @@ pub async fn read(
     api: &Api,
     repo: &RepoName,
     branch: &str,
-    wanted: impl Fn(&str, &Files) -> bool,
+    wanted: impl Wanted,
 ) -> Result<Snapshot, GitHubError> {
     read_with(api, repo, branch, &wanted, Reuse::default()).await
 }
@@ -157,7 +158,7 @@ pub async fn read_with(
     api: &Api,
     repo: &RepoName,
     branch: &str,
-    wanted: &impl Fn(&str, &Files) -> bool,
+    wanted: &impl Wanted,
     reuse: Reuse<'_>,
 ) -> Result<Snapshot, GitHubError> {
     wire::check_branch(branch)?;
@@ -229,7 +230,7 @@ pub async fn read_at(
     api: &Api,
     repo: &RepoName,
     commit: CommitSha,
-    wanted: &impl Fn(&str, &Files) -> bool,
+    wanted: &impl Wanted,
 ) -> Result<Snapshot, GitHubError> {
     let (tree, parents, blobs) = read_tree_of(api, repo, &commit).await?;
     let mut branch_state = Branch {
@@ -256,26 +257,29 @@ async fn load(
     api: &Api,
     repo: &RepoName,
     branch_state: &mut Branch,
-    wanted: &impl Fn(&str, &Files) -> bool,
+    wanted: &impl Wanted,
 ) -> Result<Files, GitHubError> {
     let mut files = Files::new();
     for _ in 0..MAX_LOAD_ROUNDS {
-        let round: Vec<(&String, Option<&CommitSha>)> = branch_state
-            .blobs
-            .iter()
-            .filter(|(p, _)| !files.contains_key(*p) && wanted(p, &files))
-            .map(|(p, s)| (p, s.as_ref()))
-            .collect();
+        let round: Vec<(String, Option<CommitSha>)> = {
+            let pick = wanted.round(&files);
+            branch_state
+                .blobs
+                .iter()
+                .filter(|(p, _)| !files.contains_key(*p) && pick(p))
+                .map(|(p, s)| (p.clone(), s.clone()))
+                .collect()
+        };
         if round.is_empty() {
             break;
         }
         let mut fetch = Vec::new();
         for (path, sha) in round {
-            match (branch_state.text(path), sha) {
+            match (branch_state.text(&path), sha) {
                 (Some(text), _) => {
-                    files.insert(path.clone(), text.to_string());
+                    files.insert(path, text.to_string());
                 }
-                (None, Some(sha)) => fetch.push((path.clone(), sha.clone())),
+                (None, Some(sha)) => fetch.push((path, sha)),
                 (None, None) => {}
             }
         }

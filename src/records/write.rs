@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use super::read::{read_ref, read_with, repo_path, Files, Reuse, Snapshot};
+use super::read::{read_ref, read_with, repo_path, Reuse, Snapshot};
+use super::wanted::Wanted;
 use super::wire::{self, CompareBody, MoveRef, NewCommit, NewEntry, NewRef, NewTree, Sha};
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};
@@ -57,7 +58,7 @@ pub async fn commit_change<E>(
     repo: &RepoName,
     branch: &str,
     message: &str,
-    wanted: impl Fn(&str, &Files) -> bool,
+    wanted: impl Wanted,
     apply: impl Fn(&Snapshot) -> Result<Change, E>,
 ) -> Result<CommitOutcome<E>, GitHubError> {
     commit_change_with(api, repo, branch, message, wanted, apply, Reuse::default()).await
@@ -70,7 +71,7 @@ pub async fn commit_change_with<E>(
     repo: &RepoName,
     branch: &str,
     message: &str,
-    wanted: impl Fn(&str, &Files) -> bool,
+    wanted: impl Wanted,
     apply: impl Fn(&Snapshot) -> Result<Change, E>,
     reuse: Reuse<'_>,
 ) -> Result<CommitOutcome<E>, GitHubError> {

@@ -237,7 +237,7 @@ async fn each_command_stays_within_its_api_call_budget() {
     assert_eq!(l.refusals(42).len(), 1);
     // The records ref is read together with the permission, before the refusal is known;
     // + POST git/refs, the claim that keeps replicas from replying twice.
-    costs.check(&l, "refusal (permission)", &refused, 7);
+    costs.check(&l, "refusal (permission)", &refused, 8);
     costs.print();
     assert!(costs.over.is_empty(), "{:#?}", costs.over);
 }

@@ -15,6 +15,11 @@ fn repo() -> RepoName {
     RepoName::new(REPO).unwrap()
 }
 
+/// Every file.
+fn all(_: &str, _: &Files) -> bool {
+    true
+}
+
 /// The index, then the record it names for PR 42.
 fn index_then_record(path: &str, files: &Files) -> bool {
     if path == "index.json" {
@@ -54,7 +59,7 @@ fn seed(gh: &FakeGitHub, records: u64) {
 async fn an_absent_branch_reads_as_empty_in_one_call() {
     let gh = FakeGitHub::start().await;
     let api = gh.installation_api("d-read-absent").await;
-    let snap = read(&api, &repo(), BRANCH, |_, _| true).await.unwrap();
+    let snap = read(&api, &repo(), BRANCH, all).await.unwrap();
     assert_eq!(snap.commit, None);
     assert!(snap.files.is_empty());
     assert_eq!(gh.git_requests().len(), 1);
@@ -105,9 +110,11 @@ async fn blobs_of_one_round_are_all_read() {
     let gh = FakeGitHub::start().await;
     seed(&gh, 3);
     let api = gh.installation_api("d-read-many").await;
-    let snap = read(&api, &repo(), BRANCH, |p, _| p.ends_with(".md"))
-        .await
-        .unwrap();
+    let snap = read(&api, &repo(), BRANCH, |p: &str, _: &Files| {
+        p.ends_with(".md")
+    })
+    .await
+    .unwrap();
     assert_eq!(snap.files.len(), 3);
     assert_eq!(snap.file("records/AUD-2.md"), Some("# AUD-2"));
     assert_eq!(gh.git_requests().len(), 6);
@@ -119,7 +126,7 @@ async fn large_and_multiline_content_survives_the_round_trip() {
     let text: String = (0..500).map(|i| format!("line {i} — ünïcode\n")).collect();
     gh.commit_files(REPO, BRANCH, &[("records/AUD-1.md", text.as_str())], "m");
     let api = gh.installation_api("d-read-big").await;
-    let snap = read(&api, &repo(), BRANCH, |_, _| true).await.unwrap();
+    let snap = read(&api, &repo(), BRANCH, all).await.unwrap();
     assert_eq!(snap.file("records/AUD-1.md"), Some(text.as_str()));
 }
 
@@ -136,7 +143,7 @@ async fn failures_of_github_are_errors_not_empty_snapshots() {
         for _ in 0..3 {
             gh.fail_next("GET", method_path, status, &[]);
         }
-        let got = read(&api, &repo(), BRANCH, |_, _| true).await;
+        let got = read(&api, &repo(), BRANCH, all).await;
         assert!(got.is_err(), "{method_path} {status}: {got:?}");
     }
 }
@@ -145,8 +152,6 @@ async fn failures_of_github_are_errors_not_empty_snapshots() {
 async fn a_hostile_branch_name_is_refused_before_any_call() {
     let gh = FakeGitHub::start().await;
     let api = gh.installation_api("d-read-bad").await;
-    assert!(read(&api, &repo(), "../../pulls", |_, _| true)
-        .await
-        .is_err());
+    assert!(read(&api, &repo(), "../../pulls", all).await.is_err());
     assert!(gh.git_requests().is_empty());
 }

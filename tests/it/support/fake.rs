@@ -424,15 +424,11 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
             });
             reply(201, run)
         }
-        ("PATCH", ["repos", o, r, "check-runs", id]) => {
+        ("PATCH", ["repos", _o, _r, "check-runs", id]) => {
             let id: u64 = id.parse().unwrap_or(0);
             match state.check_runs.iter_mut().find(|c| c.id == id) {
                 Some(run) => {
-                    let mut fields = run.body.clone();
-                    if let (Some(dst), Some(src)) = (fields.as_object_mut(), body.as_object()) {
-                        dst.extend(src.clone());
-                    }
-                    run.body = gh::check_run(&format!("{o}/{r}"), id, APP_SLUG, &fields);
+                    gh::update_check_run(&mut run.body, &body);
                     reply(200, run.body.clone())
                 }
                 None => reply(404, json!({"message": "Not Found"})),

@@ -105,11 +105,7 @@ pub fn route(
                 .collect();
             reply(200, Value::Array(list))
         }
-        ("GET", ["repos", _o, _r, "issues"]) => {
-            // Newest first, as `sort=created&direction=desc` asks.
-            let list: Vec<Value> = state.issues.iter().rev().cloned().collect();
-            reply(200, Value::Array(list))
-        }
+        ("GET", ["repos", _o, _r, "issues"]) => reply(200, state.issue_listing()),
         ("POST", ["app-manifests", code, "conversions"]) => {
             if *code != "goodcode" {
                 return Some(reply(404, json!({"message": "Not Found"})));
@@ -126,12 +122,25 @@ pub fn route(
         }
         ("POST", ["repos", o, r, "issues"]) => {
             let number = 500 + state.issues.len() as u64;
-            let issue = gh::issue(&format!("{o}/{r}"), number, APP_SLUG, body);
-            state.issues.push(issue.clone());
-            reply(201, issue)
+            let mut opened = body.clone();
+            opened["number"] = json!(number);
+            state.issues.push(opened);
+            reply(201, gh::issue(&format!("{o}/{r}"), number, APP_SLUG, body))
         }
         _ => return None,
     })
+}
+
+impl State {
+    /// The issues opened so far as `GET /repos/{o}/{r}/issues` lists them, newest first
+    /// (as `sort=created&direction=desc` asks).
+    pub fn issue_listing(&self) -> Value {
+        self.issues
+            .iter()
+            .rev()
+            .map(|i| gh::issue(REPO, i["number"].as_u64().unwrap_or(0), APP_SLUG, i))
+            .collect()
+    }
 }
 
 impl FakeGitHub {

@@ -44,17 +44,20 @@ fn merge(mut obj: Value, extra: Value) -> Value {
 /// A user (`simple-user`); a login ending in `[bot]` is a Bot.
 pub fn user(login: &str) -> Value {
     let id = id_of(login);
-    let kind = if login.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
+    // GitHub escapes a bot's brackets in its URLs and links its page to the App's.
+    let (kind, html) = match login.strip_suffix("[bot]") {
+        Some(slug) => ("Bot", format!("{WEB}/apps/{slug}")),
+        None => ("User", format!("{WEB}/{login}")),
     };
-    let base = format!("{API}/users/{login}");
+    let base = format!(
+        "{API}/users/{}",
+        login.replace('[', "%5B").replace(']', "%5D")
+    );
     with_urls(
         json!({"login": login, "id": id, "node_id": node_id("U", id), "gravatar_id": "",
                "type": kind, "site_admin": false,
                "avatar_url": format!("https://avatars.githubusercontent.com/u/{id}?v=4"),
-               "html_url": format!("{WEB}/{login}")}),
+               "html_url": html}),
         &base,
         &[
             ("url", ""),
@@ -171,7 +174,7 @@ pub fn app(slug: &str) -> Value {
 /// A check run of the App `app_slug` in `repo`, from the fields the request set
 /// (`name`, `head_sha`, `status`, `conclusion`, `output`, ...).
 pub fn check_run(repo: &str, id: u64, app_slug: &str, fields: &Value) -> Value {
-    let run = json!({
+    let mut run = json!({
         "id": id, "node_id": node_id("CR", id), "external_id": "",
         "url": format!("{API}/repos/{repo}/check-runs/{id}"),
         "html_url": format!("{WEB}/{repo}/runs/{id}"),
@@ -180,20 +183,32 @@ pub fn check_run(repo: &str, id: u64, app_slug: &str, fields: &Value) -> Value {
         "check_suite": {"id": 5000 + id % 1000},
         "app": app(app_slug), "pull_requests": [],
     });
-    let mut run = merge(run, fields.clone());
-    // A conclusion completes the run, as GitHub does.
-    if !run["conclusion"].is_null() {
+    update_check_run(&mut run, fields);
+    run
+}
+
+/// Applies the fields of a create or an update to a run, as GitHub does: a conclusion
+/// completes the run, a status short of completed clears it; `output` is replaced.
+pub fn update_check_run(run: &mut Value, fields: &Value) {
+    let annotations = format!("{}/annotations", run["url"].as_str().unwrap_or_default());
+    let output = fields.get("output").cloned();
+    *run = merge(run.take(), fields.clone());
+    if !run["conclusion"].is_null() && fields.get("conclusion").is_some() {
         run["status"] = json!("completed");
+    } else if fields.get("status").is_some_and(|s| s != "completed") {
+        run["conclusion"] = Value::Null;
+        run["completed_at"] = Value::Null;
     }
     if run["status"] == "completed" && run["completed_at"].is_null() {
         run["completed_at"] = json!(CREATED);
     }
-    run["output"] = merge(
-        json!({"title": null, "summary": null, "text": null, "annotations_count": 0,
-               "annotations_url": format!("{API}/repos/{repo}/check-runs/{id}/annotations")}),
-        fields["output"].clone(),
-    );
-    run
+    if output.is_some() || run["output"].is_null() {
+        run["output"] = merge(
+            json!({"title": null, "summary": null, "text": null, "annotations_count": 0,
+                   "annotations_url": annotations}),
+            output.unwrap_or(Value::Null),
+        );
+    }
 }
 
 /// A pull request (`pull-request`) from `head` (branch `feature`) into `main`.

@@ -32,7 +32,7 @@ pub fn route(state: &mut State, method: &str, segs: &[&str], query: &str) -> Opt
                 .values()
                 .rev()
                 .filter(|p| wanted == "all" || p["state"] == wanted)
-                .cloned()
+                .map(super::github_objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
         }

@@ -101,7 +101,7 @@ pub fn route(
                 .pulls
                 .values()
                 .filter(|p| p["head"]["sha"] == *sha)
-                .cloned()
+                .map(super::github_objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
         }

@@ -254,6 +254,31 @@ pub fn pull_request(repo: &str, number: u64, head_sha: &str, body: &str, author:
     merge(fields, urls)
 }
 
+/// A pull request as GitHub lists it (`pull-request-simple`): without the fields only
+/// `GET .../pulls/{n}` computes, `merged` among them (a listing shows `merged_at` only).
+pub fn pull_request_listed(pr: &Value) -> Value {
+    let mut listed = pr.clone();
+    if let Some(map) = listed.as_object_mut() {
+        for field in [
+            "merged",
+            "mergeable",
+            "rebaseable",
+            "mergeable_state",
+            "merged_by",
+            "comments",
+            "review_comments",
+            "maintainer_can_modify",
+            "commits",
+            "additions",
+            "deletions",
+            "changed_files",
+        ] {
+            map.remove(field);
+        }
+    }
+    listed
+}
+
 /// Sets the head commit of a pull request built by `pull_request`.
 pub fn set_pull_head(pr: &mut Value, sha: &str) {
     pr["head"]["sha"] = json!(sha);

@@ -1,68 +1,13 @@
 //! Every request the app sends during a whole loop is one GitHub documents: its method and
 //! path match a route of GitHub's REST description, its query parameters and request-body
-//! fields are ones that route declares (tests/fixtures/github-routes.json).
+//! fields are ones that route declares (tests/fixtures/github-routes.json); the
+//! fake's answers are checked against the same description as they are sent (`support::openapi`).
 
 use crate::support;
 
 use serde_json::Value;
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
-
-struct Route {
-    method: String,
-    segments: Vec<String>,
-    query: Vec<String>,
-    body: Value,
-}
-
-fn routes() -> Vec<Route> {
-    let text = std::fs::read_to_string(format!(
-        "{}/tests/fixtures/github-routes.json",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap();
-    let v: Value = serde_json::from_str(&text).unwrap();
-    v["routes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| Route {
-            method: r["method"].as_str().unwrap().to_owned(),
-            segments: r["path"]
-                .as_str()
-                .unwrap()
-                .trim_matches('/')
-                .split('/')
-                .map(str::to_owned)
-                .collect(),
-            query: r["query"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|q| q.as_str().unwrap().to_owned())
-                .collect(),
-            body: r["body"].clone(),
-        })
-        .collect()
-}
-
-/// A `{param}` matches one segment; a last `{param}` (a ref or a file path) the rest.
-fn matches(route: &Route, method: &str, path: &str) -> bool {
-    if route.method != method {
-        return false;
-    }
-    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let n = route.segments.len();
-    if segs.len() < n || (segs.len() > n && !route.segments[n - 1].starts_with('{')) {
-        return false;
-    }
-    route.segments.iter().zip(&segs).all(|(t, s)| {
-        if t.starts_with('{') {
-            !s.is_empty()
-        } else {
-            t == s
-        }
-    })
-}
+use support::openapi;
 
 /// Body fields must be declared; `allowed` null means the schema does not go deeper.
 fn undeclared(body: &Value, allowed: &Value, at: &str, out: &mut Vec<String>) {
@@ -127,7 +72,6 @@ async fn every_request_of_a_whole_loop_is_documented() {
     l.comment(42, "alice", "/audit gate").await;
 
     assert_eq!(l.gh.dispatches().len(), 1, "the loop dispatched");
-    let routes = routes();
     let requests = l.gh.requests();
     assert!(
         requests.len() > 40,
@@ -136,7 +80,7 @@ async fn every_request_of_a_whole_loop_is_documented() {
     );
     let mut problems = Vec::new();
     for r in &requests {
-        let Some(route) = routes.iter().find(|rt| matches(rt, &r.method, &r.path)) else {
+        let Some(route) = openapi::route_of(&r.method, &r.path) else {
             problems.push(format!("undocumented route: {} {}", r.method, r.path));
             continue;
         };
@@ -153,11 +97,7 @@ async fn every_request_of_a_whole_loop_is_documented() {
             let mut bad = Vec::new();
             undeclared(&r.body, &route.body, "body", &mut bad);
             for b in bad {
-                problems.push(format!(
-                    "{} {}: undeclared field {b}",
-                    r.method,
-                    route.segments.join("/")
-                ));
+                problems.push(format!("{} {}: undeclared field {b}", r.method, route.path));
             }
         }
     }

@@ -44,10 +44,8 @@ async fn the_same_file_disposition_on_two_replicas_at_once_files_one_issue() {
     // The first look for the issue is answered late, so both replicas look before either
     // has opened it.
     l.gh.on_next("GET", "/issues", |state| {
-        let list: Vec<serde_json::Value> = state.issues.iter().rev().cloned().collect();
-        Some(
-            support::fake::reply(200, json!(list)).set_delay(std::time::Duration::from_millis(700)),
-        )
+        let list = state.issue_listing();
+        Some(support::fake::reply(200, list).set_delay(std::time::Duration::from_millis(700)))
     });
     let payload = pr_comment(42, "maint", "/audit dispose A-01 file --note \"Tracked\"");
     let (a, b) = tokio::join!(

@@ -15,12 +15,18 @@ pub struct CheckRunInfo {
     pub status: String,
     #[serde(default)]
     pub conclusion: Option<String>,
-    #[serde(default)]
+    /// `None` when the run names none: GitHub sends `""` for a run created without one.
+    #[serde(default, deserialize_with = "non_empty")]
     pub external_id: Option<String>,
     #[serde(default)]
     pub app: Option<AppRef>,
     #[serde(default)]
     pub output: Option<CheckOutput>,
+}
+
+fn non_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let s: Option<String> = Option::deserialize(d)?;
+    Ok(s.filter(|s| !s.is_empty()))
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

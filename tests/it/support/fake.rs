@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use super::fake_git::{GitRepo, RefMove};
+use super::github_objects as gh;
 
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -59,7 +60,7 @@ pub struct LostAnswer {
 
 /// What a trigger does when its request arrives: change the state, and answer in the
 /// route's place (`Some`) or let the route answer (`None`).
-pub type Action = Box<dyn FnOnce(&mut State) -> Option<ResponseTemplate> + Send>;
+pub type Action = Box<dyn FnOnce(&mut State) -> Option<Answer> + Send>;
 
 /// Runs `action` once, when the next request whose method and path match arrives, before
 /// it is routed. `method` `"*"` matches any request.
@@ -103,6 +104,9 @@ pub struct State {
     /// Requests no route of the fake models: each fails the test when the fake is dropped,
     /// since a 404 would otherwise read as "absent" to the app.
     pub unmodelled: Vec<String>,
+    /// 2xx answers that are not ones GitHub's REST description allows for their route:
+    /// each fails the test when the fake is dropped.
+    pub invalid_answers: Vec<String>,
     /// `repository_dispatch` bodies accepted (see `fake_dispatch`).
     pub dispatches: Vec<Value>,
     /// The URL of the request being answered (for `Link` headers).
@@ -198,7 +202,7 @@ impl FakeGitHub {
         &self,
         method: &'static str,
         path_contains: &str,
-        action: impl FnOnce(&mut State) -> Option<ResponseTemplate> + Send + 'static,
+        action: impl FnOnce(&mut State) -> Option<Answer> + Send + 'static,
     ) {
         self.state().triggers.push(Trigger {
             method,
@@ -217,11 +221,8 @@ impl FakeGitHub {
     }
 
     pub fn add_pull(&self, number: u64, head_sha: &str, body: &str, author: &str) {
-        self.state().pulls.insert(
-            number,
-            json!({"number": number, "state": "open", "body": body, "user": {"login": author, "type": "User"},
-                   "head": {"sha": head_sha, "ref": "feature"}, "base": {"sha": "0".repeat(40), "ref": "main"}}),
-        );
+        let pr = gh::pull_request(super::deliveries::REPO, number, head_sha, body, author);
+        self.state().pulls.insert(number, pr);
     }
 }
 
@@ -230,9 +231,65 @@ struct Router {
     prefix: String,
 }
 
-pub(crate) fn reply(status: u16, body: Value) -> ResponseTemplate {
-    ResponseTemplate::new(status)
-        .set_body_json(body)
+/// One answer of the fake: the response, with the status and JSON body it carries, so
+/// that every 2xx answer is checked against GitHub's REST description (`openapi`).
+pub struct Answer {
+    template: ResponseTemplate,
+    status: u16,
+    json: Option<Value>,
+    /// Why this answer is deliberately not one GitHub would send (see `malformed`).
+    malformed: Option<&'static str>,
+}
+
+impl Answer {
+    fn new(status: u16, json: Option<Value>) -> Self {
+        let mut template = ResponseTemplate::new(status);
+        if let Some(body) = &json {
+            template = template.set_body_json(body);
+        }
+        Self {
+            template,
+            status,
+            json,
+            malformed: None,
+        }
+    }
+
+    /// An answer without a body (`204`, `304`).
+    pub fn empty(status: u16) -> Self {
+        Self::new(status, None)
+    }
+
+    pub fn insert_header(mut self, name: &str, value: &str) -> Self {
+        self.template = self.template.insert_header(name, value);
+        self
+    }
+
+    pub fn set_delay(mut self, delay: Duration) -> Self {
+        self.template = self.template.set_delay(delay);
+        self
+    }
+
+    /// Exempts this answer from the description check: for a test that hands the app an
+    /// answer GitHub would not send, to see the app survive it. `reason` says why.
+    pub fn malformed(mut self, reason: &'static str) -> Self {
+        assert!(!reason.is_empty(), "say why the answer is malformed");
+        self.malformed = Some(reason);
+        self
+    }
+
+    /// Why GitHub could not have sent this answer to `method path`, if it could not.
+    fn problem(&self, method: &str, path: &str) -> Option<String> {
+        if !(200..300).contains(&self.status) || self.malformed.is_some() {
+            return None;
+        }
+        super::openapi::check_answer(method, path, self.status, self.json.as_ref()).err()
+    }
+}
+
+/// A JSON answer with GitHub's rate-limit headers.
+pub(crate) fn reply(status: u16, body: Value) -> Answer {
+    Answer::new(status, Some(body))
         .insert_header("x-ratelimit-remaining", "4999")
         .insert_header("x-ratelimit-limit", "5000")
 }
@@ -240,17 +297,22 @@ pub(crate) fn reply(status: u16, body: Value) -> ResponseTemplate {
 impl Respond for Router {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let answer = self.answer(req);
-        let delay = self.state.lock().unwrap().delay;
-        if delay.is_zero() {
-            answer
+        let mut state = self.state.lock().unwrap();
+        if let Some(path) = req.url.path().strip_prefix(self.prefix.as_str()) {
+            if let Some(problem) = answer.problem(req.method.as_str(), path) {
+                state.invalid_answers.push(problem);
+            }
+        }
+        if state.delay.is_zero() {
+            answer.template
         } else {
-            answer.set_delay(delay)
+            answer.template.set_delay(state.delay)
         }
     }
 }
 
 impl Router {
-    fn answer(&self, req: &Request) -> ResponseTemplate {
+    fn answer(&self, req: &Request) -> Answer {
         let mut state = self.state.lock().unwrap();
         state.url = req.url.to_string();
         let started = Instant::now();
@@ -291,9 +353,9 @@ impl Router {
             .position(|i| i.method == method && path.contains(i.path_contains.as_str()))
         {
             let inj = state.injected.remove(pos).unwrap();
-            let mut t = ResponseTemplate::new(inj.status).set_body_json(inj.body);
+            let mut t = Answer::new(inj.status, Some(inj.body));
             for (k, v) in inj.headers {
-                t = t.insert_header(k.as_str(), v.as_str());
+                t = t.insert_header(&k, &v);
             }
             return t;
         }
@@ -342,12 +404,9 @@ impl Router {
     }
 }
 
-fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> ResponseTemplate {
+fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer {
     match (method, segs) {
-        ("GET", ["app"]) => reply(
-            200,
-            json!({"id": 1, "slug": APP_SLUG, "name": "auditloop test"}),
-        ),
+        ("GET", ["app"]) => reply(200, gh::app(APP_SLUG)),
         ("POST", ["app", "installations", _id, "access_tokens"]) => {
             state.tokens_minted += 1;
             let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
@@ -356,14 +415,9 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
                 json!({"token": format!("ghs_faketoken{}", state.tokens_minted), "expires_at": expires, "permissions": {"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write"}, "repository_selection": "all"}),
             )
         }
-        ("POST", ["repos", _o, _r, "check-runs"]) => {
+        ("POST", ["repos", o, r, "check-runs"]) => {
             let id = state.id();
-            let mut run = body.clone();
-            run["id"] = json!(id);
-            run["app"] = json!({"slug": APP_SLUG});
-            if run.get("status").is_none() {
-                run["status"] = json!("queued");
-            }
+            let run = gh::check_run(&format!("{o}/{r}"), id, APP_SLUG, &body);
             state.check_runs.push(CheckRun {
                 id,
                 body: run.clone(),
@@ -374,11 +428,7 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
             let id: u64 = id.parse().unwrap_or(0);
             match state.check_runs.iter_mut().find(|c| c.id == id) {
                 Some(run) => {
-                    if let (Some(dst), Some(src)) = (run.body.as_object_mut(), body.as_object()) {
-                        for (k, v) in src {
-                            dst.insert(k.clone(), v.clone());
-                        }
-                    }
+                    gh::update_check_run(&mut run.body, &body);
                     reply(200, run.body.clone())
                 }
                 None => reply(404, json!({"message": "Not Found"})),
@@ -386,11 +436,11 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
         }
         ("GET", ["repos", _o, _r, "collaborators", login, "permission"]) => {
             match state.permissions.get(*login).cloned() {
-                Some(role) => reply(200, permission_body(login, &role)),
+                Some(role) => reply(200, gh::permission(login, &role)),
                 None => reply(404, json!({"message": "Not Found"})),
             }
         }
-        ("POST", ["repos", _o, _r, "issues", n, "comments"]) => {
+        ("POST", ["repos", o, r, "issues", n, "comments"]) => {
             let id = state.id();
             let issue = n.parse().unwrap_or(0);
             let text = body["body"].as_str().unwrap_or_default().to_owned();
@@ -402,16 +452,30 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
             });
             reply(
                 201,
-                json!({"id": id, "body": text, "user": {"login": format!("{APP_SLUG}[bot]"), "type": "Bot"}}),
+                gh::issue_comment(
+                    &format!("{o}/{r}"),
+                    id,
+                    issue,
+                    &text,
+                    &format!("{APP_SLUG}[bot]"),
+                ),
             )
         }
-        ("GET", ["repos", _o, _r, "issues", n, "comments"]) => {
+        ("GET", ["repos", o, r, "issues", n, "comments"]) => {
             let issue: u64 = n.parse().unwrap_or(0);
             let list: Vec<Value> = state
                 .comments
                 .iter()
                 .filter(|c| c.issue == issue)
-                .map(|c| json!({"id": c.id, "body": c.body, "user": {"login": format!("{APP_SLUG}[bot]"), "type": "Bot"}}))
+                .map(|c| {
+                    gh::issue_comment(
+                        &format!("{o}/{r}"),
+                        c.id,
+                        issue,
+                        &c.body,
+                        &format!("{APP_SLUG}[bot]"),
+                    )
+                })
                 .collect();
             let query = state
                 .url
@@ -430,10 +494,11 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Respons
                 .iter()
                 .any(|(c, r)| *c == id && *r == content)
             {
-                return reply(200, json!({"id": id, "content": content}));
+                return reply(200, gh::reaction(id, &content, APP_SLUG));
             }
             state.reactions.push((id, content.clone()));
-            reply(201, json!({"id": state.next_id, "content": content}))
+            let reaction = state.next_id;
+            reply(201, gh::reaction(reaction, &content, APP_SLUG))
         }
         ("GET", ["repos", _o, _r, "pulls", n]) => match state.pulls.get(&n.parse().unwrap_or(0)) {
             Some(pr) => reply(200, pr.clone()),
@@ -475,6 +540,11 @@ impl Drop for FakeGitHub {
             "requests no route of the fake GitHub models: {:?}",
             state.unmodelled
         );
+        assert!(
+            state.invalid_answers.is_empty(),
+            "answers of the fake GitHub that GitHub's REST description does not allow: {:#?}",
+            state.invalid_answers
+        );
         let unseen: Vec<&str> = state
             .comments
             .iter()
@@ -486,24 +556,4 @@ impl Drop for FakeGitHub {
             "replies the test did not expect: {unseen:#?}"
         );
     }
-}
-
-/// GitHub's answer: `permission` folds maintain into write and triage into read.
-fn permission_body(login: &str, role: &str) -> Value {
-    let folded = match role {
-        "maintain" => "write",
-        "triage" => "read",
-        other => other,
-    };
-    let rank = ["read", "triage", "write", "maintain", "admin"]
-        .iter()
-        .position(|r| *r == role)
-        .unwrap_or(0);
-    json!({
-        "permission": folded,
-        "role_name": role,
-        "user": {"login": login, "permissions": {
-            "pull": true, "triage": rank >= 1, "push": rank >= 2, "maintain": rank >= 3, "admin": rank >= 4
-        }}
-    })
 }

@@ -3,16 +3,10 @@
 //! `GET /repos/{o}/{r}` (the default branch).
 
 use serde_json::{json, Value};
-use wiremock::ResponseTemplate;
 
-use super::fake::{reply, FakeGitHub, State};
+use super::fake::{reply, Answer, FakeGitHub, State};
 
-pub fn route(
-    state: &mut State,
-    method: &str,
-    segs: &[&str],
-    body: &Value,
-) -> Option<ResponseTemplate> {
+pub fn route(state: &mut State, method: &str, segs: &[&str], body: &Value) -> Option<Answer> {
     Some(match (method, segs) {
         ("POST", ["repos", _o, _r, "dispatches"]) => {
             let event_type = body["event_type"].as_str().unwrap_or_default();
@@ -22,11 +16,11 @@ pub fn route(
                 return Some(reply(422, json!({"message": "Invalid request."})));
             }
             state.dispatches.push(body.clone());
-            ResponseTemplate::new(204)
+            Answer::empty(204)
         }
         ("GET", ["repos", o, r]) => reply(
             200,
-            json!({"full_name": format!("{o}/{r}"), "name": r, "owner": {"login": o}, "default_branch": "main"}),
+            super::github_objects::full_repository(&format!("{o}/{r}")),
         ),
         _ => return None,
     })

@@ -7,9 +7,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use base64::Engine;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use wiremock::ResponseTemplate;
 
-use super::fake::{reply, State};
+use super::fake::{reply, Answer, State};
+use super::github_objects as gh;
 
 #[derive(Debug, Clone)]
 pub struct GitCommit {
@@ -108,14 +108,14 @@ impl GitRepo {
     }
 }
 
-fn not_found() -> ResponseTemplate {
+fn not_found() -> Answer {
     reply(
         404,
         json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest/git"}),
     )
 }
 
-fn unprocessable(message: &str) -> ResponseTemplate {
+fn unprocessable(message: &str) -> Answer {
     reply(
         422,
         json!({"message": message, "documentation_url": "https://docs.github.com/rest/git"}),
@@ -126,13 +126,8 @@ fn ref_etag(sha: &str) -> String {
     format!("W/\"{}\"", sha_of("ref", sha))
 }
 
-fn ref_body(name: &str, sha: &str) -> Value {
-    json!({"ref": format!("refs/{name}"), "node_id": "REF_x", "object": {"sha": sha, "type": "commit"}})
-}
-
-fn commit_body(sha: &str, c: &GitCommit) -> Value {
-    let parents: Vec<Value> = c.parents.iter().map(|p| json!({"sha": p})).collect();
-    json!({"sha": sha, "tree": {"sha": c.tree}, "parents": parents, "message": c.message})
+fn commit_body(repo: &str, sha: &str, c: &GitCommit) -> Value {
+    gh::git_commit(repo, sha, &c.tree, &c.parents, &c.message)
 }
 
 /// Tree entries as GitHub lists them: directories as `tree` entries, files as `blob`s.
@@ -185,11 +180,13 @@ pub fn route(
     query: &str,
     body: &Value,
     if_none_match: Option<&str>,
-) -> Option<ResponseTemplate> {
+) -> Option<Answer> {
     let ["repos", owner, name, rest @ ..] = segs else {
         return None;
     };
     let key = format!("{owner}/{name}");
+    let repo = key.clone();
+    let repo = repo.as_str();
     if method == "PATCH" {
         if let ["git", "refs", "heads", branch @ ..] = rest {
             fire_ref_moves(state, &key, &ref_name(branch));
@@ -213,26 +210,20 @@ pub fn route(
     let answer = match (method, rest) {
         // GitHub's ETag changes when the ref moves; a match answers 304.
         ("GET", ["git", "ref", name @ ..]) => match git.refs.get(&ref_name(name)) {
-            Some(sha) if if_none_match == Some(ref_etag(sha).as_str()) => {
-                ResponseTemplate::new(304)
-            }
-            Some(sha) => {
-                reply(200, ref_body(&ref_name(name), sha)).insert_header("etag", ref_etag(sha))
-            }
+            Some(sha) if if_none_match == Some(ref_etag(sha).as_str()) => Answer::empty(304),
+            Some(sha) => reply(200, gh::git_ref(repo, &ref_name(name), sha))
+                .insert_header("etag", &ref_etag(sha)),
             None => not_found(),
         },
         ("GET", ["git", "commits", sha]) => match git.commits.get(*sha) {
-            Some(c) => reply(200, commit_body(sha, c)),
+            Some(c) => reply(200, commit_body(repo, sha, c)),
             None => not_found(),
         },
         ("GET", ["git", "trees", sha]) => match git.trees.get(*sha) {
             Some(tree) => {
                 let recursive = query.split('&').any(|kv| kv.starts_with("recursive="));
                 let entries = tree_entries(git, tree, recursive);
-                reply(
-                    200,
-                    json!({"sha": sha, "tree": entries, "truncated": false}),
-                )
+                reply(200, gh::git_tree(repo, sha, entries))
             }
             None => not_found(),
         },
@@ -247,12 +238,12 @@ pub fn route(
                     .collect();
                 reply(
                     200,
-                    json!({"sha": sha, "size": content.len(), "encoding": "base64", "content": wrapped.join("\n") + "\n"}),
+                    gh::blob(repo, sha, content.len(), wrapped.join("\n") + "\n"),
                 )
             }
             None => not_found(),
         },
-        ("POST", ["git", "trees"]) => create_tree(git, body),
+        ("POST", ["git", "trees"]) => create_tree(repo, git, body),
         ("POST", ["git", "commits"]) => {
             let tree = body["tree"].as_str().unwrap_or_default().to_owned();
             let parents: Vec<String> = body["parents"]
@@ -271,7 +262,7 @@ pub fn route(
                 ));
             }
             let sha = git.put_commit(&tree, parents, body["message"].as_str().unwrap_or_default());
-            reply(201, commit_body(&sha, &git.commits[&sha]))
+            reply(201, commit_body(repo, &sha, &git.commits[&sha]))
         }
         ("POST", ["git", "refs"]) => {
             let Some(name) = body["ref"].as_str().and_then(|r| r.strip_prefix("refs/")) else {
@@ -284,7 +275,7 @@ pub fn route(
                 unprocessable("Object does not exist")
             } else {
                 git.refs.insert(name.to_owned(), sha.to_owned());
-                reply(201, ref_body(name, sha))
+                reply(201, gh::git_ref(repo, name, sha))
             }
         }
         ("PATCH", ["git", "refs", name @ ..]) => {
@@ -299,12 +290,12 @@ pub fn route(
                 }
                 Some(_) => {
                     git.refs.insert(name.clone(), sha.to_owned());
-                    reply(200, ref_body(&name, sha))
+                    reply(200, gh::git_ref(repo, &name, sha))
                 }
             }
         }
         ("DELETE", ["git", "refs", name @ ..]) => match git.refs.remove(&ref_name(name)) {
-            Some(_) => ResponseTemplate::new(204),
+            Some(_) => Answer::empty(204),
             None => unprocessable("Reference does not exist"),
         },
         ("GET", ["compare", basehead]) => {
@@ -324,14 +315,20 @@ pub fn route(
                 (_, _, true) => "behind",
                 _ => "diverged",
             };
-            reply(200, json!({"status": status}))
+            let (ahead, behind) = match status {
+                "ahead" => (1, 0),
+                "behind" => (0, 1),
+                "diverged" => (1, 1),
+                _ => (0, 0),
+            };
+            reply(200, gh::comparison(repo, base, head, status, ahead, behind))
         }
         _ => return None,
     };
     Some(answer)
 }
 
-fn create_tree(git: &mut GitRepo, body: &Value) -> ResponseTemplate {
+fn create_tree(repo: &str, git: &mut GitRepo, body: &Value) -> Answer {
     let mut entries = match body["base_tree"].as_str() {
         Some(base) => match git.trees.get(base) {
             Some(t) => t.clone(),
@@ -368,5 +365,5 @@ fn create_tree(git: &mut GitRepo, body: &Value) -> ResponseTemplate {
     }
     let sha = git.put_tree(entries);
     let listed = tree_entries(git, &git.trees[&sha].clone(), false);
-    reply(201, json!({"sha": sha, "tree": listed, "truncated": false}))
+    reply(201, gh::git_tree(repo, &sha, listed))
 }

@@ -4,9 +4,9 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
-use wiremock::{Request, ResponseTemplate};
+use wiremock::Request;
 
-use super::fake::{reply, FakeGitHub, State};
+use super::fake::{reply, Answer, FakeGitHub, State};
 
 #[derive(Debug, Default)]
 pub struct Hooks {
@@ -58,12 +58,7 @@ impl FakeGitHub {
 }
 
 /// Answers `/app/hook/deliveries...`; `None` for any other path.
-pub fn route(
-    state: &mut State,
-    method: &str,
-    segs: &[&str],
-    req: &Request,
-) -> Option<ResponseTemplate> {
+pub fn route(state: &mut State, method: &str, segs: &[&str], req: &Request) -> Option<Answer> {
     match (method, segs) {
         ("GET", ["app", "hook", "deliveries"]) => Some(list(state, req)),
         ("POST", ["app", "hook", "deliveries", id, "attempts"]) => {
@@ -80,7 +75,7 @@ pub fn route(
     }
 }
 
-fn list(state: &mut State, req: &Request) -> ResponseTemplate {
+fn list(state: &mut State, req: &Request) -> Answer {
     let query = req.url.query().unwrap_or_default().to_owned();
     state.hooks.listings.push(query);
     let param = |name: &str| {
@@ -111,7 +106,7 @@ fn list(state: &mut State, req: &Request) -> ResponseTemplate {
             "per_page={per_page}&cursor=v1_{}",
             start + per_page
         )));
-        answer = answer.insert_header("link", format!("<{next}>; rel=\"next\"").as_str());
+        answer = answer.insert_header("link", &format!("<{next}>; rel=\"next\""));
     }
     answer
 }

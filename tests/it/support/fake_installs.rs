@@ -2,29 +2,25 @@
 //! installations, an installation's repositories, and a repository's open pull requests.
 
 use serde_json::{json, Value};
-use wiremock::ResponseTemplate;
 
 use super::deliveries::{INSTALLATION, REPO};
-use super::fake::{reply, State};
+use super::fake::{reply, Answer, State};
+use super::github_objects as gh;
 
 /// Answers the routes this module keeps, or `None` for the others.
-pub fn route(
-    state: &mut State,
-    method: &str,
-    segs: &[&str],
-    query: &str,
-) -> Option<ResponseTemplate> {
+pub fn route(state: &mut State, method: &str, segs: &[&str], query: &str) -> Option<Answer> {
     Some(match (method, segs) {
         ("GET", ["app", "installations"]) => reply(
             200,
-            json!([{"id": INSTALLATION, "account": {"login": "octo-org"}, "app_slug": super::fake::APP_SLUG}]),
+            json!([gh::installation(
+                INSTALLATION,
+                "octo-org",
+                super::fake::APP_SLUG
+            )]),
         ),
         ("GET", ["installation", "repositories"]) => reply(
             200,
-            json!({"total_count": 1, "repositories": [{
-                "full_name": REPO, "default_branch": "main", "archived": false,
-                "html_url": format!("https://github.com/{REPO}")
-            }]}),
+            json!({"total_count": 1, "repositories": [gh::repository(REPO)]}),
         ),
         ("GET", ["repos", o, r, "pulls"]) if format!("{o}/{r}") == REPO => {
             let wanted = query
@@ -36,7 +32,7 @@ pub fn route(
                 .values()
                 .rev()
                 .filter(|p| wanted == "all" || p["state"] == wanted)
-                .cloned()
+                .map(super::github_objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
         }

@@ -2,7 +2,8 @@
 //! 100) and `page`, with the next page named in a `Link` header by its absolute URL.
 
 use serde_json::Value;
-use wiremock::ResponseTemplate;
+
+use super::fake::Answer;
 
 /// The query pairs of `query` with `page` set to `page`.
 fn with_page(query: &str, page: usize) -> String {
@@ -40,7 +41,7 @@ pub fn page(items: Vec<Value>, url: &str, query: &str) -> (Vec<Value>, Option<St
     (slice, link)
 }
 
-pub fn with_link(t: ResponseTemplate, link: Option<String>) -> ResponseTemplate {
+pub fn with_link(t: Answer, link: Option<String>) -> Answer {
     match link {
         Some(l) => t.insert_header("link", l.as_str()),
         None => t,

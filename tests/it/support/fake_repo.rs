@@ -3,9 +3,15 @@
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
-use wiremock::ResponseTemplate;
 
-use super::fake::{reply, FakeGitHub, State, APP_SLUG};
+use super::deliveries::REPO;
+use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
+use super::github_objects as gh;
+
+/// The SHA the contents API names a file by (content-derived, not git's own).
+fn blob_sha(text: &str) -> String {
+    hex::encode(&Sha256::digest(text.as_bytes())[..20])
+}
 
 fn etag(text: &str) -> String {
     format!(
@@ -22,9 +28,10 @@ pub fn route(
     query: &str,
     headers_if_none_match: Option<&str>,
     body: &Value,
-) -> Option<ResponseTemplate> {
+) -> Option<Answer> {
     Some(match (method, segs) {
-        ("GET", ["repos", _o, _r, "contents", rest @ ..]) => {
+        ("GET", ["repos", o, r, "contents", rest @ ..]) => {
+            let repo = format!("{o}/{r}");
             let path = rest.join("/");
             // The default branch (`main`, or no ref at all, as GitHub does); any other ref is
             // a PR's head, which sees its own changes over the default branch's files.
@@ -39,21 +46,25 @@ pub fn route(
             if let Some(text) = files.get(&path) {
                 let tag = etag(text);
                 if headers_if_none_match == Some(tag.as_str()) {
-                    return Some(ResponseTemplate::new(304));
+                    return Some(Answer::empty(304));
                 }
                 let content = base64::Engine::encode(
                     &base64::engine::general_purpose::STANDARD,
                     text.as_bytes(),
                 );
-                reply(200, json!({"type": "file", "path": path, "name": rest.last(), "encoding": "base64", "content": content}))
-                    .insert_header("etag", tag.as_str())
+                let mut file = gh::content(&repo, "file", &path, &blob_sha(text), text.len());
+                file["encoding"] = json!("base64");
+                file["content"] = json!(content);
+                reply(200, file).insert_header("etag", tag.as_str())
             } else {
                 let prefix = format!("{path}/");
                 let entries: Vec<Value> = files
                     .keys()
-                    .filter_map(|k| k.strip_prefix(&prefix))
-                    .filter(|rest| !rest.contains('/'))
-                    .map(|name| json!({"type": "file", "name": name, "path": format!("{prefix}{name}")}))
+                    .filter_map(|k| Some((k, k.strip_prefix(&prefix)?)))
+                    .filter(|(_, rest)| !rest.contains('/'))
+                    .map(|(k, _)| {
+                        gh::content(&repo, "file", k, &blob_sha(&files[k]), files[k].len())
+                    })
                     .collect();
                 if entries.is_empty() {
                     reply(404, json!({"message": "Not Found"}))
@@ -90,35 +101,46 @@ pub fn route(
                 .pulls
                 .values()
                 .filter(|p| p["head"]["sha"] == *sha)
-                .cloned()
+                .map(super::github_objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
         }
-        ("GET", ["repos", _o, _r, "issues"]) => {
-            // Newest first, as `sort=created&direction=desc` asks.
-            let list: Vec<Value> = state.issues.iter().rev().cloned().collect();
-            reply(200, Value::Array(list))
-        }
+        ("GET", ["repos", _o, _r, "issues"]) => reply(200, state.issue_listing()),
         ("POST", ["app-manifests", code, "conversions"]) => {
             if *code != "goodcode" {
                 return Some(reply(404, json!({"message": "Not Found"})));
             }
-            reply(
-                201,
-                json!({"id": 777, "slug": "auditloop-acme", "name": "auditloop acme", "client_id": "Iv1.x",
+            let mut created = gh::app("auditloop-acme");
+            let fields = json!({"id": 777, "name": "auditloop acme", "client_id": "Iv1.x",
                 "client_secret": "cs", "webhook_secret": "whsec-from-github",
-                "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n"}),
-            )
+                "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n"});
+            created
+                .as_object_mut()
+                .unwrap()
+                .extend(fields.as_object().unwrap().clone());
+            reply(201, created)
         }
-        ("POST", ["repos", _o, _r, "issues"]) => {
+        ("POST", ["repos", o, r, "issues"]) => {
             let number = 500 + state.issues.len() as u64;
-            let mut issue = body.clone();
-            issue["number"] = json!(number);
-            state.issues.push(issue.clone());
-            reply(201, issue)
+            let mut opened = body.clone();
+            opened["number"] = json!(number);
+            state.issues.push(opened);
+            reply(201, gh::issue(&format!("{o}/{r}"), number, APP_SLUG, body))
         }
         _ => return None,
     })
+}
+
+impl State {
+    /// The issues opened so far as `GET /repos/{o}/{r}/issues` lists them, newest first
+    /// (as `sort=created&direction=desc` asks).
+    pub fn issue_listing(&self) -> Value {
+        self.issues
+            .iter()
+            .rev()
+            .map(|i| gh::issue(REPO, i["number"].as_u64().unwrap_or(0), APP_SLUG, i))
+            .collect()
+    }
 }
 
 impl FakeGitHub {
@@ -144,8 +166,9 @@ impl FakeGitHub {
     pub fn add_ci_check(&self, sha: &str, name: &str, status: &str, conclusion: Option<&str>) {
         let mut state = self.state();
         let id = 90_000 + state.check_runs.len() as u64;
-        let body = json!({"id": id, "name": name, "head_sha": sha, "status": status, "conclusion": conclusion,
-                          "app": {"slug": "ci"}});
+        let fields =
+            json!({"name": name, "head_sha": sha, "status": status, "conclusion": conclusion});
+        let body = gh::check_run(REPO, id, "ci", &fields);
         state.check_runs.push(super::fake::CheckRun { id, body });
     }
 
@@ -153,8 +176,9 @@ impl FakeGitHub {
     pub fn add_foreign_check(&self, sha: &str, name: &str, slug: &str, conclusion: &str) {
         let mut state = self.state();
         let id = 95_000 + state.check_runs.len() as u64;
-        let body = json!({"id": id, "name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion,
-                          "app": {"slug": slug}});
+        let fields =
+            json!({"name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion});
+        let body = gh::check_run(REPO, id, slug, &fields);
         state.check_runs.push(super::fake::CheckRun { id, body });
     }
 
@@ -176,14 +200,12 @@ impl FakeGitHub {
     }
 
     pub fn set_pull_head(&self, number: u64, sha: &str) {
-        self.state().pulls.get_mut(&number).unwrap()["head"]["sha"] = json!(sha);
+        gh::set_pull_head(self.state().pulls.get_mut(&number).unwrap(), sha);
     }
 
     pub fn close_pull(&self, number: u64, merged: bool) {
         let mut s = self.state();
-        let pr = s.pulls.get_mut(&number).unwrap();
-        pr["state"] = json!("closed");
-        pr["merged"] = json!(merged);
+        gh::close_pull(s.pulls.get_mut(&number).unwrap(), merged);
     }
 
     /// Every reply on `issue`, newest last; the test has now seen them all.

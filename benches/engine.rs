@@ -5,9 +5,9 @@ use std::collections::BTreeSet;
 
 use auditloop::engine::config::{Assurance, RepoConfig};
 use auditloop::engine::gate::{evaluate, GateInput};
-use auditloop::engine::policy::AuditPolicy;
 use auditloop::engine::record::{Index, Record};
 use auditloop::engine::report::parse_report;
+use auditloop::engine::transition::AuditPolicy;
 use auditloop::engine::transition::{
     accept_report, create, CreateInput, EventContext, ReportInput,
 };

@@ -7,7 +7,7 @@
 //! the one a run shows is not published over it.
 
 use crate::app::context::Ctx;
-use crate::app::store::State;
+use crate::app::state::State;
 use crate::engine::record::Index;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
@@ -76,7 +76,7 @@ async fn edited(
     state: &State,
     named: &CommitSha,
 ) -> Result<Option<String>, GitHubError> {
-    let wanted = crate::app::store::wanted(pr, None);
+    let wanted = crate::app::state::wanted(pr, None);
     let then = records::read_at(&ctx.api, &ctx.repo, named.clone(), &wanted).await?;
     let then_index = then.file("index.json").and_then(|t| Index::parse(t).ok());
     let Some(then_index) = then_index else {

@@ -4,16 +4,17 @@ mod checks;
 mod claim;
 mod comment;
 mod context;
+mod decision;
 mod dispatch;
-mod exec;
+mod failure;
 mod filing;
-mod intake;
 mod lineage;
 mod memory;
 mod prefetch;
 mod pulls;
 mod reconcile;
 mod reply;
+mod state;
 mod store;
 mod views;
 
@@ -32,7 +33,7 @@ use crate::server::webhook::Delivery;
 use crate::server::{Handled, Handler, HandlerError};
 
 pub use context::Ctx;
-pub use exec::decision_number;
+pub use decision::decision_number;
 pub use reconcile::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);

@@ -4,7 +4,7 @@
 //! handlers find it; a read made on a guess that proves wrong is simply not used.
 
 use crate::app::context::Ctx;
-use crate::app::{exec, store};
+use crate::app::{decision, store};
 use crate::commands::{parse_comment, ParsedCommand};
 use crate::engine::policy::{required_role, Role};
 use crate::events::{Event, IssueCommentEvent};
@@ -73,7 +73,7 @@ fn needs_permission(ctx: &Ctx, command: &ParsedCommand, login: &Login) -> bool {
     }
     match command {
         ParsedCommand::Report { payload, .. } => {
-            !config.permissions.is_listed_auditor(login) && !exec::carries_receipt(payload)
+            !config.permissions.is_listed_auditor(login) && !decision::carries_receipt(payload)
         }
         _ => true,
     }

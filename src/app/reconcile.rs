@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::app::context::{html_base, Ctx};
-use crate::app::store::{self, State};
+use crate::app::state::{self, State};
 use crate::app::views::{self, RunMode};
 use crate::app::AuditApp;
 use crate::engine::record::Record;
@@ -229,11 +229,11 @@ impl Sweep<'_> {
         let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
         let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), |path, files| {
             path == "index.json"
-                || store::index_of(files).is_some_and(|index| {
+                || state::index_of(files).is_some_and(|index| {
                     open.iter().any(|pr| {
                         index
                             .record_for_pull(*pr)
-                            .is_some_and(|id| path == store::record_path(id))
+                            .is_some_and(|id| path == state::record_path(id))
                     })
                 })
         })
@@ -251,7 +251,7 @@ impl Sweep<'_> {
             if self.spent() {
                 break;
             }
-            let state = store::state_of(&snapshot, PrNumber(pull.number), None);
+            let state = state::state_of(&snapshot, PrNumber(pull.number), None);
             let Ok(State {
                 record: Some(Ok(record)),
                 ..
@@ -308,7 +308,7 @@ async fn run_behind(
     if Some(&named) == snapshot.commit.as_ref() {
         return Ok(false);
     }
-    let path = store::record_path(&record.id);
+    let path = state::record_path(&record.id);
     let then = records::blob_at(&ctx.api, &ctx.repo, &named, &path).await?;
     Ok(then.as_ref() != snapshot.blob_sha(&path))
 }

@@ -169,27 +169,6 @@ impl RoleThresholds {
     }
 }
 
-pub use crate::engine::config::Assurance;
-
-/// What the record transitions need of the repository configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AuditPolicy {
-    /// `audit_budget`: the budget of a new record when `--budget` is not given (§11).
-    pub default_budget: u32,
-    /// The effective assurance: the repository setting raised by the operator minimum.
-    pub assurance: Assurance,
-}
-
-impl Default for AuditPolicy {
-    fn default() -> Self {
-        let defaults = crate::engine::config::RepoConfig::default();
-        AuditPolicy {
-            default_budget: defaults.audit_budget,
-            assurance: defaults.assurance,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,7 +3,7 @@
 
 use crate::record_support;
 
-use auditloop::engine::policy::Assurance;
+use auditloop::engine::config::Assurance;
 use auditloop::engine::record::{AuditState, BaselineCause, BlockedReason};
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition::{self, BaselineInput, FailureInput};

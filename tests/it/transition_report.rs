@@ -2,7 +2,7 @@
 
 use crate::record_support;
 
-use auditloop::engine::policy::Assurance;
+use auditloop::engine::config::Assurance;
 use auditloop::engine::record::{AuditState, EventKind, Grade, WaiverBasis};
 use auditloop::engine::report::{Report, Verdict};
 use auditloop::engine::transition::{self, VerifiedReceipt};

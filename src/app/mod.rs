@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use crate::engine::config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::engine::receipt::TrustStore;
+use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::events::{Event, Repository};
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, Call, GitHubApp, GitHubError};

@@ -4,10 +4,10 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::engine::config::{Assurance, RepoConfig};
 use crate::engine::record::{
     has_delivery, next_prev, Derived, Event, EventKind, FindingRef, FindingSummary, Index, Record,
 };
+use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::ids::{DeliveryId, Login};
 
 pub mod create;

@@ -5,11 +5,11 @@ use std::collections::BTreeSet;
 
 use super::limits::check_authorities;
 use super::{append, Applied, EventContext, Refusal};
-use crate::engine::config::Assurance;
 use crate::engine::record::{
     canonical_tasks, AuditState, EventKind, FindingSummary, Grade, Index, InvocationFailure,
     LimitationSummary, Record, ReportRun,
 };
+use crate::engine::repo_config::Assurance;
 use crate::engine::report::{Report, Verdict};
 use crate::engine::transition::AuditPolicy;
 use crate::ids::{Artifact, AuditId, TaskId, WorkUnit};

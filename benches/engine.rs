@@ -3,11 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use auditloop::engine::config::{Assurance, RepoConfig};
 use auditloop::engine::gate::{evaluate, GateInput};
-use auditloop::engine::policy::AuditPolicy;
 use auditloop::engine::record::{Index, Record};
+use auditloop::engine::repo_config::{Assurance, RepoConfig};
 use auditloop::engine::report::parse_report;
+use auditloop::engine::transition::AuditPolicy;
 use auditloop::engine::transition::{
     accept_report, create, CreateInput, EventContext, ReportInput,
 };

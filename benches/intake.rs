@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use auditloop::config::WebhookSecrets;
 use auditloop::metrics::Metrics;
+use auditloop::operator_config::WebhookSecrets;
 use auditloop::server::webhook::Delivery;
 use auditloop::server::{router, signature, AppState, Handled, Handler, HandlerError};
 use axum::body::Body;

@@ -3,12 +3,12 @@
 pub mod app;
 pub mod cli;
 pub mod commands;
-pub mod config;
 pub mod engine;
 pub mod events;
 pub mod github;
 pub mod ids;
 pub mod metrics;
+pub mod operator_config;
 pub mod reconcile;
 pub mod records;
 pub mod redeliver;

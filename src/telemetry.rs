@@ -2,7 +2,7 @@
 
 use tracing_subscriber::EnvFilter;
 
-use crate::config::{LogConfig, LogFormat};
+use crate::operator_config::{LogConfig, LogFormat};
 
 /// Installs the global subscriber; a bad filter falls back to `info` and says so.
 pub fn init(config: &LogConfig) {

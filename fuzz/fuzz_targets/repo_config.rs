@@ -5,7 +5,7 @@
 //! they let through).
 #![no_main]
 
-use auditloop::engine::config::{
+use auditloop::engine::repo_config::{
     branch_name_rule, check_name_rule, decisions_path_rule, label_rule, RepoConfig,
 };
 use libfuzzer_sys::fuzz_target;

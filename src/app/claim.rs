@@ -220,6 +220,6 @@ mod tests {
             odd,
             "refs/auditloop/claims/___x_y__z__lock/file_AUD-1_A-01-2"
         );
-        assert!(crate::engine::config::branch_name_rule(&odd["refs/".len()..]).is_ok());
+        assert!(crate::engine::repo_config::branch_name_rule(&odd["refs/".len()..]).is_ok());
     }
 }

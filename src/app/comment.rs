@@ -1,7 +1,10 @@
 //! `/audit …` comments: parse, check who may, decide on the latest records, commit, answer.
 
+use std::sync::Mutex;
+
 use crate::app::context::Ctx;
-use crate::app::exec::{self, Decision};
+use crate::app::decision::{self, CommandDecision, Facts};
+use crate::app::failure::CommandFailure;
 use crate::app::reply::{self, Refused};
 use crate::app::store::{self, Applying, Stop};
 use crate::app::views::{self, RunMode};
@@ -43,10 +46,17 @@ pub async fn handle(
     let Ok(actor) = Login::new(e.comment.user.login.clone()) else {
         return Ok(Handled::Ignored);
     };
-    match run(app, ctx, e, &command, &actor, &pull).await? {
+    match run(app, ctx, e, &command, &actor, &pull).await {
         Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
         Ok(Answered::Reacted) => {}
-        Err(why) => reply::refuse(ctx, number, &pull.head_sha, &why).await?,
+        Err(CommandFailure::Refused(why)) => {
+            reply::refuse(ctx, number, &pull.head_sha, &why).await?;
+        }
+        Err(CommandFailure::GitHub(err)) => return Err(err.into()),
+        Err(CommandFailure::Internal(why)) => {
+            tracing::error!(repo = %ctx.repo, pr = number, why, "command failed inside the app; nothing was written");
+            return Err(HandlerError::Internal(why));
+        }
     }
     Ok(Handled::Done)
 }
@@ -57,7 +67,7 @@ enum Answered {
     Done,
 }
 
-/// `Ok(Err(_))` is the user's mistake, answered on the PR; `Err(_)` is GitHub failing.
+/// A refusal is the user's mistake, answered on the PR; the other failures are a 5xx.
 async fn run(
     app: &AuditApp,
     ctx: &Ctx,
@@ -65,7 +75,7 @@ async fn run(
     command: &ParsedCommand,
     actor: &Login,
     pull: &Pull,
-) -> Result<Result<Answered, Refused>, GitHubError> {
+) -> Result<Answered, CommandFailure> {
     let number = e.issue.number;
     if let ParsedCommand::Help = command {
         let text = reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table()));
@@ -73,36 +83,37 @@ async fn run(
             Ok(text)
         })
         .await?;
-        return Ok(Ok(Answered::Reacted));
+        return Ok(Answered::Reacted);
     }
     if !command.is_read_only() {
         match &ctx.config {
             Err(err) => {
-                return Ok(Err(Refused::new(
+                return Err(Refused::new(
                     format!("the repository configuration is invalid: {err}"),
                     "fix .github/auditloop.yml on the default branch; `/audit status` and `/audit help` still work",
-                )))
+                ).into())
             }
             Ok(c) if !c.enabled() => {
-                return Ok(Err(Refused::new(
+                return Err(Refused::new(
                     "work-unit audit is disabled for this repository (work_unit_audit: disabled)",
                     "set work_unit_audit: enabled in .github/auditloop.yml on the default branch",
-                )))
+                ).into())
             }
             Ok(_) => {}
         }
     }
     if !pull.open && !command.is_read_only() {
-        return Ok(Err(Refused::new(
+        return Err(Refused::new(
             "PR is closed",
             "reopen the pull request, or run the command on an open one",
-        )));
+        )
+        .into());
     }
     match command {
         ParsedCommand::Status => {
             let text = status_reply(app, ctx, pull);
             reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, text).await?;
-            return Ok(Ok(Answered::Reacted));
+            return Ok(Answered::Reacted);
         }
         ParsedCommand::Gate => {
             let state = store::load(ctx, PrNumber(number), None).await?;
@@ -115,17 +126,12 @@ async fn run(
                 checked: false,
             };
             views::refresh(app, ctx, target, RunMode::Update, false).await?;
-            return Ok(Ok(Answered::Done));
+            return Ok(Answered::Done);
         }
         _ => {}
     }
-    if let Err(why) = authorize(ctx, command, actor, pull).await? {
-        return Ok(Err(why));
-    }
-    let decision = match exec::prepare(app, ctx, command, actor, pull, e).await? {
-        Ok(d) => d,
-        Err(why) => return Ok(Err(why)),
-    };
+    authorize(ctx, command, actor, pull).await?;
+    let decision = decision::for_command(app, ctx, command, actor, pull, e)?;
     let dispatch = crate::app::dispatch::triggered_by(command);
     commit(app, ctx, pull, decision, e.comment.id, dispatch).await
 }
@@ -174,9 +180,9 @@ async fn authorize(
     command: &ParsedCommand,
     actor: &Login,
     pull: &Pull,
-) -> Result<Result<(), Refused>, GitHubError> {
+) -> Result<(), CommandFailure> {
     let Ok(config) = &ctx.config else {
-        return Ok(Ok(()));
+        return Ok(());
     };
     let kind = command.name();
     let above_default =
@@ -186,21 +192,22 @@ async fn authorize(
     if maintainer_self_approval_refused(kind, is_author, config.allow_self_approval)
         || (role == Role::Maintainer && is_author && !config.allow_self_approval)
     {
-        return Ok(Err(Refused::new(
+        return Err(Refused::new(
             format!(
                 "the pull request's author may not use `/audit {kind}` on their own pull request"
             ),
             "ask another maintainer, or set allow_self_approval: true in .github/auditloop.yml",
-        )));
+        )
+        .into());
     }
     if role == Role::Anyone {
-        return Ok(Ok(()));
+        return Ok(());
     }
     if let ParsedCommand::Report { payload, .. } = command {
         // A listed auditor may report; so may anyone whose report carries a receipt, which
         // is verified before anything is recorded.
-        if config.permissions.is_listed_auditor(actor) || exec::carries_receipt(payload) {
-            return Ok(Ok(()));
+        if config.permissions.is_listed_auditor(actor) || decision::carries_receipt(payload) {
+            return Ok(());
         }
     }
     let held = ctx
@@ -212,7 +219,7 @@ async fn authorize(
         maintainer: config.permissions.maintainer,
     };
     if thresholds.allows(role, held) {
-        return Ok(Ok(()));
+        return Ok(());
     }
     let needed = match role {
         Role::Maintainer => thresholds.maintainer,
@@ -223,20 +230,20 @@ async fn authorize(
     } else {
         format!("`{}`", held.as_str())
     };
-    Ok(Err(Refused::new(
+    Err(Refused::new(
         format!("`/audit {kind}` needs `{}` permission on {}; {actor} has {held_word}", needed.as_str(), ctx.repo),
         "ask someone with that permission to run it, or have an admin adjust `permissions` in .github/auditloop.yml",
-    )))
+    ).into())
 }
 
 async fn commit(
     app: &AuditApp,
     ctx: &Ctx,
     pull: &Pull,
-    decision: Decision,
+    decision: CommandDecision,
     comment: u64,
     dispatch: bool,
-) -> Result<Result<Answered, Refused>, GitHubError> {
+) -> Result<Answered, CommandFailure> {
     let pr = PrNumber(pull.number);
     // Our run on the head names the newest records commit GitHub has seen: nothing is
     // written on a branch that no longer contains it. The listing serves the views too.
@@ -251,25 +258,34 @@ async fn commit(
         .map(|c| c.check_name.clone())
         .unwrap_or_else(|_| "audit-gate".to_owned());
     let named = views::our_named_commit(&runs, &check_name, slug);
-    let outcome = store::apply(
+    // What the decision asked GitHub for, answered inside the commit loop.
+    let facts = Mutex::new(Facts::default());
+    let outcome = store::apply_fetching(
         ctx,
         pr,
         decision.named.as_ref(),
         named.as_ref(),
         &decision.message,
-        |state| (decision.decide)(state),
+        |state| (decision.decide)(state, &facts.lock().unwrap_or_else(|p| p.into_inner())),
+        |need| decision::fetch(ctx, &facts, need),
     )
     .await?;
     let (state, commit, checked) = match outcome {
         Applying::Done { state, commit } => (*state, commit, true),
-        Applying::Stopped(Stop::Refused(why)) => return Ok(Err(why)),
-        Applying::Stopped(Stop::Damaged(why)) => return Ok(Err(store::damaged(ctx, &why))),
+        Applying::Stopped(Stop::Refused(why)) => return Err(why.into()),
+        Applying::Stopped(Stop::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
+        Applying::Stopped(Stop::Needs(need)) => {
+            return Err(CommandFailure::Internal(format!(
+                "the decision still needed {need:?} after {} answers",
+                store::MAX_NEEDS
+            )))
+        }
         Applying::Stopped(Stop::AlreadyApplied) => {
             let state = store::load(ctx, pr, None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
             match state {
                 Ok(s) => (s, commit, false),
-                Err(why) => return Ok(Err(store::damaged(ctx, &why))),
+                Err(why) => return Err(store::damaged(ctx, &why).into()),
             }
         }
     };
@@ -297,5 +313,5 @@ async fn commit(
         ),
         reply::carried_out(ctx, comment),
     )?;
-    Ok(Ok(Answered::Reacted))
+    Ok(Answered::Reacted)
 }

@@ -6,7 +6,7 @@ use std::sync::{Arc, LazyLock};
 use chrono::{DateTime, Utc};
 
 use crate::app::memory::{Memory, Seen};
-use crate::engine::config::{ConfigError, RepoConfig};
+use crate::engine::repo_config::{ConfigError, RepoConfig};
 use crate::engine::transition::EventContext;
 use crate::engine::views::ViewContext;
 use crate::github::Api;

@@ -1,55 +1,54 @@
 //! The tech-debt issue a `file` disposition opens: once, findable again by its marker.
+//! The decision (`decision/on_record.rs`) asks for it only after checking on the state it
+//! decides on that the disposition will be accepted, so a refused command opens nothing.
 
 use crate::app::context::Ctx;
-use crate::app::reply::Refused;
-use crate::app::store::Stop;
-use crate::engine::record::DispositionKind;
-use crate::engine::transition::{self as t};
-use crate::github::rest::{self, Pull};
+use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::PrNumber;
+use crate::ids::{AuditId, FindingId};
 
-use crate::app::exec::*;
+/// The issue a `file` disposition of `finding` (of run `run` of `record`) opens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueToFile {
+    pub record: AuditId,
+    pub run: u32,
+    pub finding: FindingId,
+    /// The finding's claim, for the title.
+    pub summary: String,
+    pub note: String,
+    pub pull: u64,
+    /// A commit of the repository for the claim ref (the PR's head).
+    pub anchor: String,
+}
 
-/// Opens the tech-debt issue for a `file` disposition, after checking on the current record
-/// that the disposition will be accepted, so a refused command opens nothing. `None` when
-/// this delivery is already recorded: the decision then stops as already applied and only
-/// the views are finished.
-pub(super) async fn file_issue(
-    ctx: &Ctx,
-    pull: &Pull,
-    finding: &crate::ids::FindingId,
-    note: &str,
-) -> Result<Result<Option<u64>, Refused>, GitHubError> {
-    let state = match crate::app::store::load(ctx, PrNumber(pull.number), None).await? {
-        Ok(s) => s,
-        Err(why) => return Ok(Err(crate::app::store::damaged(ctx, &why))),
-    };
-    let record = match current(&state, &ctx.delivery) {
-        Ok(r) => r,
-        Err(Stop::Refused(why)) => return Ok(Err(why)),
-        Err(Stop::Damaged(why)) => return Ok(Err(crate::app::store::damaged(ctx, &why))),
-        Err(Stop::AlreadyApplied) => return Ok(Ok(None)),
-    };
-    if let Err(r) = t::check_dispose(record, finding, DispositionKind::File) {
-        return Ok(Err(r.into()));
+impl IssueToFile {
+    /// One issue per finding of a run: the claim's name, and the key its number is kept by.
+    pub fn key(&self) -> String {
+        format!("file-{}-run-{}-{}", self.record, self.run, self.finding)
     }
-    let summary = record
-        .latest_finding(finding)
-        .map(|f| f.claim.clone())
-        .unwrap_or_default();
+}
+
+/// Opens the issue, or finds the one an earlier attempt opened. `None` when every claim is
+/// taken and the issue has not appeared: it is left to a redelivery.
+pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<u64>, GitHubError> {
+    let IssueToFile {
+        record,
+        run,
+        finding,
+        summary,
+        note,
+        pull,
+        anchor,
+    } = wanted;
     let label = ctx.settings().tech_debt_label.clone();
-    let title: String = format!("{} {finding}: {}", record.id, summary)
+    let title: String = format!("{record} {finding}: {summary}")
         .chars()
         .take(200)
         .collect();
     // The marker names the finding of its run, so a redelivery finds the issue it opened.
-    let run = record.latest_run().map_or(0, |r| r.run);
-    let marker = format!("<!-- auditloop:filed:{}:run-{run}:{finding} -->", record.id);
+    let marker = format!("<!-- auditloop:filed:{record}:run-{run}:{finding} -->");
     let body = format!(
-        "Filed from pull request #{} by a `file` disposition of {finding} ({}).\n\n{}\n\n{marker}",
-        pull.number,
-        record.id,
+        "Filed from pull request #{pull} by a `file` disposition of {finding} ({record}).\n\n{}\n\n{marker}",
         crate::engine::views::escape::block(note),
     );
     // Found by its marker on a redelivery; opened by one process when replicas race.
@@ -57,8 +56,8 @@ pub(super) async fn file_issue(
     let opened = std::sync::Mutex::new(None);
     crate::app::claim::once(
         ctx,
-        &format!("file-{}-run-{run}-{finding}", record.id),
-        &pull.head_sha,
+        &wanted.key(),
+        anchor,
         || async { Ok(found().await?.is_some()) },
         || async {
             let n = rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?;
@@ -69,7 +68,7 @@ pub(super) async fn file_issue(
     .await?;
     let opened = *opened.lock().unwrap_or_else(|p| p.into_inner());
     match opened {
-        Some(n) => Ok(Ok(Some(n))),
-        None => Ok(Ok(found().await?)),
+        Some(n) => Ok(Some(n)),
+        None => found().await,
     }
 }

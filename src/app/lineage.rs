@@ -7,7 +7,7 @@
 //! the one a run shows is not published over it.
 
 use crate::app::context::Ctx;
-use crate::app::store::State;
+use crate::app::state::State;
 use crate::engine::record::{Index, Record};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
@@ -87,7 +87,7 @@ struct Held {
 }
 
 async fn held_at(ctx: &Ctx, pr: PrNumber, commit: &CommitSha) -> Result<Option<Held>, GitHubError> {
-    let wanted = crate::app::store::wanted(pr, None);
+    let wanted = crate::app::state::wanted(pr, None);
     let then = records::read_at(&ctx.api, &ctx.repo, commit.clone(), &wanted).await?;
     let Some(index) = then.file("index.json").and_then(|t| Index::parse(t).ok()) else {
         return Ok(None);
@@ -106,7 +106,7 @@ fn held_in(state: &State) -> Held {
     Held {
         index: state.index.clone(),
         record: match &state.record {
-            Some(Ok(r)) => Some((crate::app::store::record_path(&r.id), r.clone())),
+            Some(Ok(r)) => Some((crate::app::state::record_path(&r.id), r.clone())),
             _ => None,
         },
     }

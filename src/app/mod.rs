@@ -4,16 +4,17 @@ mod checks;
 mod claim;
 mod comment;
 mod context;
+mod decision;
 mod dispatch;
-mod exec;
+mod failure;
 mod filing;
-mod intake;
 mod lineage;
 mod memory;
 mod prefetch;
 mod pulls;
 mod reconcile;
 mod reply;
+mod state;
 mod store;
 mod views;
 
@@ -22,8 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use crate::engine::config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::engine::receipt::TrustStore;
+use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::events::{Event, Repository};
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, Call, GitHubApp, GitHubError};
@@ -32,7 +33,7 @@ use crate::server::webhook::Delivery;
 use crate::server::{Handled, Handler, HandlerError};
 
 pub use context::Ctx;
-pub use exec::decision_number;
+pub use decision::decision_number;
 pub use reconcile::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);

@@ -6,7 +6,7 @@
 //! proves wrong is simply not used.
 
 use crate::app::context::Ctx;
-use crate::app::{exec, store};
+use crate::app::{decision, store};
 use crate::commands::{parse_comment, ParsedCommand};
 use crate::engine::policy::{required_role, Role};
 use crate::events::{Event, IssueCommentEvent};
@@ -102,7 +102,7 @@ fn needs_permission(ctx: &Ctx, command: &ParsedCommand, login: &Login) -> bool {
     }
     match command {
         ParsedCommand::Report { payload, .. } => {
-            !config.permissions.is_listed_auditor(login) && !exec::carries_receipt(payload)
+            !config.permissions.is_listed_auditor(login) && !decision::carries_receipt(payload)
         }
         _ => true,
     }

@@ -67,14 +67,20 @@ pub async fn handle(
         if cause != BaselineCause::Push || on_push {
             let named = named_on_candidate(app, ctx, &state).await?;
             match rebind(ctx, &pull, cause, &e.sender.login, named.as_ref()).await? {
-                Rebound::Done(s, c) => {
+                Rebound::Done(s, c, refused) => {
+                    // Not a command anyone typed, so nothing is answered on the PR: the
+                    // refusal is logged, and the gate judges the record on its old candidate.
+                    if let Some(why) = refused {
+                        tracing::warn!(repo = %ctx.repo, pr = pull.number, ?cause, rule = why.rule(), %why, "the record was not rebound to the new head");
+                    }
                     state = Ok(*s);
                     commit = c;
                 }
                 Rebound::Unchanged => {}
                 // The new head's run keeps naming the newest commit, so the rewind stays
-                // visible there.
+                // visible there; the log says which delivery met it.
                 Rebound::Damaged(why) => {
+                    tracing::warn!(repo = %ctx.repo, pr = pull.number, ?cause, why, "records damaged; the record was not rebound");
                     state = Err(why);
                     commit = named;
                 }
@@ -150,7 +156,9 @@ async fn named_on_candidate(
 }
 
 enum Rebound {
-    Done(Box<State>, Option<CommitSha>),
+    /// The state after the rebind, or as it stands when the transition refused it (nothing
+    /// written then).
+    Done(Box<State>, Option<CommitSha>, Option<t::Refusal>),
     Unchanged,
     Damaged(String),
 }
@@ -177,6 +185,9 @@ async fn rebind(
         "Rebind the record of #{number} to {} ({cause:?}) after {sender}'s change",
         &pull.head_sha[..7.min(pull.head_sha.len())]
     );
+    // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
+    // reported after the loop.
+    let refused = std::sync::Mutex::new(None);
     let outcome = store::apply::<()>(
         ctx,
         PrNumber(number),
@@ -203,18 +214,23 @@ async fn rebind(
                 covered_tasks: None,
                 evidence: None,
             };
+            let mut refused = refused.lock().unwrap_or_else(|p| p.into_inner());
+            *refused = None;
             match t::baseline(record, input, &event) {
-                Ok(Some(applied)) => {
-                    Ok(crate::app::store::change_files(&applied, &view, Vec::new()))
+                Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
+                Ok(None) => Ok(Change::default()),
+                Err(why) => {
+                    *refused = Some(why);
+                    Ok(Change::default())
                 }
-                Ok(None) | Err(_) => Ok(Change::default()),
             }
         },
     )
     .await?;
-    Ok(match outcome {
-        Applying::Done { state, commit } => Rebound::Done(state, commit),
-        Applying::Stopped(Stop::Damaged(why)) => Rebound::Damaged(why),
-        Applying::Stopped(_) => Rebound::Unchanged,
+    let refused = refused.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok(match (outcome, refused) {
+        (Applying::Done { state, commit }, refused) => Rebound::Done(state, commit, refused),
+        (Applying::Stopped(Stop::Damaged(why)), _) => Rebound::Damaged(why),
+        (Applying::Stopped(_), _) => Rebound::Unchanged,
     })
 }

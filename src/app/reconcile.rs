@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::app::context::{html_base, Ctx};
-use crate::app::store::{self, State};
+use crate::app::state::{self, State};
 use crate::app::views::{self, RunMode};
 use crate::app::AuditApp;
 use crate::engine::record::Record;
@@ -228,11 +228,11 @@ impl Sweep<'_> {
         };
         let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
         let wanted = records::PerRound(|files: &records::Files| {
-            let paths: Vec<String> = store::index_of(files)
+            let paths: Vec<String> = state::index_of(files)
                 .map(|index| {
                     open.iter()
                         .filter_map(|pr| index.record_for_pull(*pr))
-                        .map(store::record_path)
+                        .map(state::record_path)
                         .collect()
                 })
                 .unwrap_or_default();
@@ -252,7 +252,7 @@ impl Sweep<'_> {
             if self.spent() {
                 break;
             }
-            let state = store::state_of(&snapshot, PrNumber(pull.number), None);
+            let state = state::state_of(&snapshot, PrNumber(pull.number), None);
             let Ok(State {
                 record: Some(Ok(record)),
                 ..
@@ -309,7 +309,7 @@ async fn run_behind(
     if Some(&named) == snapshot.commit.as_ref() {
         return Ok(false);
     }
-    let path = store::record_path(&record.id);
+    let path = state::record_path(&record.id);
     let then = records::blob_at(&ctx.api, &ctx.repo, &named, &path).await?;
     Ok(then.as_ref() != snapshot.blob_sha(&path))
 }

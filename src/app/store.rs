@@ -1,126 +1,19 @@
 //! The records branch as the app uses it: load the index and the records a PR needs, and
 //! apply one transition as one commit, validated again on the latest state after a conflict.
 
-use std::collections::BTreeMap;
+use std::convert::Infallible;
+use std::future::Future;
 
 use crate::app::context::Ctx;
 use crate::app::lineage::{classify, repair, Lineage, Verifier};
 use crate::app::reply::Refused;
-use crate::engine::record::{load_record, to_json, Index, Record};
-use crate::engine::transition::Applied;
-use crate::engine::views::{sections, ViewContext};
+use crate::app::state::{state_of, wanted};
 use crate::github::rest::{self, CheckRunInfo};
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
-use crate::records::{self, Change, CommitOutcome, Files, PerRound, Reuse, Snapshot, Wanted};
+use crate::records::{self, Change, CommitOutcome, Reuse};
 
-/// What the branch holds for one PR.
-#[derive(Debug, Clone)]
-pub struct State {
-    pub commit: Option<CommitSha>,
-    /// The parents of `commit`.
-    pub parents: Vec<CommitSha>,
-    pub index: Index,
-    /// The PR's record: `Err` when it fails structural validation.
-    pub record: Option<Result<Record, String>>,
-    /// A record named by id (adopt), when asked for.
-    pub named: Option<Result<Record, String>>,
-}
-
-pub(crate) fn record_path(id: &AuditId) -> String {
-    format!("records/{id}.json")
-}
-
-pub(crate) fn index_of(files: &Files) -> Option<Index> {
-    files.get("index.json").and_then(|t| Index::parse(t).ok())
-}
-
-/// The index, then the PR's record and the `named` one. The index is parsed once per read
-/// round, not once per path of the branch.
-pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Wanted {
-    PerRound(move |files: &Files| {
-        let paths: Vec<String> = index_of(files)
-            .map(|index| {
-                index
-                    .record_for_pull(pr)
-                    .into_iter()
-                    .chain(named.as_ref())
-                    .map(record_path)
-                    .collect()
-            })
-            .unwrap_or_default();
-        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
-    })
-}
-
-fn load_one(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
-    let path = record_path(id);
-    if !snapshot.contains(&path) {
-        return Some(Err(format!(
-            "the index names {id}, but {path} is missing from the records branch"
-        )));
-    }
-    let text = snapshot.file(&path)?;
-    Some(
-        load_record(text)
-            .map_err(|e| format!("{path}: {e}"))
-            .and_then(|record| match &record.id {
-                found if found != id => Err(format!(
-                    "index.json disagrees with the records: it names {id}, but {path} holds {found}"
-                )),
-                _ => Ok(record),
-            }),
-    )
-}
-
-/// The index must name the PR the record says it is bound to.
-fn bound_to(
-    record: Option<Result<Record, String>>,
-    pr: PrNumber,
-) -> Option<Result<Record, String>> {
-    record.map(|r| {
-        r.and_then(|record| {
-            if record.pull_request == pr {
-                Ok(record)
-            } else {
-                Err(format!(
-                    "index.json disagrees with the records: it maps #{} to {}, which is bound to #{}",
-                    pr.0, record.id, record.pull_request.0
-                ))
-            }
-        })
-    })
-}
-
-pub(crate) fn state_of(
-    snapshot: &Snapshot,
-    pr: PrNumber,
-    named: Option<&AuditId>,
-) -> Result<State, String> {
-    let index = match snapshot.file("index.json") {
-        Some(text) => Index::parse(text)
-            .map_err(|e| format!("index.json on the records branch is damaged: {e}"))?,
-        None if snapshot.commit.is_some() => {
-            return Err("the records branch has no index.json".to_owned());
-        }
-        None => Index::default(),
-    };
-    let record = bound_to(
-        index
-            .record_for_pull(pr)
-            .cloned()
-            .and_then(|id| load_one(snapshot, &id)),
-        pr,
-    );
-    let named = named.and_then(|id| load_one(snapshot, id));
-    Ok(State {
-        commit: snapshot.commit.clone(),
-        parents: snapshot.parents.clone(),
-        index,
-        record,
-        named,
-    })
-}
+pub use crate::app::state::{change_files, State};
 
 /// A load that failed on the records themselves (not on GitHub).
 pub type Loaded = Result<State, String>;
@@ -184,42 +77,24 @@ pub fn rewound_target(why: &str) -> Option<CommitSha> {
 
 /// Why a change was not written.
 #[derive(Debug)]
-pub enum Stop<E> {
+pub enum Stop<E, N = Infallible> {
     /// The command's own refusal.
     Refused(E),
     /// This delivery is already in the history: its effects were written before.
     AlreadyApplied,
     /// The records are damaged: nothing may be written on top of them.
     Damaged(String),
+    /// The decision needs something from GitHub first (see [`apply_fetching`]); as an
+    /// outcome, it kept asking after [`MAX_NEEDS`] answers.
+    Needs(N),
 }
 
-/// The files one applied transition writes: the record (JSON and Markdown) and, when it
-/// changed, the index; plus `extra` (a stored report).
-pub fn change_files(applied: &Applied, view: &ViewContext, extra: Vec<(String, String)>) -> Change {
-    let record = &applied.record;
-    let mut files = BTreeMap::new();
-    files.insert(record_path(&record.id), to_json(record));
-    let s = sections(Some(record), view);
-    files.insert(
-        format!("records/{}.md", record.id),
-        format!(
-            "# {} ({})\n\n{}\n\n{}\n\n{}\n",
-            record.id, record.work_unit, s.rounds, s.waivers, s.residual
-        ),
-    );
-    if let Some(index) = &applied.index {
-        files.insert("index.json".to_owned(), index.to_json());
-    }
-    files.extend(extra);
-    Change { files }
-}
-
-pub enum Applying<E> {
+pub enum Applying<E, N = Infallible> {
     Done {
         state: Box<State>,
         commit: Option<CommitSha>,
     },
-    Stopped(Stop<E>),
+    Stopped(Stop<E, N>),
 }
 
 /// The records commit our newest `check_name` run names in `external_id` (runs listed
@@ -254,8 +129,10 @@ async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
 }
 
 /// Why a commit attempt stopped before writing.
-enum Halt<E> {
-    Stop(Stop<E>),
+enum Halt<E, N> {
+    Stop(Stop<E, N>),
+    /// The decision asked for `N`, on the state at this commit.
+    Needs(N, Option<CommitSha>),
     /// The branch is absent and may be recoverable: look before the first write.
     Absent,
     /// The head is not the commit a check run names: check that it extends it before
@@ -276,7 +153,34 @@ pub async fn apply<E>(
     message: &str,
     decide: impl Fn(&State) -> Result<Change, Stop<E>>,
 ) -> Result<Applying<E>, GitHubError> {
+    let nothing = |never: Infallible| async move { match never {} };
+    apply_fetching(ctx, pr, named, must_contain, message, decide, nothing).await
+}
+
+/// Answers a decision may ask for in one commit before it is given up on: each need is
+/// answered once, so a decision that keeps asking is a fault.
+pub const MAX_NEEDS: u32 = 4;
+
+/// [`apply`] for a decision that may need GitHub's answer to something the records do not
+/// hold: it says so with [`Stop::Needs`], `fetch` answers it (where `decide` can see it),
+/// and `decide` runs again on the same state, read again only from memory. So a decision
+/// is only ever made on the state this loop read, and nothing is fetched for a command the
+/// records refuse.
+pub async fn apply_fetching<E, N, F, Fut>(
+    ctx: &Ctx,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+    must_contain: Option<&CommitSha>,
+    message: &str,
+    decide: impl Fn(&State) -> Result<Change, Stop<E, N>>,
+    mut fetch: F,
+) -> Result<Applying<E, N>, GitHubError>
+where
+    F: FnMut(N) -> Fut,
+    Fut: Future<Output = Result<(), GitHubError>>,
+{
     let mut may_recover = true;
+    let mut answered = 0;
     let mut verified: Vec<CommitSha> = Vec::new();
     let mut verifier = must_contain.cloned().map(Verifier::new);
     let branch = ctx.records_branch();
@@ -305,7 +209,10 @@ pub async fn apply<E>(
                 }
                 let state =
                     state_of(snapshot, pr, named).map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
-                decide(&state).map_err(Halt::Stop)
+                decide(&state).map_err(|stop| match stop {
+                    Stop::Needs(need) => Halt::Needs(need, snapshot.commit.clone()),
+                    stop => Halt::Stop(stop),
+                })
             },
             reuse,
         )
@@ -324,6 +231,15 @@ pub async fn apply<E>(
                     }
                 }
                 verified.extend(state.commit.clone());
+            }
+            CommitOutcome::Refused(Halt::Needs(need, at)) => {
+                if answered >= MAX_NEEDS {
+                    break CommitOutcome::Refused(Stop::Needs(need));
+                }
+                // The next attempt starts from the state just read, not from a new ref read.
+                ctx.seen.saw_records(branch, at.as_ref());
+                fetch(need).await?;
+                answered += 1;
             }
             CommitOutcome::Refused(Halt::Stop(stop)) => break CommitOutcome::Refused(stop),
             CommitOutcome::Committed {

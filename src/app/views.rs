@@ -8,11 +8,11 @@ use crate::app::memory::OurRun;
 use crate::app::store::State;
 use crate::app::AuditApp;
 use crate::engine::closing::closing_issues;
-use crate::engine::config::Assurance;
 use crate::engine::gate::{
     combine, evaluate, CheckObservation, CheckStatus, Conclusion, GateInput, GateResult,
 };
 use crate::engine::record::Record;
+use crate::engine::repo_config::Assurance;
 use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
     cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,

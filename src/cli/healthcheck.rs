@@ -26,7 +26,7 @@ pub fn target(
         .clone()
         .or_else(|| env("AUDITLOOP_LISTEN"))
         .filter(|t| !t.trim().is_empty())
-        .unwrap_or_else(|| crate::config::DEFAULT_LISTEN.to_owned());
+        .unwrap_or_else(|| crate::operator_config::DEFAULT_LISTEN.to_owned());
     let mut addr: SocketAddr = text.trim().parse().map_err(|_| {
         anyhow::anyhow!("AUDITLOOP_LISTEN {text:?} is not an address like 0.0.0.0:3000")
     })?;

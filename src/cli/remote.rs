@@ -7,8 +7,8 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context as _};
 use secrecy::SecretString;
 
-use crate::engine::config::{RepoConfig, CONFIG_PATH};
 use crate::engine::record::{load_record, Index, Record};
+use crate::engine::repo_config::{RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
 use crate::github::token::token_api;
 use crate::github::{Api, Call};

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{LogArgs, LogConfig, ServeArgs};
+use crate::operator_config::{LogArgs, LogConfig, ServeArgs};
 
 #[derive(Parser)]
 #[command(
@@ -61,7 +61,7 @@ fn env_arc() -> crate::cli::setup::Env {
 /// With no App credential at all, the first run registers the App and then serves it,
 /// on the address `serve` was given, instead of failing.
 fn serve_or_setup(args: &ServeArgs) -> ExitCode {
-    if crate::config::ServeConfig::has_no_credentials(args, &env_lookup) {
+    if crate::operator_config::ServeConfig::has_no_credentials(args, &env_lookup) {
         let setup = crate::cli::setup::SetupArgs {
             listen: args.listen.clone(),
             ..Default::default()

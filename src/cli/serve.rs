@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::app::AuditApp;
-use crate::config::{ServeArgs, ServeConfig};
 use crate::engine::receipt::TrustStore;
 use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use crate::metrics::Metrics;
+use crate::operator_config::{ServeArgs, ServeConfig};
 use crate::server::{router, serve_router, shutdown_signal, AppState};
 use crate::{reconcile, redeliver};
 

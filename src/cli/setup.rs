@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use crate::cli::serve::{build, Running};
-use crate::config::{ServeArgs, ServeConfig};
+use crate::operator_config::{ServeArgs, ServeConfig};
 use crate::setup::{run as run_setup, Launch, Registered, SetupOptions};
 
 /// The manifest shipped with auditloop, used when the working directory has none.

@@ -56,7 +56,7 @@ impl Permission {
 
 /// The slash commands of CONTRACT §6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CommandKind {
+pub enum CommandName {
     New,
     Adopt,
     Report,
@@ -71,47 +71,47 @@ pub enum CommandKind {
     Help,
 }
 
-impl CommandKind {
-    pub const ALL: [CommandKind; 12] = [
-        CommandKind::New,
-        CommandKind::Adopt,
-        CommandKind::Report,
-        CommandKind::Baseline,
-        CommandKind::Resolve,
-        CommandKind::Override,
-        CommandKind::Waive,
-        CommandKind::Veto,
-        CommandKind::Dispose,
-        CommandKind::Status,
-        CommandKind::Gate,
-        CommandKind::Help,
+impl CommandName {
+    pub const ALL: [CommandName; 12] = [
+        CommandName::New,
+        CommandName::Adopt,
+        CommandName::Report,
+        CommandName::Baseline,
+        CommandName::Resolve,
+        CommandName::Override,
+        CommandName::Waive,
+        CommandName::Veto,
+        CommandName::Dispose,
+        CommandName::Status,
+        CommandName::Gate,
+        CommandName::Help,
     ];
 
     /// The word after `/audit`.
     pub fn as_str(self) -> &'static str {
         match self {
-            CommandKind::New => "new",
-            CommandKind::Adopt => "adopt",
-            CommandKind::Report => "report",
-            CommandKind::Baseline => "baseline",
-            CommandKind::Resolve => "resolve",
-            CommandKind::Override => "override",
-            CommandKind::Waive => "waive",
-            CommandKind::Veto => "veto",
-            CommandKind::Dispose => "dispose",
-            CommandKind::Status => "status",
-            CommandKind::Gate => "gate",
-            CommandKind::Help => "help",
+            CommandName::New => "new",
+            CommandName::Adopt => "adopt",
+            CommandName::Report => "report",
+            CommandName::Baseline => "baseline",
+            CommandName::Resolve => "resolve",
+            CommandName::Override => "override",
+            CommandName::Waive => "waive",
+            CommandName::Veto => "veto",
+            CommandName::Dispose => "dispose",
+            CommandName::Status => "status",
+            CommandName::Gate => "gate",
+            CommandName::Help => "help",
         }
     }
 
     /// Exact, case-sensitive match of the command word.
-    pub fn from_word(word: &str) -> Option<CommandKind> {
-        CommandKind::ALL.into_iter().find(|c| c.as_str() == word)
+    pub fn from_word(word: &str) -> Option<CommandName> {
+        CommandName::ALL.into_iter().find(|c| c.as_str() == word)
     }
 }
 
-impl std::fmt::Display for CommandKind {
+impl std::fmt::Display for CommandName {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
@@ -119,24 +119,24 @@ impl std::fmt::Display for CommandKind {
 
 /// The role `kind` needs. `/audit new --budget N` above the repository default is a
 /// maintainer's call, since a budget bounds how often auditors may be asked.
-pub fn required_role(kind: CommandKind, budget_above_default: bool) -> Role {
+pub fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
     match kind {
-        CommandKind::New if budget_above_default => Role::Maintainer,
-        CommandKind::New | CommandKind::Report | CommandKind::Baseline => Role::Reporter,
-        CommandKind::Adopt
-        | CommandKind::Resolve
-        | CommandKind::Override
-        | CommandKind::Waive
-        | CommandKind::Veto
-        | CommandKind::Dispose => Role::Maintainer,
-        CommandKind::Status | CommandKind::Gate | CommandKind::Help => Role::Anyone,
+        CommandName::New if budget_above_default => Role::Maintainer,
+        CommandName::New | CommandName::Report | CommandName::Baseline => Role::Reporter,
+        CommandName::Adopt
+        | CommandName::Resolve
+        | CommandName::Override
+        | CommandName::Waive
+        | CommandName::Veto
+        | CommandName::Dispose => Role::Maintainer,
+        CommandName::Status | CommandName::Gate | CommandName::Help => Role::Anyone,
     }
 }
 
 /// The PR author may not use maintainer commands on its own PR unless the repository
 /// allows self-approval (CONTRACT §6).
 pub fn maintainer_self_approval_refused(
-    kind: CommandKind,
+    kind: CommandName,
     actor_is_author: bool,
     allow_self_approval: bool,
 ) -> bool {
@@ -169,31 +169,10 @@ impl RoleThresholds {
     }
 }
 
-pub use crate::engine::config::Assurance;
-
-/// What the record transitions need of the repository configuration.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AuditPolicy {
-    /// `audit_budget`: the budget of a new record when `--budget` is not given (§11).
-    pub default_budget: u32,
-    /// The effective assurance: the repository setting raised by the operator minimum.
-    pub assurance: Assurance,
-}
-
-impl Default for AuditPolicy {
-    fn default() -> Self {
-        let defaults = crate::engine::config::RepoConfig::default();
-        AuditPolicy {
-            default_budget: defaults.audit_budget,
-            assurance: defaults.assurance,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use CommandKind::*;
+    use CommandName::*;
 
     #[test]
     fn command_roles_table() {
@@ -216,14 +195,14 @@ mod tests {
             assert_eq!(required_role(kind, above), role, "{kind:?} above={above}");
         }
         // The budget flag matters only for `new`.
-        for kind in CommandKind::ALL.into_iter().filter(|k| *k != New) {
+        for kind in CommandName::ALL.into_iter().filter(|k| *k != New) {
             assert_eq!(required_role(kind, true), required_role(kind, false));
         }
     }
 
     #[test]
     fn self_approval_table() {
-        for kind in CommandKind::ALL {
+        for kind in CommandName::ALL {
             let maintainer = required_role(kind, false) == Role::Maintainer;
             assert_eq!(
                 maintainer_self_approval_refused(kind, true, false),

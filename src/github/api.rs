@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::github::error::GitHubError;
-use crate::github::retry::{Attempt, Decision, RetryPolicy};
+use crate::github::retry::{Attempt, RetryDecision, RetryPolicy};
 use crate::ids::DeliveryId;
 use crate::metrics::Metrics;
 
@@ -223,13 +223,13 @@ impl Api {
                 }
             };
             match (decision, outcome) {
-                (Decision::Accept, Ok(r)) => return Ok(r),
-                (Decision::Retry(wait), _) => {
+                (RetryDecision::Accept, Ok(r)) => return Ok(r),
+                (RetryDecision::Retry(wait), _) => {
                     tracing::warn!(route = call.route, attempt, ?wait, "retrying GitHub call");
                     tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
-                (Decision::RateLimited(wait), _) => {
+                (RetryDecision::RateLimited(wait), _) => {
                     return Err(GitHubError::RateLimited {
                         route: call.route,
                         wait,

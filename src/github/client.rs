@@ -11,12 +11,12 @@ use octocrab::Octocrab;
 use secrecy::ExposeSecret;
 use tokio::sync::OnceCell;
 
-use crate::config::PrivateKey;
 use crate::github::api::Api;
 use crate::github::error::GitHubError;
 use crate::github::retry::RetryPolicy;
 use crate::ids::DeliveryId;
 use crate::metrics::Metrics;
+use crate::operator_config::PrivateKey;
 
 pub struct GitHubSettings {
     pub app_id: u64,

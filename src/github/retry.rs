@@ -38,7 +38,7 @@ pub enum Attempt<'a> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
+pub enum RetryDecision {
     /// Keep this answer.
     Accept,
     Retry(Duration),
@@ -56,12 +56,12 @@ impl RetryPolicy {
         idempotent: bool,
         outcome: Attempt<'_>,
         now: u64,
-    ) -> Decision {
+    ) -> RetryDecision {
         let last = attempt >= self.max_attempts;
         let backoff = self.backoff * 2u32.saturating_pow(attempt.saturating_sub(1));
         match outcome {
-            Attempt::Transport if idempotent && !last => Decision::Retry(backoff),
-            Attempt::Transport => Decision::GiveUp,
+            Attempt::Transport if idempotent && !last => RetryDecision::Retry(backoff),
+            Attempt::Transport => RetryDecision::GiveUp,
             Attempt::Answered {
                 status,
                 retry_after,
@@ -79,17 +79,17 @@ impl RetryPolicy {
                 ) {
                     // A rate-limited call was not carried out: safe to repeat whatever its method.
                     return if wait > self.max_wait {
-                        Decision::RateLimited(wait)
+                        RetryDecision::RateLimited(wait)
                     } else if last {
-                        Decision::GiveUp
+                        RetryDecision::GiveUp
                     } else {
-                        Decision::Retry(wait)
+                        RetryDecision::Retry(wait)
                     };
                 }
                 match status {
-                    502..=504 if idempotent && !last => Decision::Retry(backoff),
-                    502..=504 => Decision::GiveUp,
-                    _ => Decision::Accept,
+                    502..=504 if idempotent && !last => RetryDecision::Retry(backoff),
+                    502..=504 => RetryDecision::GiveUp,
+                    _ => RetryDecision::Accept,
                 }
             }
         }

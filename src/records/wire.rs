@@ -123,7 +123,7 @@ pub(super) fn object_sha(route: &'static str, sha: &str) -> Result<CommitSha, Gi
 /// so a name the configuration accepts is one the records layer can use. The configuration
 /// refuses any other name before it reaches here.
 pub(super) fn check_branch(branch: &str) -> Result<(), GitHubError> {
-    crate::engine::config::branch_name_rule(branch)
+    crate::engine::repo_config::branch_name_rule(branch)
         .map_err(|e| GitHubError::Setup(format!("records_branch: {e}")))
 }
 

@@ -12,8 +12,8 @@ use axum::routing::{get, post};
 use axum::Router;
 use tracing::Instrument;
 
-use crate::config::WebhookSecrets;
 use crate::metrics::Metrics;
+use crate::operator_config::WebhookSecrets;
 use crate::server::deliveries::HandledDeliveries;
 use crate::server::locks::KeyedLocks;
 use crate::server::webhook::Delivery;

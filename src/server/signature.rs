@@ -4,7 +4,7 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
-use crate::config::WebhookSecrets;
+use crate::operator_config::WebhookSecrets;
 
 type HmacSha256 = Hmac<Sha256>;
 

@@ -8,9 +8,9 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
-use crate::config::WebhookSecrets;
 use crate::events::{Event, PayloadError};
 use crate::ids::DeliveryId;
+use crate::operator_config::WebhookSecrets;
 use crate::server::signature;
 
 /// GitHub does not send payloads over 25 MB; anything bigger is refused unread.

@@ -109,7 +109,7 @@ pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Register
         ("AUDITLOOP_PRIVATE_KEY_PATH", key_text.as_str()),
         ("AUDITLOOP_WEBHOOK_SECRET", secret.as_str()),
     ];
-    if choice.api_url != crate::config::DEFAULT_API_URL {
+    if choice.api_url != crate::operator_config::DEFAULT_API_URL {
         settings.push(("AUDITLOOP_GITHUB_API_URL", choice.api_url.as_str()));
     }
     write_private(&env_path, &updated_env(&existing, &settings))

@@ -37,7 +37,9 @@ pub struct FieldError {
 pub fn api_url_for(github_url: &str) -> String {
     let base = github_url.trim_end_matches('/');
     match url::Url::parse(base) {
-        Ok(u) if u.host_str() == Some("github.com") => crate::config::DEFAULT_API_URL.to_owned(),
+        Ok(u) if u.host_str() == Some("github.com") => {
+            crate::operator_config::DEFAULT_API_URL.to_owned()
+        }
         _ => format!("{base}/api/v3"),
     }
 }

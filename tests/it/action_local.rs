@@ -131,7 +131,12 @@ async fn the_action_signs_with_a_key_the_operator_pinned() {
         auditloop::engine::receipt::TrustStore::from_toml(&String::from_utf8_lossy(&keygen.stdout))
             .unwrap();
     let key = std::fs::read_to_string(dir.path().join("auditor.key")).unwrap();
-    let mut l = Loop::start_full(42, trust, auditloop::engine::config::Assurance::Hardened).await;
+    let mut l = Loop::start_full(
+        42,
+        trust,
+        auditloop::engine::repo_config::Assurance::Hardened,
+    )
+    .await;
     l.gh.set_file(
         ".github/auditloop.yml",
         "auditor:\n  dispatch: repository_dispatch\n",

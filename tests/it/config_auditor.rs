@@ -1,7 +1,7 @@
 //! The `auditor:` keys of `.github/auditloop.yml` (CONTRACT §4, §11).
 
-use auditloop::engine::config::RepoConfig;
-use auditloop::engine::config_auditor::DispatchMode;
+use auditloop::engine::repo_config::auditor::DispatchMode;
+use auditloop::engine::repo_config::RepoConfig;
 
 #[test]
 fn the_app_waits_for_reports_unless_told_to_dispatch() {

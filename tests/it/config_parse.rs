@@ -1,6 +1,6 @@
 //! `.github/auditloop.yml` (CONTRACT §4): every key, the defaults, and errors with lines.
 
-use auditloop::engine::config::{
+use auditloop::engine::repo_config::{
     branch_name_rule, effective_assurance, Archetype, Assurance, CompletionGate, ConfigError,
     Permission, RepoConfig, WorkUnitAudit,
 };

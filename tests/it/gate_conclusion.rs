@@ -2,9 +2,9 @@
 
 use crate::gate_support;
 
-use auditloop::engine::config::WorkUnitAudit;
 use auditloop::engine::gate::{combine, CheckStatus, Conclusion, GateResult, Outcome};
 use auditloop::engine::record::{AuditState, EventKind, Grade};
+use auditloop::engine::repo_config::WorkUnitAudit;
 use auditloop::engine::report::Verdict;
 use auditloop::ids::PrNumber;
 use gate_support::*;

@@ -6,9 +6,9 @@ use crate::gate_support;
 
 use proptest::prelude::*;
 
-use auditloop::engine::config::{Archetype, Assurance, CompletionGate, WorkUnitAudit};
 use auditloop::engine::gate::{CheckObservation, CheckStatus, Conclusion, GateResult, Outcome};
 use auditloop::engine::record::{AuditState, EventKind, Evidence, Grade, Record};
+use auditloop::engine::repo_config::{Archetype, Assurance, CompletionGate, WorkUnitAudit};
 use auditloop::engine::report::Verdict;
 use gate_support::*;
 

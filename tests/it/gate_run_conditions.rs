@@ -2,12 +2,12 @@
 
 use crate::gate_support;
 
-use auditloop::engine::config::{Archetype, Assurance, CompletionGate};
 use auditloop::engine::gate::CheckStatus::{Completed, InProgress, Queued};
 use auditloop::engine::gate::Outcome::{Fail, Pass, Pending};
 use auditloop::engine::record::{
     EventKind, FindingRef, FindingSummary, Grade, Waiver, WaiverBasis,
 };
+use auditloop::engine::repo_config::{Archetype, Assurance, CompletionGate};
 use auditloop::ids::FindingId;
 use gate_support::*;
 

@@ -357,3 +357,48 @@ async fn a_deleted_records_branch_fails_the_gate_and_status_still_answers() {
     assert_eq!(l.log().len(), 3);
     assert_eq!(l.history("AUD-1").len(), 3);
 }
+
+#[derive(Clone, Default)]
+struct Logs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_push_onto_rewound_records_is_not_rebound_and_says_so_in_the_log() {
+    let logs = Logs::default();
+    let writer = logs.clone();
+    // The test runtime runs the app on this thread, so a thread-local subscriber sees it.
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter("auditloop=warn")
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let mut l = Loop::start(42).await;
+    let (certified, vetoed) = certified_then_vetoed(&mut l).await;
+    set_branch(&l, Some(&certified));
+    l.gh.set_pull_head(42, support::audit::SHA2);
+    l.pull_event("synchronize", 42, support::audit::SHA2).await;
+    // Nothing written on the rewound branch, the new head's gate fails closed...
+    assert_eq!(l.head().as_deref(), Some(certified.as_str()));
+    let gate = l.gate(support::audit::SHA2);
+    assert_eq!(gate["conclusion"], "failure", "{gate:#}");
+    assert_eq!(gate["external_id"], json!(vetoed));
+    // ...and the operator's log names the repository, the PR and why.
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.contains("the record was not rebound"))
+        .unwrap_or_else(|| panic!("no rebind warning in:\n{text}"));
+    assert!(line.contains(&format!("repo={REPO}")), "{line}");
+    assert!(line.contains("pr=42"), "{line}");
+    assert!(line.contains("rewound or rewritten"), "{line}");
+}

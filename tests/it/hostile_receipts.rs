@@ -38,8 +38,8 @@ fn signed(
 
 #[tokio::test]
 async fn receipt_forgeries_are_refused_by_rule() {
-    use auditloop::engine::config::Assurance;
     use auditloop::engine::receipt::TrustStore;
+    use auditloop::engine::repo_config::Assurance;
     let trust = TrustStore::with_keys([("ci".to_owned(), key(9).verifying_key())]);
     let mut l = Loop::start_full(42, trust, Assurance::Standard).await;
     l.gh.set_file(".github/auditloop.yml", "assurance: hardened\n");

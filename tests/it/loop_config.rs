@@ -3,8 +3,8 @@
 
 use crate::support;
 
-use auditloop::engine::config::Assurance;
 use auditloop::engine::receipt::{sign_report, TrustStore};
+use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::parse_report;
 use auditloop::ids::RepoName;
 use base64::engine::general_purpose::STANDARD;

@@ -30,6 +30,7 @@ mod harden_records;
 mod hostile_commands;
 mod hostile_intake;
 mod hostile_receipts;
+mod import_graph;
 mod kit_strict;
 mod loop_checks;
 mod loop_commands;

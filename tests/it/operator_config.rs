@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::process::Command;
 
-use auditloop::config::{ConfigError, ServeArgs, ServeConfig};
+use auditloop::operator_config::{ConfigError, ServeArgs, ServeConfig};
 
 const PEM: &str = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\n";
 

@@ -18,7 +18,7 @@ fn app_for(l: &Loop) -> AuditApp {
     let gh = GitHubApp::new(
         GitHubSettings {
             app_id: 1,
-            private_key: auditloop::config::PrivateKey(secrecy::SecretString::from(
+            private_key: auditloop::operator_config::PrivateKey(secrecy::SecretString::from(
                 support::harness::app_key(),
             )),
             api_url: l.gh.api_url(),
@@ -212,8 +212,8 @@ async fn installation_listings_while_serving(interval: &str) -> usize {
         "AUDITLOOP_RECONCILE_INTERVAL" => Some(interval.to_owned()),
         _ => None,
     };
-    let cfg = auditloop::config::ServeConfig::resolve(
-        &auditloop::config::ServeArgs::default(),
+    let cfg = auditloop::operator_config::ServeConfig::resolve(
+        &auditloop::operator_config::ServeArgs::default(),
         &env,
         &|_| Err(std::io::Error::other("no file")),
     )

@@ -5,7 +5,7 @@ use crate::support;
 use std::collections::HashMap;
 use std::time::Duration;
 
-use auditloop::config::{ConfigError, ServeArgs, ServeConfig};
+use auditloop::operator_config::{ConfigError, ServeArgs, ServeConfig};
 use support::fake::FakeGitHub;
 
 fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {

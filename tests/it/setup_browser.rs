@@ -229,7 +229,7 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
     let server = tokio::spawn(auditloop::cli::setup::setup_then_serve(
         listener,
         opts,
-        auditloop::config::ServeArgs::default(),
+        auditloop::operator_config::ServeArgs::default(),
         env,
         async move {
             let _ = stopped.await;

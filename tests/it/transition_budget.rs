@@ -3,8 +3,8 @@
 
 use crate::record_support;
 
-use auditloop::engine::policy::Assurance;
 use auditloop::engine::record::{AuditState, BaselineCause, BlockedReason};
+use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition::{self, BaselineInput, FailureInput};
 use auditloop::ids::AuditId;

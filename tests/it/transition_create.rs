@@ -2,8 +2,8 @@
 
 use crate::record_support;
 
-use auditloop::engine::policy::AuditPolicy;
 use auditloop::engine::record::{load_record, to_json, AuditState, EventKind, Index};
+use auditloop::engine::transition::AuditPolicy;
 use auditloop::engine::transition::{self, CreateInput};
 use auditloop::ids::{AuditId, PrNumber, WorkUnit};
 use record_support::*;

@@ -2,8 +2,8 @@
 
 use crate::record_support;
 
-use auditloop::engine::policy::Assurance;
 use auditloop::engine::record::{AuditState, EventKind, Grade, WaiverBasis};
+use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::{Report, Verdict};
 use auditloop::engine::transition::{self, VerifiedReceipt};
 use auditloop::ids::{AuditId, WorkUnit};

@@ -5,8 +5,8 @@
 use super::condition::condition;
 use super::input::CheckObservation;
 use super::model::{Condition, Outcome};
-use crate::engine::config::RepoConfig;
 use crate::engine::record::Record;
+use crate::engine::repo_config::RepoConfig;
 use crate::ids::{Artifact, CommitSha};
 
 /// One part's verdict; the condition takes the worst (fail over pending over pass).

@@ -1,7 +1,7 @@
 //! What the gate reads: the configuration, the head commit, the record(s) and the checks.
 
-use crate::engine::config::{Assurance, RepoConfig};
 use crate::engine::record::Record;
+use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::ids::{CommitSha, TaskId};
 
 pub struct GateInput<'a> {

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use super::condition::{fail, from_problems, pass, task_list};
 use super::model::Condition;
-use crate::engine::config::RepoConfig;
 use crate::engine::record::{AuditState, Record};
+use crate::engine::repo_config::RepoConfig;
 use crate::ids::{Artifact, CommitSha, TaskId};
 
 fn set(tasks: &[TaskId]) -> BTreeSet<&TaskId> {

@@ -6,8 +6,8 @@ use regex::Regex;
 
 use super::condition::{fail, from_problems, pass};
 use super::model::Condition;
-use crate::engine::config::{Assurance, RepoConfig};
 use crate::engine::record::{Grade, LimitationSummary, Record};
+use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::ids::Login;
 
 static DECISION: LazyLock<Regex> =

@@ -1,10 +1,10 @@
 //! `/audit new`: a record `AUD-<next>` bound to the PR head (CONTRACT §6; seed 000 §2, §3).
 
 use super::{Applied, EventContext, Refusal};
-use crate::engine::policy::AuditPolicy;
 use crate::engine::record::{
     canonical_tasks, AuditState, Created, Event, EventKind, Evidence, Index, Record, SCHEMA_VERSION,
 };
+use crate::engine::transition::AuditPolicy;
 use crate::ids::{Artifact, AuditId, PrNumber, RepoName, TaskId, WorkUnit};
 
 #[derive(Debug, Clone, PartialEq, Eq)]

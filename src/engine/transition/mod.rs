@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use crate::engine::record::{
     has_delivery, next_prev, Derived, Event, EventKind, FindingRef, FindingSummary, Index, Record,
 };
+use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::ids::{DeliveryId, Login};
 
 pub mod create;
@@ -29,6 +30,25 @@ pub use report::{
     accept_report, record_invocation_failure, FailureInput, ReportInput, VerifiedReceipt,
 };
 pub use triage::{check_dispose, dispose, veto, waive};
+
+/// What the record transitions need of the repository configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditPolicy {
+    /// `audit_budget`: the budget of a new record when `--budget` is not given (§11).
+    pub default_budget: u32,
+    /// The effective assurance: the repository setting raised by the operator minimum.
+    pub assurance: Assurance,
+}
+
+impl Default for AuditPolicy {
+    fn default() -> Self {
+        let defaults = RepoConfig::default();
+        AuditPolicy {
+            default_budget: defaults.audit_budget,
+            assurance: defaults.assurance,
+        }
+    }
+}
 
 /// Who did it, when, and the delivery that carried it.
 #[derive(Debug, Clone, PartialEq, Eq)]

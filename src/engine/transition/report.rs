@@ -5,12 +5,13 @@ use std::collections::BTreeSet;
 
 use super::limits::check_authorities;
 use super::{append, Applied, EventContext, Refusal};
-use crate::engine::policy::{Assurance, AuditPolicy};
 use crate::engine::record::{
     canonical_tasks, AuditState, EventKind, FindingSummary, Grade, Index, InvocationFailure,
     LimitationSummary, Record, ReportRun,
 };
+use crate::engine::repo_config::Assurance;
 use crate::engine::report::{Report, Verdict};
+use crate::engine::transition::AuditPolicy;
 use crate::ids::{Artifact, AuditId, TaskId, WorkUnit};
 
 /// What the receipt verifier established about a report's receipt.

@@ -5,7 +5,6 @@
 use chrono::{DateTime, TimeZone, Utc};
 use sha2::{Digest, Sha256};
 
-use auditloop::engine::config::{Assurance, RepoConfig};
 use auditloop::engine::gate::{
     evaluate, CheckObservation, CheckStatus, Condition, GateInput, GateResult, Outcome,
 };
@@ -13,6 +12,7 @@ use auditloop::engine::record::{
     AcceptedLimitation, AuditState, Created, Event, EventKind, Evidence, FindingSummary, Grade,
     LimitationAcceptance, LimitationSummary, Record, ReportRun, Veto, SCHEMA_VERSION,
 };
+use auditloop::engine::repo_config::{Assurance, RepoConfig};
 use auditloop::engine::report::{InvocationMode, Severity, Verdict};
 use auditloop::ids::{
     Artifact, AuditId, CommitSha, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber,

@@ -3,12 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use auditloop::engine::policy::AuditPolicy;
 use auditloop::engine::record::{Index, Record};
 use auditloop::engine::report::{
     Elegance, Finding, Invocation, InvocationMode, Limitation, Perspectives, Report, SchemaTag,
     Severity, Verdict,
 };
+use auditloop::engine::transition::AuditPolicy;
 use auditloop::engine::transition::{
     self, Applied, CreateInput, EventContext, Refusal, ReportInput, VerifiedReceipt,
 };

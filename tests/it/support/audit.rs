@@ -55,7 +55,7 @@ impl Loop {
         Self::start_full(
             pr,
             auditloop::engine::receipt::TrustStore::default(),
-            auditloop::engine::config::Assurance::Standard,
+            auditloop::engine::repo_config::Assurance::Standard,
         )
         .await
     }
@@ -64,7 +64,7 @@ impl Loop {
     pub async fn start_full(
         pr: u64,
         trust: auditloop::engine::receipt::TrustStore,
-        min: auditloop::engine::config::Assurance,
+        min: auditloop::engine::repo_config::Assurance,
     ) -> Self {
         let gh = FakeGitHub::start().await;
         gh.add_pull(

@@ -5,11 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use auditloop::app::AuditApp;
-use auditloop::config::{PrivateKey, WebhookSecrets};
-use auditloop::engine::config::Assurance;
 use auditloop::engine::receipt::TrustStore;
+use auditloop::engine::repo_config::Assurance;
 use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use auditloop::metrics::Metrics;
+use auditloop::operator_config::{PrivateKey, WebhookSecrets};
 use auditloop::server::{router, AppState};
 use secrecy::SecretString;
 use serde_json::Value;

@@ -10,6 +10,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::ids::Login;
 
+pub mod auditor;
+
 /// Where the file lives; errors name it so a maintainer knows what to edit.
 pub const CONFIG_PATH: &str = ".github/auditloop.yml";
 
@@ -50,7 +52,7 @@ pub struct RepoConfig {
     pub decisions_path: String,
     #[serde(deserialize_with = "label")]
     pub tech_debt_label: String,
-    pub auditor: crate::engine::config_auditor::AuditorConfig,
+    pub auditor: auditor::AuditorConfig,
 }
 
 impl Default for RepoConfig {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use secrecy::{ExposeSecret, SecretString};
 
-use crate::engine::config::Assurance;
+use crate::engine::repo_config::Assurance;
 
 /// The flags of `auditloop serve`; every one may also come from the environment.
 #[derive(clap::Args, Clone, Default)]

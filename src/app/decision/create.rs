@@ -1,0 +1,134 @@
+//! `new` and `adopt`: the commands that give the PR its record.
+
+use std::sync::Arc;
+
+use super::{refusal, CommandDecision, Facts, Halt, Made};
+use crate::app::context::Ctx;
+use crate::app::failure::CommandFailure;
+use crate::app::reply::Refused;
+use crate::app::store::{change_files, State, Stop};
+use crate::commands::ParsedCommand;
+use crate::engine::closing::closing_issues;
+use crate::engine::record::has_delivery;
+use crate::engine::transition as t;
+use crate::github::rest::Pull;
+use crate::ids::{AuditId, PrNumber};
+
+pub(super) fn decide(
+    ctx: &Ctx,
+    made: Made,
+    command: ParsedCommand,
+    pull: &Pull,
+) -> Result<CommandDecision, CommandFailure> {
+    match command {
+        ParsedCommand::New {
+            goal,
+            oracle,
+            evidence,
+            covered_tasks,
+            work_unit,
+            budget,
+        } => {
+            let input = t::CreateInput {
+                repository: ctx.repo.clone(),
+                pull_request: PrNumber(pull.number),
+                work_unit,
+                goal,
+                completion_oracle: oracle,
+                evidence,
+                explicit_tasks: covered_tasks,
+                closing_issues: closing_issues(&pull.body, &ctx.repo),
+                head: made.head.clone(),
+                budget,
+                required_checks_set: ctx
+                    .config
+                    .as_ref()
+                    .is_ok_and(|c| !c.evidence.required_checks.is_empty()),
+            };
+            Ok(new_record(made, input, pull.number))
+        }
+        ParsedCommand::Adopt { audit_id } => Ok(adopt(made, audit_id, pull.number)),
+        _ => Err(CommandFailure::Internal(
+            "a command other than new or adopt reached their decision".into(),
+        )),
+    }
+}
+
+fn new_record(made: Made, input: t::CreateInput, number: u64) -> CommandDecision {
+    let Made {
+        event,
+        view,
+        policy,
+        delivery,
+        by,
+        ..
+    } = made;
+    CommandDecision {
+        named: None,
+        message: format!("Create the audit record for #{number} {by}"),
+        new_run: false,
+        decide: Arc::new(move |state: &State, _: &Facts| {
+            if let Some(Ok(record)) = &state.record {
+                if has_delivery(record, &delivery) {
+                    return Err(Stop::AlreadyApplied);
+                }
+            }
+            let applied =
+                t::create(&state.index, input.clone(), &event, &policy).map_err(refusal)?;
+            Ok(change_files(&applied, &view, Vec::new()))
+        }),
+    }
+}
+
+/// The record named by id moves onto this PR; whether its source PR was closed unmerged
+/// is asked of GitHub only once the records allow the adoption.
+fn adopt(made: Made, audit_id: AuditId, number: u64) -> CommandDecision {
+    let Made {
+        event,
+        view,
+        delivery,
+        head,
+        by,
+        ..
+    } = made;
+    CommandDecision {
+        named: Some(audit_id.clone()),
+        message: format!("Adopt {audit_id} onto #{number} {by}"),
+        new_run: false,
+        decide: Arc::new(move |state: &State, facts: &Facts| -> Result<_, Halt> {
+            let record = match &state.named {
+                None => {
+                    return Err(Stop::Refused(Refused::new(
+                        format!("there is no record {audit_id}"),
+                        "name a record listed in index.json on the records branch",
+                    )))
+                }
+                Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
+                Some(Ok(r)) if has_delivery(r, &delivery) => return Err(Stop::AlreadyApplied),
+                Some(Ok(r)) => r,
+            };
+            if state.record.is_some() {
+                return Err(Stop::Refused(Refused::new(
+                    format!("#{number} already has an audit record"),
+                    "use `/audit baseline` on this pull request instead",
+                )));
+            }
+            let source = record.pull_request;
+            let closed_unmerged = if source.0 == number {
+                false
+            } else {
+                let p = facts.pull(source)?;
+                !p.open && !p.merged
+            };
+            let input = t::AdoptInput {
+                pull_request: PrNumber(number),
+                head: head.clone(),
+                source_closed_unmerged: closed_unmerged,
+                covered_tasks: None,
+                evidence: None,
+            };
+            let applied = t::adopt(record, &state.index, input, &event).map_err(refusal)?;
+            Ok(change_files(&applied, &view, Vec::new()))
+        }),
+    }
+}

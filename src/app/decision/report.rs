@@ -1,0 +1,219 @@
+//! `/audit report`: a JSON report (its receipt verified on the latest index) or a
+//! seed-002 handoff, decided on the latest record.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use super::{current, problems_text, refusal, CommandDecision, Facts, Made};
+use crate::app::context::Ctx;
+use crate::app::failure::CommandFailure;
+use crate::app::reply::Refused;
+use crate::app::store::{change_files, State, Stop};
+use crate::app::AuditApp;
+use crate::commands::ReportPayload;
+use crate::engine::receipt::{verify, ReceiptContext};
+use crate::engine::record::EventKind;
+use crate::engine::report::{
+    handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, HandoffBinding,
+    HandoffStatus, Report,
+};
+use crate::engine::transition::{self as t, Applied, FailureInput, ReportInput, VerifiedReceipt};
+use crate::ids::{Artifact, AuditId};
+
+pub(super) fn decide(
+    app: &AuditApp,
+    ctx: &Ctx,
+    made: Made,
+    flags: (Option<AuditId>, Option<String>, Option<Artifact>),
+    payload: ReportPayload,
+) -> Result<CommandDecision, CommandFailure> {
+    match payload {
+        ReportPayload::Json(text) => json(app, ctx, made, &text),
+        ReportPayload::Handoff(text) => handoff(made, flags, &text),
+    }
+}
+
+fn json(
+    app: &AuditApp,
+    ctx: &Ctx,
+    made: Made,
+    text: &str,
+) -> Result<CommandDecision, CommandFailure> {
+    let Made {
+        event,
+        view,
+        policy,
+        delivery,
+        by,
+        ..
+    } = made;
+    let intake = parse_report(text).map_err(|problems| {
+        Refused::new(
+            format!(
+                "the report is not a valid auditor_report_v1 ({} problem{})",
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" }
+            ),
+            format!(
+                "correct these and post the report again:\n{}",
+                problems_text(&problems)
+            ),
+        )
+    })?;
+    // The decision records on the default branch are read only when the report cites one
+    // (and the configuration names where they are).
+    let cites = ctx.config.is_ok()
+        && intake
+            .report
+            .limitations
+            .iter()
+            .flatten()
+            .any(|l| matches!(l.authority_kind(), Some(Authority::Decision(_))));
+    let repo = ctx.repo.clone();
+    let trust = app.trust.clone();
+    let now = ctx.now;
+    let none = BTreeSet::new();
+    Ok(CommandDecision {
+        named: None,
+        message: format!("Report on {} {by}", intake.report.audit_id),
+        new_run: true,
+        decide: Arc::new(move |state: &State, facts: &Facts| {
+            let record = current(state, &delivery)?;
+            let verified = match &intake.receipt {
+                None => None,
+                Some(receipt) => {
+                    let used = |id: &str| state.index.receipts.contains_key(id);
+                    let rctx = ReceiptContext {
+                        repository: &repo,
+                        now,
+                        receipt_used: &used,
+                    };
+                    match verify(receipt, &intake.report, &intake.digest, &rctx, &trust) {
+                        Ok(_) => Some(VerifiedReceipt {
+                            receipt_id: receipt.receipt_id.clone(),
+                            key_id: receipt.key_id.clone(),
+                        }),
+                        Err(e) => {
+                            return Err(Stop::Refused(Refused::new(
+                                format!("the report's receipt does not verify: {e} ({})", e.rule()),
+                                "sign the normalized report again with `auditloop sign` and a key the operator pinned; a receipt is never downgraded to an unsigned report",
+                            )))
+                        }
+                    }
+                }
+            };
+            let decisions = if cites { facts.decisions()? } else { &none };
+            let input = ReportInput {
+                report: &intake.report,
+                digest: intake.digest.as_str(),
+                receipt: verified.as_ref(),
+                handoff: false,
+                decisions,
+            };
+            let applied =
+                t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
+            let extra = stored_report(&applied, &intake.report);
+            Ok(change_files(&applied, &view, extra))
+        }),
+    })
+}
+
+fn handoff(
+    made: Made,
+    flags: (Option<AuditId>, Option<String>, Option<Artifact>),
+    text: &str,
+) -> Result<CommandDecision, CommandFailure> {
+    let Made {
+        event,
+        view,
+        policy,
+        delivery,
+        by,
+        ..
+    } = made;
+    let handoff = parse_handoff(text).map_err(|problems| {
+        Refused::new(
+            "the handoff block is not a seed-002 completion handoff",
+            format!(
+                "correct these and post it again:\n{}",
+                problems_text(&problems)
+            ),
+        )
+    })?;
+    let (Some(audit_id), Some(invocation), Some(candidate)) = flags else {
+        return Err(Refused::new(
+            "a handoff needs --audit-id, --invocation and --candidate",
+            "write `/audit report --audit-id AUD-n --invocation REF --candidate commit:SHA` above the ```text block",
+        )
+        .into());
+    };
+    if handoff.status == HandoffStatus::Pass {
+        return Err(Refused::new(
+            "`AUDIT: PASS` cannot certify: a handoff carries no perspectives or findings",
+            "submit an auditor_report_v1 JSON report to certify",
+        )
+        .into());
+    }
+    let verdict = handoff_verdict(handoff.status);
+    Ok(CommandDecision {
+        named: None,
+        message: format!("Handoff {} on {audit_id} {by}", handoff.status.as_str()),
+        new_run: verdict.is_some(),
+        decide: Arc::new(move |state: &State, _: &Facts| {
+            let record = current(state, &delivery)?;
+            let Some(verdict) = verdict else {
+                let input = FailureInput {
+                    audit_id: audit_id.clone(),
+                    invocation_ref: invocation.clone(),
+                    candidate_artifact: candidate.clone(),
+                    reason: handoff.reason.clone(),
+                };
+                let applied =
+                    t::record_invocation_failure(record, &state.index, input, &event, &policy)
+                        .map_err(refusal)?;
+                return Ok(change_files(&applied, &view, Vec::new()));
+            };
+            let bind = HandoffBinding {
+                audit_id: audit_id.clone(),
+                work_unit: record.work_unit.clone(),
+                candidate: candidate.clone(),
+                covered_tasks: record.covered_tasks.clone(),
+                invocation_ref: invocation.clone(),
+            };
+            let report = report_from_handoff(&handoff, verdict, bind);
+            let digest = crate::engine::report::digest(&report);
+            let input = ReportInput {
+                report: &report,
+                digest: digest.as_str(),
+                receipt: None,
+                handoff: true,
+                decisions: &BTreeSet::new(),
+            };
+            let applied =
+                t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
+            let extra = stored_report(&applied, &report);
+            Ok(change_files(&applied, &view, extra))
+        }),
+    })
+}
+
+fn stored_report(applied: &Applied, report: &Report) -> Vec<(String, String)> {
+    match &applied.event.kind {
+        EventKind::Report(run) => {
+            let text = serde_json::to_string_pretty(report).unwrap_or_default() + "\n";
+            vec![(run.report.clone(), text)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// `D-12-title.md` and `D-12.md` are decision 12.
+pub fn decision_number(file: &str) -> Option<u32> {
+    let rest = file.strip_prefix("D-")?.strip_suffix(".md")?;
+    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let after = &rest[digits.len()..];
+    if digits.is_empty() || !(after.is_empty() || after.starts_with(['-', '_', ' ', '.'])) {
+        return None;
+    }
+    digits.parse().ok().filter(|n| *n > 0)
+}

@@ -1,0 +1,138 @@
+//! What the records branch holds for one PR, read from a snapshot, and the files one
+//! applied transition writes. Pure: the reads and the commit are in `store.rs`.
+
+use std::collections::BTreeMap;
+
+use crate::engine::record::{load_record, to_json, Index, Record};
+use crate::engine::transition::Applied;
+use crate::engine::views::{sections, ViewContext};
+use crate::ids::{AuditId, CommitSha, PrNumber};
+use crate::records::{Change, Files, PerRound, Snapshot, Wanted};
+
+/// What the branch holds for one PR.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub commit: Option<CommitSha>,
+    /// The parents of `commit`.
+    pub parents: Vec<CommitSha>,
+    pub index: Index,
+    /// The PR's record: `Err` when it fails structural validation.
+    pub record: Option<Result<Record, String>>,
+    /// A record named by id (adopt), when asked for.
+    pub named: Option<Result<Record, String>>,
+}
+
+pub(crate) fn record_path(id: &AuditId) -> String {
+    format!("records/{id}.json")
+}
+
+pub(crate) fn index_of(files: &Files) -> Option<Index> {
+    files.get("index.json").and_then(|t| Index::parse(t).ok())
+}
+
+pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Wanted {
+    // The index is parsed once per read round, not once per path of the branch.
+    PerRound(move |files: &Files| {
+        let paths: Vec<String> = index_of(files)
+            .map(|index| {
+                index
+                    .record_for_pull(pr)
+                    .into_iter()
+                    .chain(named.as_ref())
+                    .map(record_path)
+                    .collect()
+            })
+            .unwrap_or_default();
+        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+    })
+}
+
+fn load_one(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
+    let path = record_path(id);
+    if !snapshot.contains(&path) {
+        return Some(Err(format!(
+            "the index names {id}, but {path} is missing from the records branch"
+        )));
+    }
+    let text = snapshot.file(&path)?;
+    Some(
+        load_record(text)
+            .map_err(|e| format!("{path}: {e}"))
+            .and_then(|record| match &record.id {
+                found if found != id => Err(format!(
+                    "index.json disagrees with the records: it names {id}, but {path} holds {found}"
+                )),
+                _ => Ok(record),
+            }),
+    )
+}
+
+/// The index must name the PR the record says it is bound to.
+fn bound_to(
+    record: Option<Result<Record, String>>,
+    pr: PrNumber,
+) -> Option<Result<Record, String>> {
+    record.map(|r| {
+        r.and_then(|record| {
+            if record.pull_request == pr {
+                Ok(record)
+            } else {
+                Err(format!(
+                    "index.json disagrees with the records: it maps #{} to {}, which is bound to #{}",
+                    pr.0, record.id, record.pull_request.0
+                ))
+            }
+        })
+    })
+}
+
+pub(crate) fn state_of(
+    snapshot: &Snapshot,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+) -> Result<State, String> {
+    let index = match snapshot.file("index.json") {
+        Some(text) => Index::parse(text)
+            .map_err(|e| format!("index.json on the records branch is damaged: {e}"))?,
+        None if snapshot.commit.is_some() => {
+            return Err("the records branch has no index.json".to_owned());
+        }
+        None => Index::default(),
+    };
+    let record = bound_to(
+        index
+            .record_for_pull(pr)
+            .cloned()
+            .and_then(|id| load_one(snapshot, &id)),
+        pr,
+    );
+    let named = named.and_then(|id| load_one(snapshot, id));
+    Ok(State {
+        commit: snapshot.commit.clone(),
+        parents: snapshot.parents.clone(),
+        index,
+        record,
+        named,
+    })
+}
+
+/// The files one applied transition writes: the record (JSON and Markdown) and, when it
+/// changed, the index; plus `extra` (a stored report).
+pub fn change_files(applied: &Applied, view: &ViewContext, extra: Vec<(String, String)>) -> Change {
+    let record = &applied.record;
+    let mut files = BTreeMap::new();
+    files.insert(record_path(&record.id), to_json(record));
+    let s = sections(Some(record), view);
+    files.insert(
+        format!("records/{}.md", record.id),
+        format!(
+            "# {} ({})\n\n{}\n\n{}\n\n{}\n",
+            record.id, record.work_unit, s.rounds, s.waivers, s.residual
+        ),
+    );
+    if let Some(index) = &applied.index {
+        files.insert("index.json".to_owned(), index.to_json());
+    }
+    files.extend(extra);
+    Change { files }
+}

@@ -7,6 +7,7 @@ pub mod engine;
 pub mod events;
 pub mod github;
 pub mod ids;
+pub mod locks;
 pub mod metrics;
 pub mod operator_config;
 pub mod reconcile;

@@ -172,7 +172,7 @@ pub fn fold(method: &str, path: &str) -> String {
             seg.to_owned()
         };
         out.push(folded);
-        if matches!(seg, "contents" | "heads") {
+        if matches!(seg, "contents" | "heads" | "compare") {
             out.push("{path}".to_owned());
             break;
         }
@@ -375,6 +375,26 @@ fn repo_route(
         (_, ["git", ..]) => {
             let git = data.git.entry(repo.to_owned()).or_default();
             git_route(git, m, &rest[1..], query, headers, body)
+        }
+        // Where `head` stands to `base`, as the lineage check asks.
+        ("GET", ["compare", spec]) => {
+            let Some((base, head)) = spec.split_once("...") else {
+                return not_found();
+            };
+            let git = data.git.entry(repo.to_owned()).or_default();
+            if !git.commits.contains_key(base) || !git.commits.contains_key(head) {
+                return not_found();
+            }
+            let status = if base == head {
+                "identical"
+            } else if git.descends(head, base) {
+                "ahead"
+            } else if git.descends(base, head) {
+                "behind"
+            } else {
+                "diverged"
+            };
+            reply(200, json!({"status": status}))
         }
         _ => not_found(),
     }

@@ -8,6 +8,7 @@ use crate::engine::policy::Permission;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, RepoName};
+use crate::locks::{KeyGuard, KeyedLocks};
 use crate::records::RecordsCache;
 
 /// Check-run ids remembered at most; the map starts over when full.
@@ -20,6 +21,8 @@ pub struct Memory {
     /// Our newest check run per repository, head commit and name, as this process created
     /// or listed it: an update needs its id, not a listing.
     runs: Mutex<HashMap<String, OurRun>>,
+    /// One writer per records branch at a time (see [`Memory::write_turn`]).
+    turns: KeyedLocks,
     /// The head each pull request had when last read, to list its check runs while the
     /// pull request itself is read again (a wrong guess costs a second listing).
     heads: Mutex<HashMap<String, String>>,
@@ -48,6 +51,17 @@ impl Memory {
             runs.clear();
         }
         runs.insert(run_key(repo, head, name), run);
+    }
+
+    /// The turn to write on `repo`'s records `branch`, and whether another writer of this
+    /// process had to be waited for (then the branch has moved since it was read). Commands
+    /// on one branch would otherwise race each other's compare-and-swap, and every lost
+    /// race costs a read of the moved branch and a new tree, commit and ref update: on a
+    /// busy repository, dozens of calls per command. Replicas still meet at the
+    /// compare-and-swap.
+    pub async fn write_turn(&self, repo: &RepoName, branch: &str) -> (KeyGuard<'_>, bool) {
+        let key = format!("{}\n{branch}", repo.as_str().to_ascii_lowercase());
+        self.turns.lock_noting_wait(&key).await
     }
 
     pub fn head_of(&self, repo: &RepoName, pr: u64) -> Option<String> {

@@ -184,6 +184,12 @@ where
     let mut verified: Vec<CommitSha> = Vec::new();
     let mut verifier = must_contain.cloned().map(Verifier::new);
     let branch = ctx.records_branch();
+    let (_turn, waited) = ctx.memory.write_turn(&ctx.repo, branch).await;
+    if waited {
+        // The writer before us moved the branch: read its ref again (its commit is known).
+        ctx.seen.forget_records();
+    }
+    let mut verifies = 0;
     let outcome = loop {
         let head = ctx.seen.records_head(branch);
         let reuse = Reuse {
@@ -225,6 +231,17 @@ where
                 may_recover = false;
             }
             CommitOutcome::Refused(Halt::Verify(state)) => {
+                verifies += 1;
+                if verifies > records::MAX_ATTEMPTS {
+                    // Another writer keeps moving the branch: leave it to a redelivery.
+                    return Err(GitHubError::Status {
+                        route: "records branch",
+                        status: 409,
+                        message: format!(
+                            "`{branch}` moved under {verifies} verified heads in a row"
+                        ),
+                    });
+                }
                 if let Some(verifier) = &mut verifier {
                     if let Lineage::Damaged { why, .. } = verifier.check(ctx, pr, &state).await? {
                         break CommitOutcome::Refused(Stop::Damaged(why));

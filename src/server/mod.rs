@@ -1,7 +1,6 @@
 //! The HTTP surface (CONTRACT §3): the webhook, health and metrics.
 
 pub mod deliveries;
-pub mod locks;
 mod routes;
 pub mod signature;
 pub mod webhook;

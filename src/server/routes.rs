@@ -12,10 +12,10 @@ use axum::routing::{get, post};
 use axum::Router;
 use tracing::Instrument;
 
+use crate::locks::KeyedLocks;
 use crate::metrics::Metrics;
 use crate::operator_config::WebhookSecrets;
 use crate::server::deliveries::HandledDeliveries;
-use crate::server::locks::KeyedLocks;
 use crate::server::webhook::Delivery;
 
 /// What a handler made of a delivery.

@@ -67,7 +67,7 @@ async fn twenty_concurrent_commands_on_one_pr_each_land_once_on_a_linear_branch(
 }
 
 #[tokio::test]
-async fn concurrent_commands_on_two_prs_conflict_on_the_shared_branch_and_all_land() {
+async fn concurrent_commands_on_two_prs_take_turns_on_the_shared_branch_and_all_land() {
     let mut l = with_record().await;
     l.gh.add_pull(43, SHA2, "Second change.\n\nCloses #13\n", "alice");
     l.pull_event("opened", 43, SHA2).await;
@@ -106,9 +106,10 @@ async fn concurrent_commands_on_two_prs_conflict_on_the_shared_branch_and_all_la
     assert_eq!(l.log().len(), before + 20, "linear, one commit each");
     let attempts = ref_updates(&l) - updates_before;
     println!("ref updates for 20 commits on two PRs: {attempts}");
-    // The two PRs' writers run side by side for the whole burst, so some updates meet a
-    // moved branch (422) and are applied again on the new state.
-    assert!(attempts > 20, "no conflict was retried: {attempts}");
+    // The two PRs' deliveries run side by side, but their writes to the one records branch
+    // take turns inside the process: no update loses a race and is made again. (Replicas
+    // still meet at the compare-and-swap: see `harden_process` and `records_write`.)
+    assert_eq!(attempts, 20, "one ref update per commit");
 }
 
 fn ref_updates(l: &Loop) -> usize {

@@ -1,5 +1,6 @@
-//! One async lock per key (a pull request, or a repository): deliveries for the same key
-//! run one after the other, different keys run concurrently. Idle entries are dropped.
+//! One async lock per key (a pull request, a repository, a records branch): holders of the
+//! same key run one after the other, different keys run concurrently. Idle entries are
+//! dropped.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,16 +20,25 @@ pub struct KeyGuard<'a> {
 
 impl KeyedLocks {
     pub async fn lock(&self, key: &str) -> KeyGuard<'_> {
+        self.lock_noting_wait(key).await.0
+    }
+
+    /// [`KeyedLocks::lock`], also telling whether another holder had to be waited for.
+    pub async fn lock_noting_wait(&self, key: &str) -> (KeyGuard<'_>, bool) {
         let lock = {
             let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
             map.entry(key.to_owned()).or_default().clone()
         };
-        let guard = lock.lock_owned().await;
-        KeyGuard {
+        let (guard, waited) = match lock.clone().try_lock_owned() {
+            Ok(guard) => (guard, false),
+            Err(_) => (lock.lock_owned().await, true),
+        };
+        let guard = KeyGuard {
             owner: self,
             key: key.to_owned(),
             guard: Some(guard),
-        }
+        };
+        (guard, waited)
     }
 
     pub fn len(&self) -> usize {

@@ -52,7 +52,7 @@ pub fn stamped_commit(body: &str) -> Option<CommitSha> {
     let span = super::splice::find_pair(body, SectionKind::Rounds)?;
     let section = body.get(span)?;
     let at = stamp_at(section)?;
-    let sha = section.get(at.start + PREFIX.len()..at.start + PREFIX.len() + SHA_LEN)?;
+    let sha = section.get(at.end - SUFFIX.len() - SHA_LEN..at.end - SUFFIX.len())?;
     CommitSha::new(sha.to_owned()).ok()
 }
 

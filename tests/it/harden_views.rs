@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::audit::{Loop, BRANCH, SHA1};
-use support::deliveries::{pr_comment, REPO};
+use support::deliveries::pr_comment;
 use support::fake::FakeGitHub;
 use support::harness::TestApp;
 use support::process::{Handle, Server};
@@ -117,9 +117,9 @@ async fn a_stamp_a_user_writes_never_stops_the_next_update() {
     l.with_record().await;
     let first = l.head().unwrap();
     let start = "<!-- auditloop:rounds:start -->\n";
-    // Inside the managed section, in the stamp's place: a commit GitHub does not know,
-    // the PR's own head (known, not on the records branch), and the branch's own older
-    // commit. Outside the section: a stamp in the human text naming the newest commit.
+    // Inside the managed section, in the stamp's place: commits GitHub does not know (one
+    // of them the PR's head SHA) and the branch's own older commit. Outside the section:
+    // a stamp in the human text naming the newest commit.
     let forged = [
         "f".repeat(40),
         SHA1.to_owned(),

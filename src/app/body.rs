@@ -26,7 +26,10 @@ pub async fn refresh_body(
 ) -> Result<BodyStatus, GitHubError> {
     let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
     if overtaken(ctx, state, &fresh.body, None).await? {
-        tracing::info!(pr = number, "a newer body stands; this one is not published");
+        tracing::info!(
+            pr = number,
+            "a newer body stands; this one is not published"
+        );
         return Ok(BodyStatus::Current);
     }
     let (status, patch) = spliced(ctx, &fresh.body, record, state.commit.as_ref());

@@ -91,14 +91,17 @@ async fn a_replica_with_older_records_leaves_the_newer_body_and_check_run_standi
 
     let newest = l.head().unwrap();
     let body = l.gh.pull_body(42);
-    let calls: Vec<String> = l
-        .gh
-        .requests()
-        .iter()
-        .filter(|r| r.headers.get("x-github-delivery").map(String::as_str) == Some("veto-a"))
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
-    assert!(body.contains("newer-key"), "the newer body stands: {body}\n{calls:#?}\n{}", a.log());
+    let calls: Vec<String> =
+        l.gh.requests()
+            .iter()
+            .filter(|r| r.headers.get("x-github-delivery").map(String::as_str) == Some("veto-a"))
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+    assert!(
+        body.contains("newer-key"),
+        "the newer body stands: {body}\n{calls:#?}\n{}",
+        a.log()
+    );
     assert!(body.contains("older-key"), "{body}");
     assert_eq!(body_stamp(&l.gh).as_deref(), Some(newest.as_str()));
     assert_eq!(
@@ -120,11 +123,7 @@ async fn a_stamp_a_user_writes_never_stops_the_next_update() {
     // Inside the managed section, in the stamp's place: commits GitHub does not know (one
     // of them the PR's head SHA) and the branch's own older commit. Outside the section:
     // a stamp in the human text naming the newest commit.
-    let forged = [
-        "f".repeat(40),
-        SHA1.to_owned(),
-        first.clone(),
-    ];
+    let forged = ["f".repeat(40), SHA1.to_owned(), first.clone()];
     for (n, fake) in forged.iter().enumerate() {
         let body = l.gh.pull_body(42);
         let (before, after) = body.split_once(start).unwrap();
@@ -140,7 +139,11 @@ async fn a_stamp_a_user_writes_never_stops_the_next_update() {
         let body = l.gh.pull_body(42);
         assert!(body.contains(&key), "{fake}: the body was updated: {body}");
         assert_eq!(body_stamp(&l.gh), l.head(), "{fake}");
-        assert_eq!(gate(&l.gh)["external_id"], json!(l.head().unwrap()), "{fake}");
+        assert_eq!(
+            gate(&l.gh)["external_id"],
+            json!(l.head().unwrap()),
+            "{fake}"
+        );
         assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     }
 }

@@ -94,7 +94,10 @@ fn stamp_at(section: &str) -> Option<Range<usize>> {
     };
     let line = after.get(brk..)?.strip_prefix(PREFIX)?;
     let sha = line.get(..SHA_LEN)?;
-    if !sha.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
+    if !sha
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    {
         return None;
     }
     line.get(SHA_LEN..)?.strip_prefix(SUFFIX)?;
@@ -152,7 +155,11 @@ mod tests {
         let body = format!("intro\n{first}\n\n{second}");
         assert_eq!(stamped_commit(&body), Some(sha('1')));
         // A stray start marker in human text before the section does not move it.
-        let stray = format!("{}\n{}\n{first}", SectionKind::Rounds.start(), stamp(&sha('3')));
+        let stray = format!(
+            "{}\n{}\n{first}",
+            SectionKind::Rounds.start(),
+            stamp(&sha('3'))
+        );
         assert_eq!(stamped_commit(&stray), Some(sha('1')));
     }
 

@@ -9,10 +9,10 @@
 use std::ops::Range;
 
 use auditloop::engine::views::{
-    escape, marked_spans, sections, sections_tampered, splice, SectionKind, Sections,
-    SpliceOutcome, ViewContext,
+    escape, marked_spans, sections, sections_tampered, splice, stamped_commit, SectionKind,
+    Sections, SpliceOutcome, ViewContext,
 };
-use auditloop::ids::RepoName;
+use auditloop::ids::{CommitSha, RepoName};
 use libfuzzer_sys::fuzz_target;
 
 const LINK: &str = "https://github.com/octo/widgets/blob/auditloop-records/records/AUD-1.json";
@@ -92,5 +92,26 @@ fuzz_target!(|input: &str| {
     assert!(
         !sections_tampered(&spliced, &sections),
         "a fresh splice is not tampered"
+    );
+
+    // Stamped with the records commit they come from, the sections name it in the body,
+    // whatever stamps the body forged; the same view from a later commit sends nothing.
+    let ours = CommitSha::new("c".repeat(40)).expect("a full SHA");
+    let later = CommitSha::new("d".repeat(40)).expect("a full SHA");
+    let stamped = match splice(body, &sections.clone().stamped(&ours), LINK) {
+        SpliceOutcome::TooLong => return,
+        // The body shows this view already (under another stamp, or none): nothing sent.
+        SpliceOutcome::Unchanged { .. } => body.to_owned(),
+        SpliceOutcome::Updated { body: new, .. } => {
+            assert_eq!(stamped_commit(&new), Some(ours), "the body names our commit");
+            new
+        }
+    };
+    assert!(
+        matches!(
+            splice(&stamped, &sections.clone().stamped(&later), LINK),
+            SpliceOutcome::Unchanged { .. }
+        ),
+        "a stamp alone is no change"
     );
 });

@@ -115,6 +115,52 @@ async fn a_replica_with_older_records_leaves_the_newer_body_and_check_run_standi
 }
 
 #[tokio::test]
+async fn an_edit_handled_from_older_records_leaves_the_newer_body_standing() {
+    let mut l = Loop::start(42).await;
+    l.with_record().await;
+    let first = l.head().unwrap();
+    // Someone edits inside the markers; replica A handles the `edited` event, frozen the
+    // moment its read of the records branch reaches GitHub (it gets the commit of then).
+    let tampered =
+        l.gh.pull_body(42)
+            .replace("## Audit rounds", "## Audit rounds\n\nAll fine.");
+    l.gh.set_pull_body(42, &tampered);
+    let mut edited = support::deliveries::pull_request("edited", 42, SHA1);
+    edited["pull_request"]["body"] = json!(tampered);
+    edited["sender"]["login"] = json!("alice");
+    let a = Server::spawn(&l.gh).await;
+    let frozen = a.child.clone();
+    l.gh.on_next("GET", &format!("/git/ref/heads/{BRANCH}"), move |_| {
+        signal(&frozen, "-STOP");
+        None
+    });
+    let sent = a.deliver("pull_request", "edit-a", &edited);
+    let (answer_a, ()) = tokio::join!(sent, async {
+        for _ in 0..600 {
+            let read = l.gh.requests().iter().any(|r| {
+                r.path.contains("/git/ref/heads/")
+                    && r.headers.get("x-github-delivery").map(String::as_str) == Some("edit-a")
+            });
+            if read {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // Replica B records a veto and publishes its views before A reads the body.
+        let veto = pr_comment(42, "maint", "/audit veto newer-key --reason \"Second\"");
+        assert_eq!(status(&l.app, "veto-b", &veto).await, 200);
+        assert_ne!(l.head().unwrap(), first);
+        signal(&a.child, "-CONT");
+    });
+    assert_eq!(answer_a, Some(200), "{}", a.log());
+    let body = l.gh.pull_body(42);
+    assert!(body.contains("newer-key"), "the newer body stands: {body}");
+    assert!(!body.contains("All fine."), "{body}");
+    assert_eq!(body_stamp(&l.gh), l.head());
+    assert_eq!(gate(&l.gh)["external_id"], json!(l.head().unwrap()));
+}
+
+#[tokio::test]
 async fn a_stamp_a_user_writes_never_stops_the_next_update() {
     let mut l = Loop::start(42).await;
     l.with_record().await;

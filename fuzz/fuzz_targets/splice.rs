@@ -9,10 +9,10 @@
 use std::ops::Range;
 
 use auditloop::engine::views::{
-    escape, marked_spans, sections, sections_tampered, splice, stamped_commit, SectionKind,
-    Sections, SpliceOutcome, ViewContext,
+    body_stamp, escape, marked_spans, sections, sections_tampered, splice, SectionKind, Sections,
+    SpliceOutcome, Stamp, ViewContext,
 };
-use auditloop::ids::{CommitSha, RepoName};
+use auditloop::ids::{AuditId, CommitSha, RepoName};
 use libfuzzer_sys::fuzz_target;
 
 const LINK: &str = "https://github.com/octo/widgets/blob/auditloop-records/records/AUD-1.json";
@@ -96,14 +96,18 @@ fuzz_target!(|input: &str| {
 
     // Stamped with the records commit they come from, the sections name it in the body,
     // whatever stamps the body forged; the same view from a later commit sends nothing.
-    let ours = CommitSha::new("c".repeat(40)).expect("a full SHA");
-    let later = CommitSha::new("d".repeat(40)).expect("a full SHA");
+    let at = |c: char| Stamp {
+        commit: CommitSha::new(c.to_string().repeat(40)).expect("a full SHA"),
+        record: AuditId::new("AUD-1").expect("an audit id"),
+        events: 3,
+    };
+    let (ours, later) = (at('c'), at('d'));
     let stamped = match splice(body, &sections.clone().stamped(&ours), LINK) {
         SpliceOutcome::TooLong => return,
         // The body shows this view already (under another stamp, or none): nothing sent.
         SpliceOutcome::Unchanged { .. } => body.to_owned(),
         SpliceOutcome::Updated { body: new, .. } => {
-            assert_eq!(stamped_commit(&new), Some(ours), "the body names our commit");
+            assert_eq!(body_stamp(&new), Some(ours), "the body names our commit");
             new
         }
     };

@@ -11,7 +11,7 @@ use crate::app::context::Ctx;
 use crate::app::lineage;
 use crate::app::store::State;
 use crate::engine::record::Record;
-use crate::engine::views::{sections, splice, stamped_commit, BodyStatus, SpliceOutcome};
+use crate::engine::views::{body_stamp, sections, splice, BodyStatus, SpliceOutcome, Stamp};
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::CommitSha;
@@ -50,7 +50,11 @@ pub fn spliced(
     let view = ctx.view();
     let mut ours = sections(Some(record), &view);
     if let Some(commit) = commit {
-        ours = ours.stamped(commit);
+        ours = ours.stamped(&Stamp {
+            commit: commit.clone(),
+            record: record.id.clone(),
+            events: record.history.len(),
+        });
     }
     match splice(body, &ours, &view.record_url(&record.id)) {
         SpliceOutcome::Unchanged { summarized } => (summary_status(summarized), None),
@@ -72,7 +76,8 @@ fn summary_status(summarized: bool) -> BodyStatus {
 ///
 /// No call is made when the body has no stamp, or its stamp names our commit, one of its
 /// parents, or `known` (a commit the caller found ours to extend, such as the one our
-/// check run names). Otherwise GitHub is asked (`lineage::newer_on_branch`), so a stamp a
+/// check run names), or shows our record with no more history events than ours has (a
+/// record's history only grows, so that view is not newer). Otherwise GitHub is asked (`lineage::newer_on_branch`), so a stamp a
 /// body editor wrote counts only when it names a real, newer commit of the branch; the
 /// delivery that wrote that commit publishes the views computed from it. Anything else is
 /// overwritten: a stamp is no evidence of damage, since anyone who can edit the body can
@@ -84,11 +89,17 @@ pub async fn overtaken(
     body: &str,
     known: Option<&CommitSha>,
 ) -> Result<bool, GitHubError> {
-    let (Some(stamp), Some(ours)) = (stamped_commit(body), &state.commit) else {
+    let (Some(stamp), Some(ours)) = (body_stamp(body), &state.commit) else {
         return Ok(false);
     };
-    if &stamp == ours || state.parents.contains(&stamp) || known == Some(&stamp) {
+    let commit = &stamp.commit;
+    if commit == ours || state.parents.contains(commit) || known == Some(commit) {
         return Ok(false);
     }
-    lineage::newer_on_branch(ctx, ours, &stamp).await
+    if let Some(Ok(record)) = &state.record {
+        if stamp.record == record.id && stamp.events <= record.history.len() {
+            return Ok(false);
+        }
+    }
+    lineage::newer_on_branch(ctx, ours, commit).await
 }

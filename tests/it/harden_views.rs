@@ -174,8 +174,9 @@ async fn a_stamp_a_user_writes_never_stops_the_next_update() {
         let body = l.gh.pull_body(42);
         let (before, after) = body.split_once(start).unwrap();
         let (_, rest) = after.split_once('\n').unwrap();
+        // A high event count, so that only GitHub can say the stamp is not newer.
         let edited = format!(
-            "{STAMP}{} -->\n{before}{start}{STAMP}{fake} -->\n{rest}",
+            "{STAMP}{} AUD-1 99 -->\n{before}{start}{STAMP}{fake} AUD-1 99 -->\n{rest}",
             l.head().unwrap()
         );
         l.gh.set_pull_body(42, &edited);

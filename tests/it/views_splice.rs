@@ -6,10 +6,10 @@ use std::ops::Range;
 
 use auditloop::engine::views::stamp::stamp;
 use auditloop::engine::views::{
-    self, marked_spans, sections_tampered, splice, stamped_commit, SectionKind, Sections,
-    SpliceOutcome, BODY_LIMIT,
+    self, body_stamp, marked_spans, sections_tampered, splice, SectionKind, Sections,
+    SpliceOutcome, Stamp, BODY_LIMIT,
 };
-use auditloop::ids::CommitSha;
+use auditloop::ids::{AuditId, CommitSha};
 use proptest::prelude::*;
 use views_support::*;
 
@@ -301,8 +301,12 @@ proptest! {
     }
 }
 
-fn sha(c: char) -> CommitSha {
-    CommitSha::new(c.to_string().repeat(40)).unwrap()
+fn sha(c: char) -> Stamp {
+    Stamp {
+        commit: CommitSha::new(c.to_string().repeat(40)).unwrap(),
+        record: AuditId::new("AUD-7").unwrap(),
+        events: 4,
+    }
 }
 
 /// Body text that forges stamps: well-formed ones for commits `a…` and `b…`, malformed
@@ -314,7 +318,8 @@ fn forging_body() -> impl Strategy<Value = String> {
         2 => Just(stamp(&sha('b'))),
         1 => Just(format!("\n{}", stamp(&sha('a')))),
         1 => Just(format!("{}\n{}", SectionKind::Rounds.start(), stamp(&sha('b')))),
-        1 => Just("<!-- auditloop:records:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA -->".to_owned()),
+        1 => Just("<!-- auditloop:records:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA AUD-7 4 -->".to_owned()),
+        1 => Just(format!("<!-- auditloop:records:{} AUD-7 -->", "a".repeat(40))),
     ];
     prop::collection::vec(forged, 0..14).prop_map(|p| p.concat())
 }
@@ -324,7 +329,7 @@ proptest! {
     fn only_the_stamp_in_the_managed_section_counts(body in forging_body()) {
         // Whatever a body says, a stamp counts only on the line after the start marker
         // of the rounds section's first complete pair, the span the splice replaces.
-        if let Some(named) = stamped_commit(&body) {
+        if let Some(named) = body_stamp(&body) {
             let (_, span) = marked_spans(&body)
                 .into_iter()
                 .find(|(k, _)| *k == SectionKind::Rounds)
@@ -341,7 +346,7 @@ proptest! {
         let s = sections().stamped(&ours);
         let out = match splice(&body, &s, LINK) {
             SpliceOutcome::Updated { body: out, .. } => {
-                prop_assert_eq!(stamped_commit(&out), Some(ours));
+                prop_assert_eq!(body_stamp(&out), Some(ours));
                 out
             }
             // Only a body that shows this view already, under any stamp or none.

@@ -21,7 +21,7 @@ pub use check_run::{annotation_batches, Annotation, AnnotationLevel, BodyStatus,
 pub use context::ViewContext;
 pub use markers::SectionKind;
 pub use splice::{marked_spans, sections_tampered, splice, SpliceOutcome, BODY_LIMIT};
-pub use stamp::stamped_commit;
+pub use stamp::{body_stamp, Stamp};
 
 use crate::engine::record::Record;
 

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use super::escape;
 use super::markers::SectionKind;
-use super::stamp::{body_unstamped, stamped_commit, unstamped};
+use super::stamp::{body_stamp, body_unstamped, unstamped};
 use super::Sections;
 
 /// GitHub's limit on a PR body, in characters.
@@ -34,8 +34,8 @@ pub fn splice(body: &str, sections: &Sections, full_record_link: &str) -> Splice
         (full, false)
     } else {
         let mut short_sections = summaries(full_record_link);
-        if let Some(commit) = stamped_commit(&sections.rounds) {
-            short_sections = short_sections.stamped(&commit);
+        if let Some(stamp) = body_stamp(&sections.rounds) {
+            short_sections = short_sections.stamped(&stamp);
         }
         let short = build(body, &short_sections);
         if short.chars().count() > BODY_LIMIT {

@@ -1,7 +1,10 @@
 //! The records commit a PR body's sections were computed from (CONTRACT §9).
 //!
-//! A hidden line right after the rounds section's start marker names it:
-//! `<!-- auditloop:records:<sha> -->`. Before patching the body, the app reads the body's
+//! A hidden line right after the rounds section's start marker names it, with the record
+//! shown and how many history events it had: `<!-- auditloop:records:<sha> AUD-7 12 -->`.
+//! A record's history only grows, so a stamp showing no more events of the same record
+//! than ours is not newer, and no call is needed to say so. Before patching the body, the
+//! app reads the body's
 //! stamp and leaves a body computed from a newer records commit standing (`app::body`). Only
 //! the stamp in that exact place counts: inside the first complete rounds pair (the span
 //! the splice replaces), on the line after its start marker. A stamp anywhere else is text:
@@ -20,40 +23,50 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::ids::CommitSha;
+use crate::ids::{AuditId, CommitSha};
 
 use super::markers::SectionKind;
 use super::Sections;
 
 const PREFIX: &str = "<!-- auditloop:records:";
 const SUFFIX: &str = " -->";
-const SHA_LEN: usize = 40;
+/// Longer than any stamp we write: a commit, a record id and a count.
+const MAX_LINE: usize = 120;
 
-/// The hidden line naming `commit`.
-pub fn stamp(commit: &CommitSha) -> String {
-    format!("{PREFIX}{commit}{SUFFIX}")
+/// What a body's sections were computed from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    pub commit: CommitSha,
+    pub record: AuditId,
+    /// The record's history events at `commit`.
+    pub events: usize,
+}
+
+/// The hidden line naming `stamp`.
+pub fn stamp(stamp: &Stamp) -> String {
+    format!(
+        "{PREFIX}{} {} {}{SUFFIX}",
+        stamp.commit, stamp.record, stamp.events
+    )
 }
 
 impl Sections {
-    /// These sections, stamped with the records commit they were computed from. A stamp
-    /// already there is replaced.
-    pub fn stamped(mut self, commit: &CommitSha) -> Sections {
+    /// These sections, stamped with what they were computed from. A stamp already there is
+    /// replaced.
+    pub fn stamped(mut self, with: &Stamp) -> Sections {
         let start = SectionKind::Rounds.start();
         let plain = unstamped(&self.rounds).into_owned();
         if let Some(rest) = plain.strip_prefix(start) {
-            self.rounds = format!("{start}\n{}{rest}", stamp(commit));
+            self.rounds = format!("{start}\n{}{rest}", stamp(with));
         }
         self
     }
 }
 
-/// The records commit the stamp of `body`'s managed rounds section names, if it has one.
-pub fn stamped_commit(body: &str) -> Option<CommitSha> {
+/// The stamp of `body`'s managed rounds section, if it has one.
+pub fn body_stamp(body: &str) -> Option<Stamp> {
     let span = super::splice::find_pair(body, SectionKind::Rounds)?;
-    let section = body.get(span)?;
-    let at = stamp_at(section)?;
-    let sha = section.get(at.end - SUFFIX.len() - SHA_LEN..at.end - SUFFIX.len())?;
-    CommitSha::new(sha.to_owned()).ok()
+    parse(body.get(span)?).map(|(stamp, _)| stamp)
 }
 
 /// `body` without the stamp of its managed rounds section: two bodies that differ only in
@@ -62,7 +75,7 @@ pub fn body_unstamped(body: &str) -> Cow<'_, str> {
     let Some(span) = super::splice::find_pair(body, SectionKind::Rounds) else {
         return Cow::Borrowed(body);
     };
-    let Some(at) = body.get(span.clone()).and_then(stamp_at) else {
+    let Some((_, at)) = body.get(span.clone()).and_then(parse) else {
         return Cow::Borrowed(body);
     };
     let (from, to) = (span.start + at.start, span.start + at.end);
@@ -71,17 +84,17 @@ pub fn body_unstamped(body: &str) -> Cow<'_, str> {
 
 /// A rounds section (its first complete pair, markers included) without its stamp.
 pub fn unstamped(section: &str) -> Cow<'_, str> {
-    match stamp_at(section) {
-        Some(at) => Cow::Owned(format!("{}{}", &section[..at.start], &section[at.end..])),
+    match parse(section) {
+        Some((_, at)) => Cow::Owned(format!("{}{}", &section[..at.start], &section[at.end..])),
         None => Cow::Borrowed(section),
     }
 }
 
-/// Where the stamp line is in a rounds section that starts with its start marker: the
+/// The stamp of a rounds section that starts with its start marker, and where it is: the
 /// range from the line break after the marker to the end of the stamp, so that removing
 /// it leaves the section as it was rendered. `None` when there is no well-formed stamp in
 /// that place.
-fn stamp_at(section: &str) -> Option<Range<usize>> {
+fn parse(section: &str) -> Option<(Stamp, Range<usize>)> {
     let start = SectionKind::Rounds.start();
     let after = section.strip_prefix(start)?;
     // A body edited in the browser comes back with CRLF line breaks.
@@ -93,24 +106,31 @@ fn stamp_at(section: &str) -> Option<Range<usize>> {
         return None;
     };
     let line = after.get(brk..)?.strip_prefix(PREFIX)?;
-    let sha = line.get(..SHA_LEN)?;
-    if !sha
-        .bytes()
-        .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-    {
+    let end = line.get(..line.len().min(MAX_LINE))?.find(SUFFIX)?;
+    let mut parts = line[..end].split(' ');
+    let (commit, record, events) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || events.len() > 9 || !events.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    line.get(SHA_LEN..)?.strip_prefix(SUFFIX)?;
+    let stamp = Stamp {
+        commit: CommitSha::new(commit.to_owned()).ok()?,
+        record: AuditId::new(record.to_owned()).ok()?,
+        events: events.parse().ok()?,
+    };
     let from = start.len();
-    Some(from..from + brk + PREFIX.len() + SHA_LEN + SUFFIX.len())
+    Some((stamp, from..from + brk + PREFIX.len() + end + SUFFIX.len()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn sha(c: char) -> CommitSha {
-        CommitSha::new(c.to_string().repeat(40)).expect("a full SHA")
+    fn at(c: char, events: usize) -> Stamp {
+        Stamp {
+            commit: CommitSha::new(c.to_string().repeat(40)).expect("a full SHA"),
+            record: AuditId::new("AUD-7").expect("an audit id"),
+            events,
+        }
     }
 
     fn sections() -> Sections {
@@ -123,17 +143,17 @@ mod tests {
 
     #[test]
     fn stamping_twice_keeps_one_stamp() {
-        let once = sections().stamped(&sha('a'));
-        let twice = once.clone().stamped(&sha('b'));
+        let once = sections().stamped(&at('a', 3));
+        let twice = once.clone().stamped(&at('b', 4));
         assert_eq!(twice.rounds.matches(PREFIX).count(), 1);
-        assert_eq!(stamped_commit(&twice.rounds), Some(sha('b')));
+        assert_eq!(body_stamp(&twice.rounds), Some(at('b', 4)));
         assert_eq!(unstamped(&once.rounds), sections().rounds);
     }
 
     #[test]
     fn a_stamp_outside_the_managed_section_is_text() {
         let s = sections();
-        let fake = stamp(&sha('f'));
+        let fake = stamp(&at('f', 9));
         for body in [
             format!("{fake}\n{}", s.rounds),
             format!("{}\n{fake}", s.rounds),
@@ -143,47 +163,54 @@ mod tests {
             // A start marker with no end is no section.
             format!("{}\n{fake}\n", SectionKind::Rounds.start()),
         ] {
-            assert_eq!(stamped_commit(&body), None, "{body}");
+            assert_eq!(body_stamp(&body), None, "{body}");
             assert_eq!(body_unstamped(&body), body);
         }
     }
 
     #[test]
     fn only_the_first_complete_pair_counts() {
-        let first = sections().stamped(&sha('1')).rounds;
-        let second = sections().stamped(&sha('2')).rounds;
+        let first = sections().stamped(&at('1', 1)).rounds;
+        let second = sections().stamped(&at('2', 2)).rounds;
         let body = format!("intro\n{first}\n\n{second}");
-        assert_eq!(stamped_commit(&body), Some(sha('1')));
+        assert_eq!(body_stamp(&body), Some(at('1', 1)));
         // A stray start marker in human text before the section does not move it.
         let stray = format!(
             "{}\n{}\n{first}",
             SectionKind::Rounds.start(),
-            stamp(&sha('3'))
+            stamp(&at('3', 3))
         );
-        assert_eq!(stamped_commit(&stray), Some(sha('1')));
+        assert_eq!(body_stamp(&stray), Some(at('1', 1)));
     }
 
     #[test]
     fn malformed_stamps_name_nothing() {
         let start = SectionKind::Rounds.start();
         let end = SectionKind::Rounds.end();
+        let a = "a".repeat(40);
         for line in [
-            format!("{PREFIX}{}{SUFFIX}", "A".repeat(40)),
-            format!("{PREFIX}{}{SUFFIX}", "a".repeat(39)),
-            format!("{PREFIX}{}x{SUFFIX}", "a".repeat(40)),
-            format!("{PREFIX}{}", "a".repeat(40)),
-            format!(" {PREFIX}{}{SUFFIX}", "a".repeat(40)),
-            format!("{PREFIX}{}é{SUFFIX}", "a".repeat(39)),
+            format!("{PREFIX}{} AUD-7 1{SUFFIX}", "A".repeat(40)),
+            format!("{PREFIX}{} AUD-7 1{SUFFIX}", "a".repeat(39)),
+            format!("{PREFIX}{a} AUD-7{SUFFIX}"),
+            format!("{PREFIX}{a}{SUFFIX}"),
+            format!("{PREFIX}{a} AUD-07 1{SUFFIX}"),
+            format!("{PREFIX}{a} AUD-7 +1{SUFFIX}"),
+            format!("{PREFIX}{a} AUD-7 1 2{SUFFIX}"),
+            format!("{PREFIX}{a} AUD-7 1234567890{SUFFIX}"),
+            format!("{PREFIX}{a} AUD-7 1"),
+            format!("{PREFIX}{a} AUD-7 1\n{SUFFIX}"),
+            format!(" {PREFIX}{a} AUD-7 1{SUFFIX}"),
+            format!("{PREFIX}{a} AUD-7 {}{SUFFIX}", "1".repeat(200)),
         ] {
             let body = format!("{start}\n{line}\n## Audit rounds\n\n{end}");
-            assert_eq!(stamped_commit(&body), None, "{line}");
+            assert_eq!(body_stamp(&body), None, "{line}");
         }
     }
 
     #[test]
     fn crlf_bodies_keep_their_stamp() {
-        let body = sections().stamped(&sha('c')).rounds.replace('\n', "\r\n");
-        assert_eq!(stamped_commit(&body), Some(sha('c')));
+        let body = sections().stamped(&at('c', 5)).rounds.replace('\n', "\r\n");
+        assert_eq!(body_stamp(&body), Some(at('c', 5)));
         assert!(!body_unstamped(&body).contains(PREFIX));
     }
 }

@@ -300,7 +300,7 @@ pub fn route(
                 .refs
                 .iter()
                 .filter(|(name, _)| name.starts_with(&prefix))
-                .map(|(name, sha)| ref_body(name, sha))
+                .map(|(name, sha)| gh::git_ref(repo, name, sha))
                 .collect();
             reply(200, json!(refs))
         }

@@ -16,27 +16,28 @@ use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::CommitSha;
 
-/// Splices the record's sections into the PR's current body; patches only when it changed
-/// and no newer view stands.
+/// Splices the record's sections into the PR's current body; patches only when it changed.
+/// `None` when the body shows a view computed from newer records: it stands, and so does
+/// the check run published with it.
 pub async fn refresh_body(
     ctx: &Ctx,
     number: u64,
     state: &State,
     record: &Record,
-) -> Result<BodyStatus, GitHubError> {
+) -> Result<Option<BodyStatus>, GitHubError> {
     let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
     if overtaken(ctx, state, &fresh.body, None).await? {
         tracing::info!(
             pr = number,
-            "a newer body stands; this one is not published"
+            "a newer body stands; this view is not published"
         );
-        return Ok(BodyStatus::Current);
+        return Ok(None);
     }
     let (status, patch) = spliced(ctx, &fresh.body, record, state.commit.as_ref());
     if let Some(body) = patch {
         rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
     }
-    Ok(status)
+    Ok(Some(status))
 }
 
 /// What the body becomes with the record's sections stamped with `commit`, and the new

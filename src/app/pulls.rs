@@ -97,8 +97,13 @@ pub async fn handle(
         let Some((loaded, record)) = loaded else {
             return Ok(Handled::Ignored);
         };
-        if sections_tampered(&pull.body, &sections(Some(record), &ctx.view())) {
-            crate::app::body::refresh_body(ctx, pull.number, loaded, record).await?;
+        if sections_tampered(&pull.body, &sections(Some(record), &ctx.view()))
+            && crate::app::body::refresh_body(ctx, pull.number, loaded, record)
+                .await?
+                .is_none()
+        {
+            // Views computed from newer records stand; ours would only take them back.
+            return Ok(Handled::Done);
         }
     }
     // A base change rebinds the record, so its sections change like a push's do.

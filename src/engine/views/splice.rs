@@ -9,7 +9,7 @@
 use std::ops::Range;
 
 use super::escape;
-use super::markers::SectionKind;
+use super::markers::{find_pair, SectionKind};
 use super::stamp::{body_stamp, body_unstamped, unstamped};
 use super::Sections;
 
@@ -73,19 +73,6 @@ pub fn marked_spans(body: &str) -> Vec<(SectionKind, Range<usize>)> {
         .iter()
         .filter_map(|&kind| find_pair(body, kind).map(|span| (kind, span)))
         .collect()
-}
-
-/// The span of `kind`'s first complete pair, markers included.
-pub(super) fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
-    let (start, end) = (kind.start(), kind.end());
-    let mut from = 0;
-    loop {
-        let e = from + body.get(from..)?.find(end)?;
-        if let Some(s) = body.get(..e).and_then(|before| before.rfind(start)) {
-            return Some(s..e + end.len());
-        }
-        from = e + end.len();
-    }
 }
 
 fn build(body: &str, sections: &Sections) -> String {

@@ -65,14 +65,14 @@ impl Sections {
 
 /// The stamp of `body`'s managed rounds section, if it has one.
 pub fn body_stamp(body: &str) -> Option<Stamp> {
-    let span = super::splice::find_pair(body, SectionKind::Rounds)?;
+    let span = super::markers::find_pair(body, SectionKind::Rounds)?;
     parse(body.get(span)?).map(|(stamp, _)| stamp)
 }
 
 /// `body` without the stamp of its managed rounds section: two bodies that differ only in
 /// their stamps show the same view.
 pub fn body_unstamped(body: &str) -> Cow<'_, str> {
-    let Some(span) = super::splice::find_pair(body, SectionKind::Rounds) else {
+    let Some(span) = super::markers::find_pair(body, SectionKind::Rounds) else {
         return Cow::Borrowed(body);
     };
     let Some((_, at)) = body.get(span.clone()).and_then(parse) else {

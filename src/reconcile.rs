@@ -37,16 +37,19 @@ pub async fn sweep_once(
     };
     metrics.reconcile_sweep(outcome(&result), republished, calls);
     match &result {
-        Ok(r) if r.republished.is_empty() && r.failed.is_empty() => tracing::debug!(
-            repositories = r.repositories,
-            checked = r.checked,
-            calls = r.calls,
-            "reconcile sweep: every view is current"
-        ),
+        Ok(r) if r.republished.is_empty() && r.failed.is_empty() && r.pruned == 0 => {
+            tracing::debug!(
+                repositories = r.repositories,
+                checked = r.checked,
+                calls = r.calls,
+                "reconcile sweep: every view is current"
+            )
+        }
         Ok(r) => tracing::info!(
             repositories = r.repositories,
             checked = r.checked,
             republished = ?r.republished,
+            pruned = r.pruned,
             failed = ?r.failed,
             calls = r.calls,
             budget_spent = r.budget_spent,

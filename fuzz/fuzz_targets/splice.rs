@@ -9,10 +9,10 @@
 use std::ops::Range;
 
 use auditloop::engine::views::{
-    escape, marked_spans, sections, sections_tampered, splice, SectionKind, Sections,
-    SpliceOutcome, ViewContext,
+    body_stamp, escape, marked_spans, sections, sections_tampered, splice, SectionKind, Sections,
+    SpliceOutcome, Stamp, ViewContext,
 };
-use auditloop::ids::RepoName;
+use auditloop::ids::{AuditId, CommitSha, RepoName};
 use libfuzzer_sys::fuzz_target;
 
 const LINK: &str = "https://github.com/octo/widgets/blob/auditloop-records/records/AUD-1.json";
@@ -92,5 +92,30 @@ fuzz_target!(|input: &str| {
     assert!(
         !sections_tampered(&spliced, &sections),
         "a fresh splice is not tampered"
+    );
+
+    // Stamped with the records commit they come from, the sections name it in the body,
+    // whatever stamps the body forged; the same view from a later commit sends nothing.
+    let at = |c: char| Stamp {
+        commit: CommitSha::new(c.to_string().repeat(40)).expect("a full SHA"),
+        record: AuditId::new("AUD-1").expect("an audit id"),
+        events: 3,
+    };
+    let (ours, later) = (at('c'), at('d'));
+    let stamped = match splice(body, &sections.clone().stamped(&ours), LINK) {
+        SpliceOutcome::TooLong => return,
+        // The body shows this view already (under another stamp, or none): nothing sent.
+        SpliceOutcome::Unchanged { .. } => body.to_owned(),
+        SpliceOutcome::Updated { body: new, .. } => {
+            assert_eq!(body_stamp(&new), Some(ours), "the body names our commit");
+            new
+        }
+    };
+    assert!(
+        matches!(
+            splice(&stamped, &sections.clone().stamped(&later), LINK),
+            SpliceOutcome::Unchanged { .. }
+        ),
+        "a stamp alone is no change"
     );
 });

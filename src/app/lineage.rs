@@ -51,21 +51,33 @@ pub async fn classify(
             },
         });
     }
-    if records::contains(&ctx.api, &ctx.repo, named, computed).await? {
-        // `computed` is older than the view that stands. If the branch still holds `named`
-        // we were overtaken; if not, the branch went back.
-        let head = records::head(&ctx.api, &ctx.repo, branch).await?;
-        let moved_on = match &head {
-            Some(h) => h == named || records::contains(&ctx.api, &ctx.repo, h, named).await?,
-            None => false,
-        };
-        if moved_on {
-            return Ok(Lineage::Stale);
-        }
+    // `computed` may be older than the view that stands. If the branch still holds `named`
+    // we were overtaken; if not, the branch went back.
+    if newer_on_branch(ctx, computed, named).await? {
+        return Ok(Lineage::Stale);
     }
     Ok(Lineage::Damaged {
         named: named.clone(),
         why: rewound(branch, Some(computed), named),
+    })
+}
+
+/// Whether `other` extends `ours` and the records branch still holds it: a view computed
+/// from `ours` is older than one computed from `other`. A compare, then a ref read (and a
+/// compare when the branch moved on past `other`). A commit GitHub does not know, or one
+/// outside the branch's history, is not newer.
+pub async fn newer_on_branch(
+    ctx: &Ctx,
+    ours: &CommitSha,
+    other: &CommitSha,
+) -> Result<bool, GitHubError> {
+    if ours == other || !records::contains(&ctx.api, &ctx.repo, other, ours).await? {
+        return Ok(false);
+    }
+    let head = records::head(&ctx.api, &ctx.repo, ctx.records_branch()).await?;
+    Ok(match &head {
+        Some(h) => h == other || records::contains(&ctx.api, &ctx.repo, h, other).await?,
+        None => false,
     })
 }
 

@@ -1,5 +1,6 @@
 //! The App: maps typed events to audit operations on GitHub.
 
+mod body;
 mod checks;
 mod claim;
 mod comment;

@@ -90,16 +90,20 @@ pub async fn handle(
     if e.action == A::Edited && !base_changed {
         // Only a body edit by someone else inside the markers needs the view put back; a
         // change of closing keywords may change condition 3, so the gate is re-evaluated.
-        let record = state
-            .as_ref()
-            .ok()
-            .and_then(|s| s.record.as_ref())
-            .and_then(|r| r.as_ref().ok());
-        let Some(record) = record else {
+        let loaded = state.as_ref().ok().and_then(|s| {
+            let record = s.record.as_ref()?.as_ref().ok()?;
+            Some((s, record))
+        });
+        let Some((loaded, record)) = loaded else {
             return Ok(Handled::Ignored);
         };
-        if sections_tampered(&pull.body, &sections(Some(record), &ctx.view())) {
-            views::refresh_body(ctx, pull.number, record).await?;
+        if sections_tampered(&pull.body, &sections(Some(record), &ctx.view()))
+            && crate::app::body::refresh_body(ctx, pull.number, loaded, record)
+                .await?
+                .is_none()
+        {
+            // Views computed from newer records stand; ours would only take them back.
+            return Ok(Handled::Done);
         }
     }
     // A base change rebinds the record, so its sections change like a push's do.

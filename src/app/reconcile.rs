@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::app::claim;
 use crate::app::context::{html_base, Ctx};
 use crate::app::state::{self, State};
 use crate::app::views::{self, RunMode};
@@ -55,6 +56,8 @@ pub struct Report {
     pub calls: u64,
     /// The call budget ran out before every PR was looked at.
     pub budget_spent: bool,
+    /// Claim refs deleted because their delivery can no longer come again.
+    pub pruned: usize,
 }
 
 #[derive(Deserialize)]
@@ -191,6 +194,9 @@ impl AuditApp {
                 sweep.report.repositories += 1;
                 let name = repo.full_name.clone();
                 if let Err(e) = sweep.repository(api.clone(), repo).await {
+                    sweep.report.failed.push((name.clone(), e.to_string()));
+                }
+                if let Err(e) = sweep.claims(&api, &name).await {
                     sweep.report.failed.push((name, e.to_string()));
                 }
             }
@@ -201,6 +207,34 @@ impl AuditApp {
 }
 
 impl Sweep<'_> {
+    /// Deletes the claim refs (`app::claim`) of deliveries too old to come again: one
+    /// listing per repository, then a delete per expired claim, within the call budget.
+    /// Claims whose age their name does not tell are kept.
+    async fn claims(&mut self, api: &Api, full_name: &str) -> Result<(), GitHubError> {
+        let Ok(repo) = RepoName::new(full_name.to_owned()) else {
+            return Ok(());
+        };
+        if self.spent() {
+            return Ok(());
+        }
+        let prefix = claim::PREFIX
+            .trim_start_matches("refs/")
+            .trim_end_matches('/');
+        let now = chrono::Utc::now();
+        let names = rest::matching_refs(api, &repo, prefix).await?;
+        for name in names.iter().filter(|n| claim::expired(n, now)) {
+            if self.spent() {
+                break;
+            }
+            rest::delete_ref(api, &repo, name).await?;
+            self.report.pruned += 1;
+        }
+        if self.report.pruned > 0 {
+            tracing::debug!(repo = %repo, pruned = self.report.pruned, "reconcile: old claims pruned");
+        }
+        Ok(())
+    }
+
     async fn repository(&mut self, api: Api, item: RepoItem) -> Result<(), GitHubError> {
         let Ok(repo) = RepoName::new(item.full_name.clone()) else {
             return Ok(());

@@ -17,9 +17,7 @@ use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
     cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
-use crate::engine::views::{
-    annotation_batches, sections, splice, Annotation, BodyStatus, CheckRunView, SpliceOutcome,
-};
+use crate::engine::views::{annotation_batches, Annotation, BodyStatus, CheckRunView};
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
@@ -78,43 +76,6 @@ pub fn gate_for(
         closing_issues: &closing,
         checks,
     }))
-}
-
-/// Splices the sections into the PR's current body; patches only when it changed.
-pub async fn refresh_body(
-    ctx: &Ctx,
-    number: u64,
-    record: &Record,
-) -> Result<BodyStatus, GitHubError> {
-    let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
-    let (status, patch) = spliced(ctx, &fresh.body, record);
-    if let Some(body) = patch {
-        rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
-    }
-    Ok(status)
-}
-
-/// What the body becomes with the record's sections, and the new body when it changed.
-fn spliced(ctx: &Ctx, body: &str, record: &Record) -> (BodyStatus, Option<String>) {
-    let view = ctx.view();
-    let outcome = splice(
-        body,
-        &sections(Some(record), &view),
-        &view.record_url(&record.id),
-    );
-    match outcome {
-        SpliceOutcome::Unchanged { summarized } => (summary_status(summarized), None),
-        SpliceOutcome::Updated { body, summarized } => (summary_status(summarized), Some(body)),
-        SpliceOutcome::TooLong => (BodyStatus::TooLong, None),
-    }
-}
-
-fn summary_status(summarized: bool) -> BodyStatus {
-    if summarized {
-        BodyStatus::Summarized
-    } else {
-        BodyStatus::Current
-    }
 }
 
 /// The PR whose views are rebuilt, with the records they are rebuilt from.
@@ -278,6 +239,18 @@ pub async fn refresh_with(
         );
         return Ok(());
     }
+    // The body read just now may show a view computed from a newer records commit than
+    // ours (another delivery or replica finished first): that view stands, check run and
+    // all, as when our run shows a newer commit. `named` is free: ours extends it.
+    if let (Some(fresh), Ok(s)) = (&fresh, &checked) {
+        if crate::app::body::overtaken(ctx, s, &fresh.body, named.as_ref()).await? {
+            tracing::info!(
+                pr = pull.number,
+                "a newer body stands; this view is not published"
+            );
+            return Ok(());
+        }
+    }
     let state = &checked;
     let checks = observations(&runs, &check_name);
 
@@ -321,7 +294,10 @@ pub async fn refresh_with(
         gate = Some(combine(&results));
     }
     let (body_status, new_body) = match (&fresh, record_of(state).ok().flatten()) {
-        (Some(fresh), Some(r)) => spliced(ctx, &fresh.body, r),
+        (Some(fresh), Some(r)) => {
+            let commit = state.as_ref().ok().and_then(|s| s.commit.as_ref());
+            crate::app::body::spliced(ctx, &fresh.body, r, commit)
+        }
         _ => (BodyStatus::Current, None),
     };
 

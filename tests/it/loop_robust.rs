@@ -375,9 +375,14 @@ async fn hostile_report_text_leaves_the_markers_intact_and_runs_nothing() {
         }
     }
     assert_eq!(
+        body.matches("<!-- auditloop:records:").count(),
+        1,
+        "one records stamp: {body}"
+    );
+    assert_eq!(
         body.matches("-->").count(),
-        6,
-        "only the markers close comments: {body}"
+        7,
+        "only the markers and the records stamp close comments: {body}"
     );
     let gate = l.gate(SHA1);
     let status = l.gh.comments_on(42).last().cloned().unwrap();

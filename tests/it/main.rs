@@ -27,6 +27,7 @@ mod github_client;
 mod harden_effects;
 mod harden_process;
 mod harden_records;
+mod harden_views;
 mod hostile_commands;
 mod hostile_intake;
 mod hostile_receipts;

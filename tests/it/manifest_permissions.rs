@@ -96,6 +96,10 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         Some(("contents", Level::Write)),
     ),
     (
+        "GET /repos/{owner}/{repo}/git/matching-refs/{ref}",
+        Some(("contents", Level::Read)),
+    ),
+    (
         "POST /repos/{owner}/{repo}/dispatches",
         Some(("contents", Level::Write)),
     ),

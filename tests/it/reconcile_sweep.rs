@@ -238,3 +238,79 @@ async fn serve_reconciles_at_start_unless_disabled() {
     assert!(installation_listings_while_serving("600").await >= 1);
     assert_eq!(installation_listings_while_serving("0").await, 0);
 }
+
+/// A version-1 (time-based) UUID, as GitHub's delivery ids are, sent `age` ago.
+fn delivery_id(age: chrono::TimeDelta) -> String {
+    let at = chrono::Utc::now() - age;
+    // 100-ns intervals since 1582-10-15, the UUID epoch.
+    let ticks = (at.timestamp() as u64) * 10_000_000
+        + u64::from(at.timestamp_subsec_nanos()) / 100
+        + 0x01B2_1DD2_1381_4000;
+    format!(
+        "{:08x}-{:04x}-{:04x}-81ab-4c9367dc0958",
+        ticks & 0xFFFF_FFFF,
+        (ticks >> 32) & 0xFFFF,
+        ((ticks >> 48) & 0x0FFF) | 0x1000
+    )
+}
+
+#[tokio::test]
+async fn the_sweep_prunes_claims_of_deliveries_too_old_to_come_again() {
+    let l = with_run().await;
+    let old = delivery_id(chrono::TimeDelta::days(9));
+    let recent = delivery_id(chrono::TimeDelta::days(6));
+    let claims = [
+        format!("auditloop/claims/{old}/reply-42-1"),
+        format!("auditloop/claims/{old}/file_AUD-1_A-01-2"),
+        format!("auditloop/claims/{recent}/reply-42-1"),
+        // GitHub's documented example id, from 2014.
+        "auditloop/claims/72d3162e-cc78-11e3-81ab-4c9367dc0958/reply-42-1".to_owned(),
+        // Ids whose age cannot be told, and the once-per-head claims, stay.
+        "auditloop/claims/d9428888-122b-41e2-b8a2-0f3f5b6a6c5e/reply-42-1".to_owned(),
+        "auditloop/claims/redelivered-7/reply-42-1".to_owned(),
+        format!("auditloop/once/forged-{SHA1}"),
+    ];
+    {
+        let mut state = l.gh.state();
+        let git = state.git.entry(REPO.to_owned()).or_default();
+        for name in &claims {
+            git.refs.insert(name.clone(), SHA1.to_owned());
+        }
+    }
+    let app = app_for(&l);
+    let report = app.reconcile(ReconcileLimits::default()).await.unwrap();
+    assert_eq!(report.pruned, 3, "{report:?}");
+    assert!(report.failed.is_empty(), "{report:?}");
+    let left: Vec<String> = {
+        let state = l.gh.state();
+        state.git[REPO]
+            .refs
+            .keys()
+            .filter(|k| k.starts_with("auditloop/"))
+            .cloned()
+            .collect()
+    };
+    let mut kept: Vec<String> = claims[2..]
+        .iter()
+        .filter(|c| !c.contains("72d3162e"))
+        .cloned()
+        .collect();
+    kept.sort();
+    assert_eq!(left, kept);
+    assert!(
+        l.gh.branch_head(REPO, BRANCH).is_some(),
+        "the records branch stays"
+    );
+
+    // Nothing old is left: the next sweep lists once and deletes nothing.
+    let deletes = |l: &Loop| {
+        l.gh.requests()
+            .iter()
+            .filter(|r| r.method == "DELETE")
+            .count()
+    };
+    let before = deletes(&l);
+    let report = app.reconcile(ReconcileLimits::default()).await.unwrap();
+    assert_eq!(report.pruned, 0, "{report:?}");
+    assert_eq!(deletes(&l), before);
+}

@@ -4,9 +4,12 @@ use crate::views_support;
 
 use std::ops::Range;
 
+use auditloop::engine::views::stamp::stamp;
 use auditloop::engine::views::{
-    self, marked_spans, sections_tampered, splice, SectionKind, Sections, SpliceOutcome, BODY_LIMIT,
+    self, body_stamp, marked_spans, sections_tampered, splice, SectionKind, Sections,
+    SpliceOutcome, Stamp, BODY_LIMIT,
 };
+use auditloop::ids::{AuditId, CommitSha};
 use proptest::prelude::*;
 use views_support::*;
 
@@ -295,5 +298,65 @@ proptest! {
             SpliceOutcome::Unchanged { .. } => prop_assert!(human.chars().count() <= BODY_LIMIT),
             SpliceOutcome::TooLong => {}
         }
+    }
+}
+
+fn sha(c: char) -> Stamp {
+    Stamp {
+        commit: CommitSha::new(c.to_string().repeat(40)).unwrap(),
+        record: AuditId::new("AUD-7").unwrap(),
+        events: 4,
+    }
+}
+
+/// Body text that forges stamps: well-formed ones for commits `a…` and `b…`, malformed
+/// ones, and markers around them.
+fn forging_body() -> impl Strategy<Value = String> {
+    let forged = prop_oneof![
+        3 => piece(),
+        2 => Just(stamp(&sha('a'))),
+        2 => Just(stamp(&sha('b'))),
+        1 => Just(format!("\n{}", stamp(&sha('a')))),
+        1 => Just(format!("{}\n{}", SectionKind::Rounds.start(), stamp(&sha('b')))),
+        1 => Just("<!-- auditloop:records:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA AUD-7 4 -->".to_owned()),
+        1 => Just(format!("<!-- auditloop:records:{} AUD-7 -->", "a".repeat(40))),
+    ];
+    prop::collection::vec(forged, 0..14).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #[test]
+    fn only_the_stamp_in_the_managed_section_counts(body in forging_body()) {
+        // Whatever a body says, a stamp counts only on the line after the start marker
+        // of the rounds section's first complete pair, the span the splice replaces.
+        if let Some(named) = body_stamp(&body) {
+            let (_, span) = marked_spans(&body)
+                .into_iter()
+                .find(|(k, _)| *k == SectionKind::Rounds)
+                .expect("a stamp lives in the rounds section");
+            let section = &body[span];
+            let after = section.strip_prefix(SectionKind::Rounds.start()).unwrap();
+            let after = after.strip_prefix('\n').or_else(|| after.strip_prefix("\r\n")).unwrap();
+            prop_assert!(after.starts_with(&stamp(&named)));
+        }
+
+        // After a splice the body names our commit, wherever forged stamps were; the same
+        // view from another commit changes nothing; a fresh splice is not tampered.
+        let ours = sha('c');
+        let s = sections().stamped(&ours);
+        let out = match splice(&body, &s, LINK) {
+            SpliceOutcome::Updated { body: out, .. } => {
+                prop_assert_eq!(body_stamp(&out), Some(ours));
+                out
+            }
+            // Only a body that shows this view already, under any stamp or none.
+            SpliceOutcome::Unchanged { .. } => body.clone(),
+            SpliceOutcome::TooLong => return Ok(()),
+        };
+        let later = sections().stamped(&sha('d'));
+        let again = matches!(splice(&out, &later, LINK), SpliceOutcome::Unchanged { .. });
+        prop_assert!(again, "the same view from another commit is sent again");
+        prop_assert!(!sections_tampered(&out, &sections()));
+        prop_assert!(!sections_tampered(&out, &later));
     }
 }

@@ -1,5 +1,7 @@
 //! The PR-body section markers (CONTRACT §9).
 
+use std::ops::Range;
+
 /// The three sections, in the order they are appended to a body that lacks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SectionKind {
@@ -49,5 +51,18 @@ impl SectionKind {
             inner.trim_end(),
             self.end()
         )
+    }
+}
+
+/// The span of `kind`'s first complete pair, markers included.
+pub(super) fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
+    let (start, end) = (kind.start(), kind.end());
+    let mut from = 0;
+    loop {
+        let e = from + body.get(from..)?.find(end)?;
+        if let Some(s) = body.get(..e).and_then(|before| before.rfind(start)) {
+            return Some(s..e + end.len());
+        }
+        from = e + end.len();
     }
 }

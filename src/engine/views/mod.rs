@@ -13,6 +13,7 @@ pub mod reply;
 pub mod residual;
 pub mod rounds;
 pub mod splice;
+pub mod stamp;
 pub mod waivers;
 mod words;
 
@@ -20,6 +21,7 @@ pub use check_run::{annotation_batches, Annotation, AnnotationLevel, BodyStatus,
 pub use context::ViewContext;
 pub use markers::SectionKind;
 pub use splice::{marked_spans, sections_tampered, splice, SpliceOutcome, BODY_LIMIT};
+pub use stamp::{body_stamp, Stamp};
 
 use crate::engine::record::Record;
 

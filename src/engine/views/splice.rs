@@ -9,7 +9,8 @@
 use std::ops::Range;
 
 use super::escape;
-use super::markers::SectionKind;
+use super::markers::{find_pair, SectionKind};
+use super::stamp::{body_stamp, body_unstamped, unstamped};
 use super::Sections;
 
 /// GitHub's limit on a PR body, in characters.
@@ -25,19 +26,26 @@ pub enum SpliceOutcome {
     TooLong,
 }
 
-/// `body` with each section put in place (or appended, in order, when missing).
+/// `body` with each section put in place (or appended, in order, when missing). Stamped
+/// sections (`Sections::stamped`) carry their stamp into the body.
 pub fn splice(body: &str, sections: &Sections, full_record_link: &str) -> SpliceOutcome {
     let full = build(body, sections);
     let (spliced, summarized) = if full.chars().count() <= BODY_LIMIT {
         (full, false)
     } else {
-        let short = build(body, &summaries(full_record_link));
+        let mut short_sections = summaries(full_record_link);
+        if let Some(stamp) = body_stamp(&sections.rounds) {
+            short_sections = short_sections.stamped(&stamp);
+        }
+        let short = build(body, &short_sections);
         if short.chars().count() > BODY_LIMIT {
             return SpliceOutcome::TooLong;
         }
         (short, true)
     };
-    if spliced == body {
+    // A body that differs only in its stamp shows this view already; the stamp names the
+    // commit that last changed what the body shows.
+    if spliced == body || body_unstamped(&spliced) == body_unstamped(body) {
         SpliceOutcome::Unchanged { summarized }
     } else {
         SpliceOutcome::Updated {
@@ -48,10 +56,13 @@ pub fn splice(body: &str, sections: &Sections, full_record_link: &str) -> Splice
 }
 
 /// Whether someone edited inside a section's markers: its marked span differs from the
-/// record's view of it.
+/// record's view of it. The stamp is not part of the view: which commit a body was
+/// computed from is judged by `app::body`, through GitHub.
 pub fn sections_tampered(body: &str, sections: &Sections) -> bool {
     SectionKind::ALL.iter().any(|&kind| {
-        find_pair(body, kind).is_some_and(|span| body.get(span) != Some(sections.get(kind)))
+        find_pair(body, kind).is_some_and(|span| {
+            body.get(span).map(unstamped) != Some(unstamped(sections.get(kind)))
+        })
     })
 }
 
@@ -62,19 +73,6 @@ pub fn marked_spans(body: &str) -> Vec<(SectionKind, Range<usize>)> {
         .iter()
         .filter_map(|&kind| find_pair(body, kind).map(|span| (kind, span)))
         .collect()
-}
-
-/// The span of `kind`'s first complete pair, markers included.
-fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
-    let (start, end) = (kind.start(), kind.end());
-    let mut from = 0;
-    loop {
-        let e = from + body.get(from..)?.find(end)?;
-        if let Some(s) = body.get(..e).and_then(|before| before.rfind(start)) {
-            return Some(s..e + end.len());
-        }
-        from = e + end.len();
-    }
 }
 
 fn build(body: &str, sections: &Sections) -> String {

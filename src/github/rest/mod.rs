@@ -32,6 +32,7 @@ pub const POST_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
 pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}";
 pub const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
 pub const DELETE_REF: &str = "DELETE /repos/{owner}/{repo}/git/refs/{ref}";
+pub const MATCHING_REFS: &str = "GET /repos/{owner}/{repo}/git/matching-refs/{ref}";
 pub const PULLS_FOR_COMMIT: &str = "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls";
 
 fn path(repo: &RepoName, rest: &str) -> String {

@@ -58,3 +58,31 @@ pub async fn delete_ref(api: &Api, repo: &RepoName, name: &str) -> Result<(), Gi
         _ => Err(status_error(DELETE_REF, &r)),
     }
 }
+
+#[derive(serde::Deserialize)]
+struct RefItem {
+    #[serde(rename = "ref")]
+    name: String,
+}
+
+/// The full names of the refs whose name starts with `prefix` (`refs/` left out). GitHub
+/// answers every match at once (the route takes no paging) and 404 when nothing matches
+/// in some repositories, such as empty ones.
+pub async fn matching_refs(
+    api: &Api,
+    repo: &RepoName,
+    prefix: &str,
+) -> Result<Vec<String>, GitHubError> {
+    let route = format!("git/matching-refs/{}", crate::github::encode::path(prefix));
+    let r = api
+        .send(Call::get(MATCHING_REFS, path(repo, &route)))
+        .await?;
+    match r.status {
+        s if (200..300).contains(&s) => {
+            let items: Vec<RefItem> = r.json(MATCHING_REFS)?;
+            Ok(items.into_iter().map(|i| i.name).collect())
+        }
+        404 => Ok(Vec::new()),
+        _ => Err(status_error(MATCHING_REFS, &r)),
+    }
+}

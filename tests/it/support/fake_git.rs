@@ -294,6 +294,16 @@ pub fn route(
                 }
             }
         }
+        ("GET", ["git", "matching-refs", prefix @ ..]) => {
+            let prefix = ref_name(prefix);
+            let refs: Vec<Value> = git
+                .refs
+                .iter()
+                .filter(|(name, _)| name.starts_with(&prefix))
+                .map(|(name, sha)| gh::git_ref(repo, name, sha))
+                .collect();
+            reply(200, json!(refs))
+        }
         ("DELETE", ["git", "refs", name @ ..]) => match git.refs.remove(&ref_name(name)) {
             Some(_) => Answer::empty(204),
             None => unprocessable("Reference does not exist"),

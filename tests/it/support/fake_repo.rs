@@ -199,6 +199,11 @@ impl FakeGitHub {
             .to_owned()
     }
 
+    /// The PR body as a person edited it (no `edited` event is delivered).
+    pub fn set_pull_body(&self, number: u64, body: &str) {
+        self.state().pulls.get_mut(&number).unwrap()["body"] = json!(body);
+    }
+
     pub fn set_pull_head(&self, number: u64, sha: &str) {
         gh::set_pull_head(self.state().pulls.get_mut(&number).unwrap(), sha);
     }

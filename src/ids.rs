@@ -76,6 +76,10 @@ string_id!(
     CommitSha, "a commit SHA", "40 lowercase hex digits", r"^[0-9a-f]{40}$"
 );
 string_id!(
+    /// A full 40-hex git object SHA (tree or blob), lowercase. Every [`CommitSha`] is one too.
+    ObjectSha, "a git object SHA", "40 lowercase hex digits", r"^[0-9a-f]{40}$"
+);
+string_id!(
     /// A covered task: `#12` (an issue of the repository) or `T-041`.
     TaskId, "a task id", "#12 or T-041", r"^(#[1-9][0-9]*|[A-Za-z][A-Za-z0-9_.-]*-[0-9]+)$"
 );
@@ -108,6 +112,13 @@ string_id!(
 impl AuditId {
     pub fn from_number(n: u64) -> Self {
         Self(format!("AUD-{n}"))
+    }
+}
+
+impl From<CommitSha> for ObjectSha {
+    /// A commit is a git object: no check needed, the forms are the same.
+    fn from(sha: CommitSha) -> Self {
+        Self(sha.0)
     }
 }
 

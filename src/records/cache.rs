@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use super::read::{Files, Snapshot};
-use crate::ids::{CommitSha, RepoName};
+use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 pub const MAX_BRANCHES: usize = 256;
 pub const MAX_BRANCH_BYTES: usize = 32 * 1024 * 1024;
@@ -17,7 +17,7 @@ pub const MAX_BRANCH_BYTES: usize = 32 * 1024 * 1024;
 /// A file's text and the blob it is (`None`: written by us, blob SHA not asked for).
 #[derive(Debug, Clone)]
 pub(super) struct Known {
-    pub sha: Option<CommitSha>,
+    pub sha: Option<ObjectSha>,
     pub text: Arc<str>,
 }
 
@@ -27,8 +27,8 @@ pub(super) struct Branch {
     pub etag: Option<String>,
     pub commit: CommitSha,
     pub parents: Vec<CommitSha>,
-    pub tree: Option<CommitSha>,
-    pub blobs: Arc<BTreeMap<String, Option<CommitSha>>>,
+    pub tree: Option<ObjectSha>,
+    pub blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
     pub contents: HashMap<String, Known>,
 }
 
@@ -99,7 +99,7 @@ impl RecordsCache {
         base: &Snapshot,
         written: &Files,
         commit: &CommitSha,
-        tree: &CommitSha,
+        tree: &ObjectSha,
     ) {
         let cached = self.get(repo, branch);
         if let Some(c) = &cached {

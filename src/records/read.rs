@@ -11,7 +11,7 @@ use super::cache::{Branch, Known, RecordsCache};
 use super::wanted::Wanted;
 use super::wire::{self, BlobBody, CommitBody, RefBody, TreeBody};
 use crate::github::{api::status_error, Api, Call, GitHubError};
-use crate::ids::{CommitSha, RepoName};
+use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 /// Path -> text content.
 pub type Files = BTreeMap<String, String>;
@@ -30,10 +30,10 @@ pub struct Snapshot {
     /// The files read, by path.
     pub files: Files,
     /// The root tree of `commit`, the base of the next commit's tree.
-    pub(super) tree: Option<CommitSha>,
+    pub(super) tree: Option<ObjectSha>,
     /// Every blob on the branch, read or not, with its SHA (`None` once written by us and
     /// not read back).
-    pub(super) blobs: Arc<BTreeMap<String, Option<CommitSha>>>,
+    pub(super) blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
 }
 
 impl Snapshot {
@@ -48,7 +48,7 @@ impl Snapshot {
     }
 
     /// The blob SHA of `path` on the branch, when it exists and was not written by us since.
-    pub fn blob_sha(&self, path: &str) -> Option<&CommitSha> {
+    pub fn blob_sha(&self, path: &str) -> Option<&ObjectSha> {
         self.blobs.get(path).and_then(Option::as_ref)
     }
 
@@ -126,7 +126,7 @@ async fn read_ref_if(
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
     Ok(RefRead::At {
-        commit: wire::object_sha(wire::GET_REF, &body.object.sha)?,
+        commit: wire::commit_sha(wire::GET_REF, &body.object.sha)?,
         etag,
     })
 }
@@ -261,7 +261,7 @@ async fn load(
 ) -> Result<Files, GitHubError> {
     let mut files = Files::new();
     for _ in 0..MAX_LOAD_ROUNDS {
-        let round: Vec<(String, Option<CommitSha>)> = {
+        let round: Vec<(String, Option<ObjectSha>)> = {
             let pick = wanted.round(&files);
             branch_state
                 .blobs
@@ -312,9 +312,9 @@ async fn read_tree_of(
     commit: &CommitSha,
 ) -> Result<
     (
-        CommitSha,
+        ObjectSha,
         Vec<CommitSha>,
-        BTreeMap<String, Option<CommitSha>>,
+        BTreeMap<String, Option<ObjectSha>>,
     ),
     GitHubError,
 > {
@@ -339,7 +339,7 @@ async fn read_tree_of(
     let parents = body
         .parents
         .iter()
-        .map(|p| wire::object_sha(wire::GET_COMMIT, &p.sha))
+        .map(|p| wire::commit_sha(wire::GET_COMMIT, &p.sha))
         .collect::<Result<_, _>>()?;
     Ok((
         tree_sha,
@@ -355,7 +355,7 @@ pub async fn blob_at(
     repo: &RepoName,
     commit: &CommitSha,
     path: &str,
-) -> Result<Option<CommitSha>, GitHubError> {
+) -> Result<Option<ObjectSha>, GitHubError> {
     let call = Call::get(
         wire::GET_COMMIT,
         repo_path(repo, &format!("git/commits/{commit}")),
@@ -381,7 +381,7 @@ async fn load_blob(
     api: &Api,
     repo: &RepoName,
     path: &str,
-    sha: &CommitSha,
+    sha: &ObjectSha,
 ) -> Result<(String, String), GitHubError> {
     let call = Call::get(wire::GET_BLOB, repo_path(repo, &format!("git/blobs/{sha}")));
     let blob: BlobBody = api.json(call).await?;

@@ -5,7 +5,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 
 use crate::github::GitHubError;
-use crate::ids::CommitSha;
+use crate::ids::{CommitSha, ObjectSha};
 
 pub(super) const GET_REF: &str = "GET /repos/{owner}/{repo}/git/ref/{ref}";
 pub(super) const GET_COMMIT: &str = "GET /repos/{owner}/{repo}/git/commits/{commit_sha}";
@@ -114,9 +114,14 @@ fn decode_error(route: &'static str, message: impl Into<String>) -> GitHubError 
     }
 }
 
-/// A SHA from an answer, before it goes into a URL: 40 lowercase hex digits.
-pub(super) fn object_sha(route: &'static str, sha: &str) -> Result<CommitSha, GitHubError> {
+/// A commit SHA from an answer, before it goes into a URL: 40 lowercase hex digits.
+pub(super) fn commit_sha(route: &'static str, sha: &str) -> Result<CommitSha, GitHubError> {
     CommitSha::new(sha).map_err(|e| decode_error(route, e.to_string()))
+}
+
+/// A tree or blob SHA from an answer, checked as [`commit_sha`] is.
+pub(super) fn object_sha(route: &'static str, sha: &str) -> Result<ObjectSha, GitHubError> {
+    ObjectSha::new(sha).map_err(|e| decode_error(route, e.to_string()))
 }
 
 /// The records branch, checked by the same rule as the repository configuration (git's),
@@ -136,7 +141,7 @@ pub(super) fn head_path(branch: &str) -> String {
 /// records, so it is an error rather than a partial answer.
 pub(super) fn blob_paths(
     tree: TreeBody,
-) -> Result<std::collections::BTreeMap<String, CommitSha>, GitHubError> {
+) -> Result<std::collections::BTreeMap<String, ObjectSha>, GitHubError> {
     if tree.truncated {
         return Err(decode_error(
             GET_TREE,

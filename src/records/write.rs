@@ -11,7 +11,7 @@ use super::read::{read_ref, read_with, repo_path, Reuse, Snapshot};
 use super::wanted::Wanted;
 use super::wire::{self, CompareBody, MoveRef, NewCommit, NewEntry, NewRef, NewTree, Sha};
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
-use crate::ids::{CommitSha, RepoName};
+use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 /// Attempts in all before a contended branch is reported as an error. Each attempt after
 /// the first waits a random, growing delay so concurrent writers spread out.
@@ -128,7 +128,7 @@ fn is_noop(snapshot: &Snapshot, change: &Change) -> bool {
         .all(|(path, content)| snapshot.files.get(path) == Some(content))
 }
 
-fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha, tree: CommitSha) -> Snapshot {
+fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha, tree: ObjectSha) -> Snapshot {
     let blobs = std::sync::Arc::make_mut(&mut snapshot.blobs);
     for (path, content) in change.files {
         blobs.insert(path.clone(), None);
@@ -148,9 +148,9 @@ async fn write_objects(
     snapshot: &Snapshot,
     change: &Change,
     message: &str,
-) -> Result<(CommitSha, CommitSha), GitHubError> {
+) -> Result<(ObjectSha, CommitSha), GitHubError> {
     let tree = NewTree {
-        base_tree: snapshot.tree.as_ref().map(CommitSha::as_str),
+        base_tree: snapshot.tree.as_ref().map(ObjectSha::as_str),
         tree: change
             .files
             .iter()
@@ -173,7 +173,7 @@ async fn write_objects(
     let call =
         Call::post(wire::POST_COMMIT, repo_path(repo, "git/commits"), &commit).idempotent(true);
     let commit: Sha = api.json(call).await?;
-    Ok((tree, wire::object_sha(wire::POST_COMMIT, &commit.sha)?))
+    Ok((tree, wire::commit_sha(wire::POST_COMMIT, &commit.sha)?))
 }
 
 enum Moved {

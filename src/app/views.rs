@@ -1,7 +1,5 @@
 //! Rebuilding the views from the records: the PR-body sections and the check run.
 
-use serde_json::{json, Value};
-
 use crate::app::context::Ctx;
 use crate::app::lineage::Lineage;
 use crate::app::memory::OurRun;
@@ -18,7 +16,9 @@ use crate::engine::views::check_run::{
     cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
 use crate::engine::views::{annotation_batches, Annotation, BodyStatus, CheckRunView};
-use crate::github::rest::{self, CheckRunInfo, Pull};
+use crate::github::rest::{
+    self, CheckRunAction, CheckRunAnnotation, CheckRunBody, CheckRunInfo, CheckRunOutput, Pull,
+};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 
@@ -380,12 +380,22 @@ pub async fn refresh_with(
     Ok(())
 }
 
-fn annotation_json(a: &Annotation) -> Value {
-    json!({
-        "path": a.path, "start_line": a.start_line, "end_line": a.end_line,
-        "annotation_level": a.level.as_str(), "title": a.title, "message": a.message,
-    })
+fn annotation_body(a: &Annotation) -> CheckRunAnnotation<'_> {
+    CheckRunAnnotation {
+        path: &a.path,
+        start_line: a.start_line,
+        end_line: a.end_line,
+        annotation_level: a.level.as_str(),
+        title: &a.title,
+        message: &a.message,
+    }
 }
+
+const RERUN: &[CheckRunAction<'static>] = &[CheckRunAction {
+    label: "Re-run gate",
+    description: "Evaluate the audit gate again",
+    identifier: "rerun",
+}];
 
 /// Where a check-run view goes: `check_name` on `head`, created, or updating our run
 /// `ours`.
@@ -406,21 +416,21 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
         records_commit,
         mode,
     } = run;
-    let mut body = json!({
-        "name": check_name,
-        "head_sha": head,
-        "output": { "title": view.title, "summary": view.summary, "text": view.text },
-    });
-    if let Some(commit) = records_commit {
-        body["external_id"] = json!(commit.as_str());
-    }
-    if view.conclusion == Conclusion::InProgress {
-        body["status"] = json!("in_progress");
-    } else {
-        body["status"] = json!("completed");
-        body["conclusion"] = json!(view.conclusion.as_str());
-        body["actions"] = json!([{ "label": "Re-run gate", "description": "Evaluate the audit gate again", "identifier": "rerun" }]);
-    }
+    let finished = view.conclusion != Conclusion::InProgress;
+    let mut body = CheckRunBody {
+        name: Some(check_name),
+        head_sha: Some(head),
+        external_id: records_commit.map(CommitSha::as_str),
+        status: Some(if finished { "completed" } else { "in_progress" }),
+        conclusion: finished.then(|| view.conclusion.as_str()),
+        actions: if finished { RERUN } else { &[] },
+        output: CheckRunOutput {
+            title: &view.title,
+            summary: &view.summary,
+            text: Some(&view.text),
+            annotations: None,
+        },
+    };
     // A run already made from this very records commit is this view: a create whose
     // answer was lost, then redelivered, must not leave a second run on the head.
     let same_records = |r: &OurRun| r.records.as_deref() == records_commit.map(CommitSha::as_str);
@@ -438,23 +448,27 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
     match (mode, ours.map(|r| r.id)) {
         (RunMode::Update, Some(id)) => {
             // The update route takes no head_sha: a run stays on its commit.
-            if let Some(obj) = body.as_object_mut() {
-                obj.remove("head_sha");
-            }
+            body.head_sha = None;
             rest::update_check_run(&ctx.api, &ctx.repo, id, &body).await?;
             remember(id);
         }
         _ => {
             let mut batches = annotation_batches(&view.annotations);
             if let Some(first) = batches.next() {
-                body["output"]["annotations"] =
-                    Value::Array(first.iter().map(annotation_json).collect());
+                body.output.annotations = Some(first.iter().map(annotation_body).collect());
             }
             let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
             remember(id);
             for batch in batches {
-                let more = json!({ "output": { "title": view.title, "summary": view.summary,
-                    "annotations": batch.iter().map(annotation_json).collect::<Vec<_>>() } });
+                let more = CheckRunBody {
+                    output: CheckRunOutput {
+                        title: &view.title,
+                        summary: &view.summary,
+                        text: None,
+                        annotations: Some(batch.iter().map(annotation_body).collect()),
+                    },
+                    ..CheckRunBody::default()
+                };
                 rest::update_check_run(&ctx.api, &ctx.repo, id, &more).await?;
             }
         }

@@ -1,7 +1,6 @@
 //! Check runs on a commit: list, create, update.
 
-use serde::Deserialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 use super::*;
 use crate::github::{Api, Call, GitHubError};
@@ -41,6 +40,55 @@ pub struct AppRef {
     pub slug: Option<String>,
 }
 
+/// The body of a check-run create or update. Fields left `None` are not sent: an update
+/// names only what it changes, and the update route takes no `head_sha`.
+#[derive(Debug, Default, Serialize)]
+pub struct CheckRunBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head_sha: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub external_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<&'a str>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub actions: &'a [CheckRunAction<'a>],
+    pub output: CheckRunOutput<'a>,
+}
+
+/// A check run's output; `text` and `annotations` are sent only when set.
+#[derive(Debug, Default, Serialize)]
+pub struct CheckRunOutput<'a> {
+    pub title: &'a str,
+    pub summary: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<Vec<CheckRunAnnotation<'a>>>,
+}
+
+/// A button on a completed check run.
+#[derive(Debug, Serialize)]
+pub struct CheckRunAction<'a> {
+    pub label: &'a str,
+    pub description: &'a str,
+    pub identifier: &'a str,
+}
+
+/// One line-anchored annotation.
+#[derive(Debug, Serialize)]
+pub struct CheckRunAnnotation<'a> {
+    pub path: &'a str,
+    pub start_line: u32,
+    pub end_line: u32,
+    pub annotation_level: &'a str,
+    pub title: &'a str,
+    pub message: &'a str,
+}
+
 /// The latest run of each check on `sha`, every page (a CI matrix can pass 100).
 pub async fn check_runs(
     api: &Api,
@@ -65,7 +113,7 @@ pub async fn check_runs(
 pub async fn create_check_run(
     api: &Api,
     repo: &RepoName,
-    body: &Value,
+    body: &CheckRunBody<'_>,
 ) -> Result<u64, GitHubError> {
     #[derive(Deserialize)]
     struct Created {
@@ -81,7 +129,7 @@ pub async fn update_check_run(
     api: &Api,
     repo: &RepoName,
     id: u64,
-    body: &Value,
+    body: &CheckRunBody<'_>,
 ) -> Result<(), GitHubError> {
     api.send_ok(Call::patch(
         PATCH_CHECK,

@@ -1,11 +1,31 @@
 //! Comments, reactions and issues.
 
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::*;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
+
+/// The body of a comment create.
+#[derive(Debug, Serialize)]
+struct NewComment<'a> {
+    body: &'a str,
+}
+
+/// The body of a reaction create.
+#[derive(Debug, Serialize)]
+struct NewReaction<'a> {
+    content: &'a str,
+}
+
+/// The body of an issue create.
+#[derive(Debug, Serialize)]
+struct NewIssue<'a> {
+    title: &'a str,
+    body: &'a str,
+    labels: [&'a str; 1],
+}
 
 pub async fn create_comment(
     api: &Api,
@@ -21,7 +41,7 @@ pub async fn create_comment(
         .json(Call::post(
             POST_COMMENT,
             path(repo, &format!("issues/{issue}/comments")),
-            &json!({ "body": body }),
+            &NewComment { body },
         ))
         .await?;
     Ok(c.id)
@@ -67,7 +87,7 @@ pub async fn react(
     let call = Call::post(
         POST_REACTION,
         path(repo, &format!("issues/comments/{comment}/reactions")),
-        &json!({ "content": content }),
+        &NewReaction { content },
     )
     .idempotent(true);
     api.send_ok(call).await?;
@@ -84,7 +104,7 @@ pub async fn react_is_new(
     let call = Call::post(
         POST_REACTION,
         path(repo, &format!("issues/comments/{comment}/reactions")),
-        &json!({ "content": content }),
+        &NewReaction { content },
     )
     .idempotent(true);
     Ok(api.send_ok(call).await?.status == 201)
@@ -105,7 +125,11 @@ pub async fn create_issue(
         .json(Call::post(
             POST_ISSUE,
             path(repo, "issues"),
-            &json!({ "title": title, "body": body, "labels": [label] }),
+            &NewIssue {
+                title,
+                body,
+                labels: [label],
+            },
         ))
         .await?;
     Ok(c.number)

@@ -1,7 +1,6 @@
 //! Pull requests: read one, set its body, find the open ones on a commit.
 
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::*;
 use crate::github::{Api, Call, GitHubError};
@@ -32,6 +31,12 @@ struct PullBody {
     user: User,
     head: Head,
     base: Head,
+}
+
+/// The body of a pull request update: only the description is ever changed.
+#[derive(Debug, Serialize)]
+struct BodyPatch<'a> {
+    body: &'a str,
 }
 
 /// A pull request as auditloop reads it.
@@ -76,7 +81,7 @@ pub async fn set_pull_body(
     api.send_ok(Call::patch(
         PATCH_PULL,
         path(repo, &format!("pulls/{number}")),
-        &json!({ "body": body }),
+        &BodyPatch { body },
     ))
     .await?;
     Ok(())

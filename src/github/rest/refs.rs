@@ -2,12 +2,20 @@
 //! second create of the same name answers 422, so it is a compare-and-set that every
 //! replica of the App shares without sharing anything else.
 
-use serde_json::json;
+use serde::Serialize;
 
 use super::*;
 use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
+
+/// The body of a ref create.
+#[derive(Debug, Serialize)]
+struct NewRef<'a> {
+    #[serde(rename = "ref")]
+    name: &'a str,
+    sha: &'a str,
+}
 
 /// `true` when this call created `name` (a full `refs/...` name) at `sha`; `false` when it
 /// exists already. Not retried after an unknown outcome: the caller asks again by name.
@@ -17,12 +25,8 @@ pub async fn create_ref(
     name: &str,
     sha: &str,
 ) -> Result<bool, GitHubError> {
-    let call = Call::post(
-        POST_REF,
-        path(repo, "git/refs"),
-        &json!({ "ref": name, "sha": sha }),
-    )
-    .idempotent(false);
+    let call =
+        Call::post(POST_REF, path(repo, "git/refs"), &NewRef { name, sha }).idempotent(false);
     let r = api.send(call).await?;
     match r.status {
         s if (200..300).contains(&s) => Ok(true),

@@ -144,12 +144,8 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
         store::load(ctx, PrNumber(pull.number), None),
     )?;
     let slug = app.bot_slug(ctx).await?;
-    let check_name = ctx
-        .config
-        .as_ref()
-        .map(|c| c.check_name.clone())
-        .unwrap_or_else(|_| "audit-gate".to_owned());
-    let named = views::our_named_commit(&runs, &check_name, slug);
+    let check_name = ctx.check_name();
+    let named = views::our_named_commit(&runs, check_name, slug);
     let (state, _) = store::verified(ctx, PrNumber(pull.number), loaded, named.as_ref()).await?;
     let damage = match &state {
         Err(why) => Some(why.clone()),
@@ -252,12 +248,8 @@ async fn commit(
         .head_runs(&ctx.api, &ctx.repo, &pull.head_sha)
         .await?;
     let slug = app.bot_slug(ctx).await?;
-    let check_name = ctx
-        .config
-        .as_ref()
-        .map(|c| c.check_name.clone())
-        .unwrap_or_else(|_| "audit-gate".to_owned());
-    let named = views::our_named_commit(&runs, &check_name, slug);
+    let check_name = ctx.check_name();
+    let named = views::our_named_commit(&runs, check_name, slug);
     // What the decision asked GitHub for, answered inside the commit loop.
     let facts = Mutex::new(Facts::default());
     let outcome = store::apply_fetching(

@@ -151,12 +151,8 @@ async fn named_on_candidate(
         )
         .await?;
     let slug = app.bot_slug(ctx).await?;
-    let check_name = ctx
-        .config
-        .as_ref()
-        .map(|c| c.check_name.clone())
-        .unwrap_or_else(|_| "audit-gate".to_owned());
-    Ok(views::our_named_commit(&runs, &check_name, slug))
+    let check_name = ctx.check_name();
+    Ok(views::our_named_commit(&runs, check_name, slug))
 }
 
 enum Rebound {

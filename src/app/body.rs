@@ -14,7 +14,7 @@ use crate::engine::record::Record;
 use crate::engine::views::{body_stamp, sections, splice, BodyStatus, SpliceOutcome, Stamp};
 use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::CommitSha;
+use crate::ids::{CommitSha, PrNumber};
 
 /// Splices the record's sections into the PR's current body; patches only when it changed.
 /// `None` when the body shows a view computed from newer records: it stands, and so does
@@ -25,7 +25,7 @@ pub async fn refresh_body(
     state: &State,
     record: &Record,
 ) -> Result<Option<BodyStatus>, GitHubError> {
-    let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let fresh = rest::get_pull(&ctx.api, &ctx.repo, PrNumber(number)).await?;
     if overtaken(ctx, state, &fresh.body, None).await? {
         tracing::info!(
             pr = number,
@@ -35,7 +35,7 @@ pub async fn refresh_body(
     }
     let (status, patch) = spliced(ctx, &fresh.body, record, state.commit.as_ref());
     if let Some(body) = patch {
-        rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
+        rest::set_pull_body(&ctx.api, &ctx.repo, PrNumber(number), &body).await?;
     }
     Ok(Some(status))
 }

@@ -33,7 +33,7 @@ async fn regate(
         return Ok(Handled::Ignored);
     }
     for pull in pulls {
-        let full = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
+        let full = rest::get_pull(&ctx.api, &ctx.repo, PrNumber(pull.number)).await?;
         let state = store::load(ctx, PrNumber(full.number), None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
         views::refresh_with(
@@ -131,7 +131,7 @@ pub async fn merge_group_event(
     if CommitSha::new(e.merge_group.head_sha.clone()).is_err() {
         return Ok(Handled::Ignored);
     }
-    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let pull = rest::get_pull(&ctx.api, &ctx.repo, PrNumber(number)).await?;
     let state = store::load(ctx, PrNumber(number), None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let checks = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;

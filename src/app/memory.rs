@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use crate::engine::policy::Permission;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CommitSha, RepoName};
+use crate::ids::{CommitSha, PrNumber, RepoName};
 use crate::locks::{KeyGuard, KeyedLocks};
 use crate::records::RecordsCache;
 
@@ -121,7 +121,7 @@ impl Seen {
         if let Some(pull) = known {
             return Ok(pull);
         }
-        let pull = rest::get_pull(api, repo, number).await?;
+        let pull = rest::get_pull(api, repo, PrNumber(number)).await?;
         self.pulls
             .lock()
             .unwrap_or_else(|p| p.into_inner())

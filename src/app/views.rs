@@ -219,7 +219,7 @@ pub async fn refresh_with(
         let fresh = match (wants_body, listed) {
             (false, _) => None,
             (true, Some(p)) => Some(p),
-            (true, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?),
+            (true, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, PrNumber(pull.number)).await?),
         };
         Ok::<_, GitHubError>((sharing, fresh))
     };
@@ -372,7 +372,7 @@ pub async fn refresh_with(
     };
     let body = async {
         match &new_body {
-            Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
+            Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, PrNumber(pull.number), b).await,
             None => Ok(()),
         }
     };

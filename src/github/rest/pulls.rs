@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::*;
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::RepoName;
+use crate::ids::{PrNumber, RepoName};
 
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct User {
@@ -65,9 +65,12 @@ impl From<PullBody> for Pull {
     }
 }
 
-pub async fn get_pull(api: &Api, repo: &RepoName, number: u64) -> Result<Pull, GitHubError> {
+pub async fn get_pull(api: &Api, repo: &RepoName, number: PrNumber) -> Result<Pull, GitHubError> {
     let body: PullBody = api
-        .json(Call::get(GET_PULL, path(repo, &format!("pulls/{number}"))))
+        .json(Call::get(
+            GET_PULL,
+            path(repo, &format!("pulls/{}", number.0)),
+        ))
         .await?;
     Ok(body.into())
 }
@@ -75,12 +78,12 @@ pub async fn get_pull(api: &Api, repo: &RepoName, number: u64) -> Result<Pull, G
 pub async fn set_pull_body(
     api: &Api,
     repo: &RepoName,
-    number: u64,
+    number: PrNumber,
     body: &str,
 ) -> Result<(), GitHubError> {
     api.send_ok(Call::patch(
         PATCH_PULL,
-        path(repo, &format!("pulls/{number}")),
+        path(repo, &format!("pulls/{}", number.0)),
         &BodyPatch { body },
     ))
     .await?;

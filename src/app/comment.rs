@@ -158,7 +158,7 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
         Ok(s) => s.record.as_ref().and_then(|r| r.as_ref().ok()),
         Err(_) => None,
     };
-    let checks = views::observations(&runs, &check_name);
+    let checks = views::observations(&runs, check_name);
     let delivery = ctx.delivery.as_str_lossy();
     Ok(match (views::gate_for(ctx, app.operator_min, pull, &state, &checks), damage) {
         (Some(g), Some(why)) => {

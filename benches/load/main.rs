@@ -470,7 +470,19 @@ async fn load(a: &Args) {
             println!("| {route} | {:.2} |", *count as f64 / n as f64);
         }
         if let Some(longest) = chains.last() {
-            println!("\ncritical path: {}", longest.join(" → "));
+            // Under contention the chain runs to hundreds of calls: show its ends.
+            let shown = if longest.len() > 16 {
+                let (head, tail) = (&longest[..8], &longest[longest.len() - 4..]);
+                format!(
+                    "{} → … {} more … → {}",
+                    head.join(" → "),
+                    longest.len() - 12,
+                    tail.join(" → ")
+                )
+            } else {
+                longest.join(" → ")
+            };
+            println!("\ncritical path ({} calls): {shown}", longest.len());
         }
         let sequential = chains.get(chains.len() / 2).map_or(0, Vec::len) as u32;
         let bound = a.latency * 2 * sequential + Duration::from_secs(1);

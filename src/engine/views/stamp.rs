@@ -106,7 +106,9 @@ fn parse(section: &str) -> Option<(Stamp, Range<usize>)> {
         return None;
     };
     let line = after.get(brk..)?.strip_prefix(PREFIX)?;
-    let end = line.get(..line.len().min(MAX_LINE))?.find(SUFFIX)?;
+    // The first suffix, within the line's bound. (Not by slicing at the bound: the text
+    // after the stamp may put a multi-byte character across it.)
+    let end = line.find(SUFFIX).filter(|e| e + SUFFIX.len() <= MAX_LINE)?;
     let mut parts = line[..end].split(' ');
     let (commit, record, events) = (parts.next()?, parts.next()?, parts.next()?);
     if parts.next().is_some() || events.len() > 9 || !events.bytes().all(|b| b.is_ascii_digit()) {
@@ -212,5 +214,24 @@ mod tests {
         let body = sections().stamped(&at('c', 5)).rounds.replace('\n', "\r\n");
         assert_eq!(body_stamp(&body), Some(at('c', 5)));
         assert!(!body_unstamped(&body).contains(PREFIX));
+    }
+
+    #[test]
+    fn a_stamp_followed_by_wide_characters_is_read() {
+        // Found by fuzzing: text after the stamp with a multi-byte character across the
+        // line bound hid the stamp.
+        let ours = at('c', 3);
+        let text = "\u{fffd}".repeat(200);
+        let section = SectionKind::Rounds.wrap(&text);
+        let stamped = Sections {
+            rounds: section,
+            waivers: SectionKind::Waivers.wrap("None."),
+            residual: SectionKind::Residual.wrap("None."),
+        }
+        .stamped(&ours);
+        for cut in 0..4 {
+            let padded = format!("{}{}", "x".repeat(cut), stamped.rounds);
+            assert_eq!(body_stamp(&padded), Some(ours.clone()), "offset {cut}");
+        }
     }
 }

@@ -15,6 +15,7 @@ use crate::metrics::Metrics;
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(600);
 
 /// The outcome label a sweep is counted under in `/metrics`.
+#[must_use]
 pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
     match result {
         Err(_) => "failed",

@@ -46,6 +46,7 @@ pub struct HookDelivery {
 
 impl HookDelivery {
     /// GitHub's own reading: a 2xx answer that it recorded as `OK`.
+    #[must_use]
     pub fn succeeded(&self) -> bool {
         (200..300).contains(&self.status_code) && self.status == "OK"
     }
@@ -58,6 +59,7 @@ fn window() -> TimeDelta {
 /// The attempt ids to ask GitHub to redeliver: for each `guid` with no successful attempt,
 /// fewer than `MAX_ATTEMPTS` attempts, and a latest attempt within the window that was not
 /// already asked about, that latest attempt. One id per guid, in ascending order.
+#[must_use]
 pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<u64>) -> Vec<u64> {
     let cutoff = now - window();
     // Pages can overlap when deliveries arrive mid-listing: count each attempt once.
@@ -87,6 +89,7 @@ pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<
 }
 
 /// The relative path of the `rel="next"` page of a `Link` header, if there is one.
+#[must_use]
 pub fn next_page(link: &str) -> Option<String> {
     crate::github::api::next_query(link).map(|query| format!("{LIST_PATH}?{query}"))
 }
@@ -107,6 +110,7 @@ impl Default for SweepState {
 }
 
 impl SweepState {
+    #[must_use]
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             asked: HashSet::new(),
@@ -115,6 +119,7 @@ impl SweepState {
         }
     }
 
+    #[must_use]
     pub fn asked(&self) -> &HashSet<u64> {
         &self.asked
     }

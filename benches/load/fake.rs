@@ -1,5 +1,5 @@
 //! A fast, in-memory fake of the GitHub REST routes auditloop calls, on axum, with a fixed
-//! latency added to every answer. It keeps git objects, refs (with ETags), pull requests,
+//! latency added to every answer. It keeps git objects, refs (with `ETags`), pull requests,
 //! check runs, comments and reactions, and logs every call: its delivery, route, bytes
 //! received, and when it arrived and was answered.
 

@@ -191,7 +191,7 @@ impl Server {
             .body(body)
             .send()
             .await;
-        let status = r.map(|r| r.status().as_u16()).unwrap_or(0);
+        let status = r.map_or(0, |r| r.status().as_u16());
         (status, started.elapsed())
     }
 
@@ -214,7 +214,7 @@ impl Server {
     fn cpu(&self) -> Duration {
         let text =
             std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        let after = text.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let after = text.rsplit_once(')').map_or("", |(_, r)| r);
         let fields: Vec<u64> = after
             .split_whitespace()
             .filter_map(|f| f.parse().ok())

@@ -258,7 +258,14 @@ async fn commit(
         decision.named.as_ref(),
         named.as_ref(),
         &decision.message,
-        |state| (decision.decide)(state, &facts.lock().unwrap_or_else(|p| p.into_inner())),
+        |state| {
+            (decision.decide)(
+                state,
+                &facts
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        },
         |need| decision::fetch(ctx, &facts, need),
     )
     .await?;

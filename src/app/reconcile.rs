@@ -245,7 +245,10 @@ impl Sweep<'_> {
             return Ok(());
         }
         let config = self.app.config(&api, &repo, &default_branch).await?;
-        if !config.as_ref().is_ok_and(|c| c.enabled()) {
+        if !config
+            .as_ref()
+            .is_ok_and(super::super::engine::repo_config::RepoConfig::enabled)
+        {
             // A broken or disabled configuration is shown by the next event's views.
             return Ok(());
         }

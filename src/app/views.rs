@@ -209,9 +209,10 @@ pub async fn refresh_with(
         }
     };
     let pulls = async {
-        let sharing = match need_sharing {
-            true => Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?),
-            false => None,
+        let sharing = if need_sharing {
+            Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?)
+        } else {
+            None
         };
         let listed = sharing
             .as_ref()

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct HealthcheckArgs {
-    /// The address auditloop listens on [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000]
+    /// The address auditloop listens on [env: `AUDITLOOP_LISTEN`] [default: 0.0.0.0:3000]
     #[arg(long)]
     pub listen: Option<String>,
     /// Seconds to wait for the answer

@@ -27,6 +27,7 @@ pub struct PostArgs {
 }
 
 /// The comment `post` sends: the command line and the report in one fenced JSON block.
+#[must_use]
 pub fn comment_body(report_text: &str) -> String {
     format!("/audit report\n\n```json\n{}\n```\n", report_text.trim())
 }

@@ -19,16 +19,16 @@ pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
 
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SetupArgs {
-    /// Address of the setup page, and then of the App [env: AUDITLOOP_LISTEN] [default: 127.0.0.1:3000]
+    /// Address of the setup page, and then of the App [env: `AUDITLOOP_LISTEN`] [default: 127.0.0.1:3000]
     #[arg(long)]
     pub listen: Option<String>,
-    /// GitHub's web address; for GitHub Enterprise Server https://HOST [default: https://github.com]
+    /// GitHub's web address; for GitHub Enterprise Server <https://HOST> [default: <https://github.com>]
     #[arg(long)]
     pub github_url: Option<String>,
     /// Register the App for this organization instead of your account
     #[arg(long)]
     pub org: Option<String>,
-    /// The public URL GitHub delivers webhooks to, e.g. https://tunnel.example/webhook
+    /// The public URL GitHub delivers webhooks to, e.g. <https://tunnel.example/webhook>
     #[arg(long)]
     pub webhook_url: Option<String>,
 }
@@ -97,7 +97,9 @@ pub fn launcher(serve_args: ServeArgs, env: Env, slot: Arc<Mutex<Option<Running>
             let config = ServeConfig::resolve(&args, &lookup, &|p| std::fs::read_to_string(p))?;
             let running = build(&config)?;
             let router = running.router.clone();
-            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(running);
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(running);
             Ok(router)
         })
     })
@@ -114,7 +116,10 @@ pub async fn setup_then_serve(
     let slot = Arc::new(Mutex::new(None));
     let launch = launcher(serve_args, env, slot.clone());
     let served = run_setup(listener, opts, launch, shutdown).await;
-    let running = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let running = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
     if let Some(running) = running {
         running.stop().await;
     }

@@ -77,6 +77,7 @@ impl AppState {
         }
     }
 
+    #[must_use]
     pub fn metrics(&self) -> &Metrics {
         &self.inner.metrics
     }
@@ -196,8 +197,8 @@ pub async fn shutdown_signal() {
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
     tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
+        () = ctrl_c => {},
+        () = terminate => {},
     }
     tracing::info!("shutting down: finishing in-flight deliveries");
 }

@@ -51,6 +51,7 @@ pub fn updated_env(existing: &str, settings: &[(&str, &str)]) -> String {
 }
 
 /// Text safe inside an HTML attribute value.
+#[must_use]
 pub fn html_attr(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")

@@ -90,7 +90,7 @@ async fn the_read_costs_the_same_with_1_or_50_records() {
         );
         assert!(!snap.contains("records"), "directories are not files");
         assert_eq!(
-            snap.commit.as_ref().map(|c| c.to_string()),
+            snap.commit.as_ref().map(std::string::ToString::to_string),
             gh.branch_head(REPO, BRANCH)
         );
         let requests = gh.git_requests();

@@ -100,7 +100,7 @@ fn typed_and_value_normalization_agree() {
 fn pad_strings(v: &mut Value) {
     match v {
         Value::String(s) if s.contains(' ') => {
-            *s = format!(" \r\n\t{}\r\n ", s.replace('\n', "\r\n"))
+            *s = format!(" \r\n\t{}\r\n ", s.replace('\n', "\r\n"));
         }
         Value::Array(items) => items.iter_mut().for_each(pad_strings),
         Value::Object(map) => map.values_mut().for_each(pad_strings),

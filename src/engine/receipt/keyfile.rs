@@ -33,11 +33,13 @@ pub fn signing_key_from_pem(pem: &str) -> Result<SigningKey, KeyFileError> {
 }
 
 /// Standard base64 of the 32 raw public-key bytes, as the trust store holds it.
+#[must_use]
 pub fn public_key_base64(key: &VerifyingKey) -> String {
     STANDARD.encode(key.as_bytes())
 }
 
 /// The trust-store entry an operator pins for this key.
+#[must_use]
 pub fn trust_store_entry(key_id: &str, key: &VerifyingKey) -> String {
     format!(
         "[keys.{key_id}]\npublic_key = \"{}\"\n",

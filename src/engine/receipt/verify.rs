@@ -96,7 +96,11 @@ pub fn verify(
         }
     }
     // The normalized report holds its tasks deduplicated and sorted; so must the receipt.
-    let report_tasks: Vec<&str> = report.covered_tasks.iter().map(|t| t.as_str()).collect();
+    let report_tasks: Vec<&str> = report
+        .covered_tasks
+        .iter()
+        .map(crate::ids::TaskId::as_str)
+        .collect();
     if receipt
         .covered_tasks
         .iter()

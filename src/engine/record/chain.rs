@@ -31,6 +31,7 @@ pub enum ChainError {
 }
 
 /// `sha256:` + lowercase hex SHA-256 of the RFC 8785 bytes of `event_json`.
+#[must_use]
 pub fn event_digest(event_json: &Value) -> String {
     // A `Value` cannot hold NaN or infinities, the only inputs JCS refuses.
     let bytes = serde_json_canonicalizer::to_vec(event_json).unwrap_or_default();
@@ -38,6 +39,7 @@ pub fn event_digest(event_json: &Value) -> String {
 }
 
 /// The digest of a typed event, as it will be stored.
+#[must_use]
 pub fn typed_event_digest(event: &Event) -> String {
     // Serializing the typed model cannot fail: every field is a string, number, bool or map.
     let value = serde_json::to_value(event).unwrap_or(Value::Null);

@@ -35,6 +35,7 @@ impl Default for Index {
 }
 
 impl Index {
+    #[must_use]
     pub fn record_for_pull(&self, pull: PrNumber) -> Option<&AuditId> {
         self.pulls.get(&pull.0.to_string())
     }
@@ -53,6 +54,7 @@ impl Index {
     }
 
     /// Pretty JSON with a final newline; maps are ordered, so the bytes are stable.
+    #[must_use]
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');

@@ -102,6 +102,7 @@ pub fn load_record(json: &str) -> Result<Record, StructuralError> {
 }
 
 /// Pretty JSON with a final newline; field order is the model's, so output is stable.
+#[must_use]
 pub fn to_json(record: &Record) -> String {
     let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
     s.push('\n');
@@ -109,6 +110,7 @@ pub fn to_json(record: &Record) -> String {
 }
 
 /// The stored JSON form of one event.
+#[must_use]
 pub fn event_json(event: &Event) -> Value {
     serde_json::to_value(event).unwrap_or(Value::Null)
 }

@@ -52,6 +52,7 @@ pub enum ReplayError {
     },
 }
 
+#[must_use]
 pub fn kind_name(kind: &EventKind) -> &'static str {
     match kind {
         EventKind::Created(_) => "created",
@@ -70,6 +71,7 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
 
 impl Derived {
     /// The fields as a record stores them, to compare with a replay.
+    #[must_use]
     pub fn stored(record: &Record) -> Derived {
         Derived {
             pull_request: record.pull_request,
@@ -111,6 +113,7 @@ impl Derived {
     }
 
     /// Names of the fields where `self` (stored) differs from `replayed`, with both values.
+    #[must_use]
     pub fn differences(&self, replayed: &Derived) -> Vec<(&'static str, String, String)> {
         let mut out = Vec::new();
         let mut cmp = |name: &'static str, a: String, b: String| {

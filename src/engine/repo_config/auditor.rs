@@ -34,6 +34,7 @@ impl Default for AuditorConfig {
 
 impl AuditorConfig {
     /// The event type to dispatch, when the app starts the auditor at all.
+    #[must_use]
     pub fn dispatches(&self) -> Option<&str> {
         match self.dispatch {
             DispatchMode::None => None,

@@ -108,17 +108,20 @@ impl RepoConfig {
         }
     }
 
+    #[must_use]
     pub fn enabled(&self) -> bool {
         self.work_unit_audit == WorkUnitAudit::Enabled
     }
 
     /// The assurance the gate and report intake apply here.
+    #[must_use]
     pub fn effective_assurance(&self, operator_min: Assurance) -> Assurance {
         effective_assurance(self.assurance, operator_min)
     }
 }
 
 /// A repository can raise the operator's minimum, never lower it.
+#[must_use]
 pub fn effective_assurance(repo: Assurance, operator_min: Assurance) -> Assurance {
     repo.max(operator_min)
 }
@@ -184,6 +187,7 @@ pub enum Assurance {
 }
 
 impl Assurance {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Assurance::Standard => "standard",
@@ -210,8 +214,9 @@ impl Archetype {
     /// The completion gates of seed 003 a check run can prove for this archetype. The
     /// workspace checks (uncommitted changes, issues, plan) have no check-run form.
     /// Hybrid takes the union of its components, at most implementation's set.
+    #[must_use]
     pub fn required_gates(self) -> &'static [CompletionGate] {
-        use CompletionGate::*;
+        use CompletionGate::{Build, Docs, Integration, Lint, Security};
         match self {
             Archetype::Implementation | Archetype::Hybrid => {
                 &[Build, Lint, Integration, Security, Docs]
@@ -221,6 +226,7 @@ impl Archetype {
         }
     }
 
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Archetype::Implementation => "implementation",
@@ -244,6 +250,7 @@ pub enum CompletionGate {
 }
 
 impl CompletionGate {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             CompletionGate::Build => "build",
@@ -286,6 +293,7 @@ impl Default for PermissionsConfig {
 
 impl PermissionsConfig {
     /// Logins compare case-insensitively on GitHub.
+    #[must_use]
     pub fn is_listed_auditor(&self, login: &Login) -> bool {
         self.auditors
             .iter()

@@ -27,6 +27,7 @@ pub enum HandoffStatus {
 }
 
 impl HandoffStatus {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             HandoffStatus::Pass => "PASS",

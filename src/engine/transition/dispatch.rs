@@ -127,6 +127,7 @@ fn append_dispatch(
 
 /// The `client_payload` of the `repository_dispatch` (CONTRACT §11): at most ten
 /// top-level properties, as GitHub allows.
+#[must_use]
 pub fn client_payload(record: &Record, dispatch: &Dispatch, records_branch: &str) -> Value {
     json!({
         "audit_id": record.id,
@@ -142,6 +143,7 @@ pub fn client_payload(record: &Record, dispatch: &Dispatch, records_branch: &str
 
 /// Hidden in the check run's summary once the request went out, by the delivery that sent
 /// it, and carried forward by every later update: a redelivery that finds it sends nothing.
+#[must_use]
 pub fn sent_marker(record: &Record, dispatch: &Dispatch) -> String {
     format!(
         "<!-- auditloop:dispatched:{}:{}:{} -->",

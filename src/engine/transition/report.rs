@@ -35,6 +35,7 @@ pub struct ReportInput<'a> {
 }
 
 /// The path of run `run` of `id` on the records branch.
+#[must_use]
 pub fn report_path(id: &AuditId, run: u32) -> String {
     format!("reports/{id}/run-{run}.json")
 }

@@ -24,6 +24,9 @@ macro_rules! string_id {
         pub struct $name(String);
 
         impl $name {
+            /// # Errors
+            ///
+            /// When `value` does not match the id's pattern.
             pub fn new(value: impl Into<String>) -> Result<Self, IdError> {
                 static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new($re).expect("valid id regex"));
                 let value = value.into();

@@ -10,47 +10,51 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::engine::repo_config::Assurance;
 
 /// The flags of `auditloop serve`; every one may also come from the environment.
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Default)]
 pub struct ServeArgs {
-    /// GitHub App id [env: `AUDITLOOP_APP_ID`, `APP_ID`]
+    /// GitHub App id [env: AUDITLOOP_APP_ID, APP_ID]
     #[arg(long)]
     pub app_id: Option<String>,
-    /// The App's PEM private key, inline [env: `AUDITLOOP_PRIVATE_KEY`, `PRIVATE_KEY`]
+    /// The App's PEM private key, inline [env: AUDITLOOP_PRIVATE_KEY, PRIVATE_KEY]
     #[arg(long)]
     pub private_key: Option<String>,
-    /// Path to the App's PEM private key [env: `AUDITLOOP_PRIVATE_KEY_PATH`, `PRIVATE_KEY_PATH`]
+    /// Path to the App's PEM private key [env: AUDITLOOP_PRIVATE_KEY_PATH, PRIVATE_KEY_PATH]
     #[arg(long)]
     pub private_key_path: Option<PathBuf>,
-    /// Webhook secret; several, comma-separated, while rotating [env: `AUDITLOOP_WEBHOOK_SECRET`, `WEBHOOK_SECRET`]
+    /// Webhook secret; several, comma-separated, while rotating [env: AUDITLOOP_WEBHOOK_SECRET, WEBHOOK_SECRET]
     #[arg(long)]
     pub webhook_secret: Option<String>,
-    /// REST base URL; GitHub Enterprise Server is <https://HOST/api/v3> [env: `AUDITLOOP_GITHUB_API_URL`]
+    /// REST base URL; GitHub Enterprise Server is https://HOST/api/v3 [env: AUDITLOOP_GITHUB_API_URL]
     #[arg(long)]
     pub github_api_url: Option<String>,
-    /// Address to bind [env: `AUDITLOOP_LISTEN`] [default: 0.0.0.0:3000]
+    /// Address to bind [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000]
     #[arg(long)]
     pub listen: Option<String>,
-    /// Operator-pinned Ed25519 auditor keys (TOML) [env: `AUDITLOOP_TRUST_STORE`]
+    /// Operator-pinned Ed25519 auditor keys (TOML) [env: AUDITLOOP_TRUST_STORE]
     #[arg(long)]
     pub trust_store: Option<PathBuf>,
-    /// standard or hardened; a repository can raise it, never lower it [env: `AUDITLOOP_MIN_ASSURANCE`]
+    /// standard or hardened; a repository can raise it, never lower it [env: AUDITLOOP_MIN_ASSURANCE]
     #[arg(long)]
     pub min_assurance: Option<String>,
-    /// Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables [env: `AUDITLOOP_REDELIVER_INTERVAL`] [default: 300]
+    /// Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables [env: AUDITLOOP_REDELIVER_INTERVAL] [default: 300]
     #[arg(long)]
     pub redeliver_interval: Option<String>,
-    /// Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables [env: `AUDITLOOP_RECONCILE_INTERVAL`] [default: 600]
+    /// Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables [env: AUDITLOOP_RECONCILE_INTERVAL] [default: 600]
     #[arg(long)]
     pub reconcile_interval: Option<String>,
 }
 
 /// Logging flags, shared by every subcommand.
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Default, Debug)]
 pub struct LogArgs {
-    /// Log filter in tracing env-filter syntax [env: `AUDITLOOP_LOG`] [default: info]
+    /// Log filter in tracing env-filter syntax [env: AUDITLOOP_LOG] [default: info]
     #[arg(long, global = true)]
     pub log: Option<String>,
-    /// pretty or json [env: `AUDITLOOP_LOG_FORMAT`] [default: pretty]
+    /// pretty or json [env: AUDITLOOP_LOG_FORMAT] [default: pretty]
     #[arg(long, global = true)]
     pub log_format: Option<String>,
 }
@@ -190,6 +194,10 @@ impl ServeConfig {
     }
 
     /// Resolves flags and environment; `read_file` loads the PEM when a path is given.
+    ///
+    /// # Errors
+    ///
+    /// The [`ConfigError`] naming each setting that is missing or invalid, or a key file that cannot be read.
     pub fn resolve(
         args: &ServeArgs,
         env: &dyn Fn(&str) -> Option<String>,
@@ -334,6 +342,9 @@ impl ServeConfig {
 }
 
 impl LogConfig {
+    /// # Errors
+    ///
+    /// The [`ConfigError`] of a log format or filter that is invalid.
     pub fn resolve(
         args: &LogArgs,
         env: &dyn Fn(&str) -> Option<String>,

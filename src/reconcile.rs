@@ -26,6 +26,10 @@ pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
 }
 
 /// Runs one sweep, counts it in `metrics` and logs what it did.
+///
+/// # Errors
+///
+/// When the installations cannot be listed (see [`AuditApp::reconcile`]).
 pub async fn sweep_once(
     app: &AuditApp,
     limits: ReconcileLimits,

@@ -163,6 +163,10 @@ pub struct SweepReport {
 /// Lists the deliveries of the last `WINDOW_DAYS` and asks once more for each failed one.
 /// A refusal of one redelivery is reported and the sweep goes on; a listing that fails, or
 /// a request that gets no answer, ends the sweep with the error.
+///
+/// # Errors
+///
+/// When the deliveries cannot be listed or a redelivery request gets no answer.
 pub async fn sweep(
     api: &Api,
     state: &mut SweepState,

@@ -141,6 +141,10 @@ fn body_behind(pull: &Pull, record: &Record, ctx: &Ctx) -> bool {
 impl AuditApp {
     /// One reconcile sweep over every installation, within `limits`. Only a failure to list
     /// the installations is an error; a repository that fails is reported and skipped.
+    ///
+    /// # Errors
+    ///
+    /// When the installations cannot be listed.
     pub async fn reconcile(&self, limits: Limits) -> Result<Report, GitHubError> {
         let calls = Arc::new(AtomicU64::new(0));
         let mut sweep = Sweep {

@@ -17,18 +17,20 @@ const BUNDLED_MANIFEST: &str = include_str!("../../app-manifest.yml");
 /// only, since the page registers an App whose credentials land in `.env`.
 pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
 
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SetupArgs {
-    /// Address of the setup page, and then of the App [env: `AUDITLOOP_LISTEN`] [default: 127.0.0.1:3000]
+    /// Address of the setup page, and then of the App [env: AUDITLOOP_LISTEN] [default: 127.0.0.1:3000]
     #[arg(long)]
     pub listen: Option<String>,
-    /// GitHub's web address; for GitHub Enterprise Server <https://HOST> [default: <https://github.com>]
+    /// GitHub's web address; for GitHub Enterprise Server https://HOST [default: https://github.com]
     #[arg(long)]
     pub github_url: Option<String>,
     /// Register the App for this organization instead of your account
     #[arg(long)]
     pub org: Option<String>,
-    /// The public URL GitHub delivers webhooks to, e.g. <https://tunnel.example/webhook>
+    /// The public URL GitHub delivers webhooks to, e.g. https://tunnel.example/webhook
     #[arg(long)]
     pub webhook_url: Option<String>,
 }
@@ -37,6 +39,10 @@ pub struct SetupArgs {
 pub type Env = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// The address setup binds: the flag, then `AUDITLOOP_LISTEN`, then loopback.
+///
+/// # Errors
+///
+/// When the address does not parse.
 pub fn listen_address(
     args: &SetupArgs,
     env: &dyn Fn(&str) -> Option<String>,
@@ -106,6 +112,10 @@ pub fn launcher(serve_args: ServeArgs, env: Env, slot: Arc<Mutex<Option<Running>
 }
 
 /// Setup on `listener`, then the App on the same listener, until `shutdown`.
+///
+/// # Errors
+///
+/// When setup or the App it starts fails to serve, or the setup result cannot be written.
 pub async fn setup_then_serve(
     listener: tokio::net::TcpListener,
     opts: SetupOptions,

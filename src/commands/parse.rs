@@ -11,6 +11,10 @@ use super::suggest::nearest;
 /// Reads a comment. `Ok(None)`: the comment is not a command (its first non-blank line
 /// outside quotes and fences is not `/audit` + a space or the line's end). `Err`: it is
 /// one, and is refused; nothing may be recorded.
+///
+/// # Errors
+///
+/// The [`CommandError`] of a command that is refused.
 pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> {
     let scanned = scan(body);
     let Some(command_line) = scanned.command() else {

@@ -41,6 +41,9 @@ fn typed<T: serde::de::DeserializeOwned>(event: &str, body: &[u8]) -> Result<T, 
 }
 
 impl Event {
+    /// # Errors
+    ///
+    /// The [`PayloadError`] when `body` is not a payload of the event `name`.
     pub fn parse(name: &str, body: &[u8]) -> Result<Self, PayloadError> {
         Ok(match name {
             "pull_request" => Event::PullRequest(Box::new(typed(name, body)?)),

@@ -163,12 +163,20 @@ async fn handle(state: AppState, delivery: Delivery) -> Response {
 }
 
 /// Binds and serves until SIGTERM or SIGINT, then finishes in-flight deliveries.
+///
+/// # Errors
+///
+/// When `addr` cannot be bound or serving fails.
 pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     serve_router(listener, router(state), shutdown_signal()).await
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, then finishes in-flight requests.
+///
+/// # Errors
+///
+/// When serving on `listener` fails.
 pub async fn serve_router(
     listener: tokio::net::TcpListener,
     app: Router,

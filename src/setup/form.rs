@@ -90,6 +90,10 @@ fn valid_login(name: &str) -> bool {
 impl FormInput {
     /// Checks every field and reports every problem at once; `api_override` is an
     /// operator-set REST URL (`AUDITLOOP_GITHUB_API_URL`) that wins over the derived one.
+    ///
+    /// # Errors
+    ///
+    /// Every field problem found.
     pub fn check(&self, api_override: Option<&str>) -> Result<Choice, Vec<FieldError>> {
         let mut errors = Vec::new();
         let webhook = self.webhook_url.trim();

@@ -5,6 +5,10 @@ use serde_json::Value;
 
 /// The manifest as JSON, with the redirect back to this setup server and, when given, the
 /// public webhook URL GitHub will deliver to.
+///
+/// # Errors
+///
+/// When `yaml` is not valid YAML or not a mapping.
 pub fn manifest_json(
     yaml: &str,
     redirect_url: &str,

@@ -279,6 +279,10 @@ fn printable(addr: std::net::SocketAddr) -> std::net::SocketAddr {
 }
 
 /// Serves setup on `listener`, then the App, until `shutdown` completes.
+///
+/// # Errors
+///
+/// When setup or the App fails to serve, or the setup result cannot be written.
 pub async fn run(
     listener: tokio::net::TcpListener,
     opts: SetupOptions,

@@ -35,6 +35,10 @@ pub struct VerifiedReceipt {
 }
 
 /// Verifies `receipt` for the normalized `report` whose digest is `digest`.
+///
+/// # Errors
+///
+/// The [`ReceiptError`] naming why the receipt does not verify.
 pub fn verify(
     receipt: &Receipt,
     report: &Report,

@@ -61,6 +61,10 @@ fn kind_of(event: &Value) -> String {
 
 /// Checks the chain on the raw stored values, so a field added, removed or changed in any
 /// event (even one the typed model would ignore) is caught.
+///
+/// # Errors
+///
+/// The [`ChainError`] at the first event that breaks the chain, or for an empty history.
 pub fn verify_chain(history: &[Value]) -> Result<(), ChainError> {
     let first = history.first().ok_or(ChainError::Empty)?;
     for (i, event) in history.iter().enumerate() {

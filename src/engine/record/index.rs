@@ -49,6 +49,9 @@ impl Index {
             .map(PrNumber)
     }
 
+    /// # Errors
+    ///
+    /// When `json` is not an index.
     pub fn parse(json: &str) -> Result<Index, serde_json::Error> {
         serde_json::from_str(json)
     }

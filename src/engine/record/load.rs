@@ -52,6 +52,10 @@ fn shape<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, StructuralEr
 }
 
 /// Parses and validates a stored record.
+///
+/// # Errors
+///
+/// The [`StructuralError`] of a record that is not valid JSON, breaks its chain, or does not replay.
 pub fn load_record(json: &str) -> Result<Record, StructuralError> {
     let raw: Value =
         serde_json::from_str(json).map_err(|e| StructuralError::Json(e.to_string()))?;

@@ -209,6 +209,10 @@ impl Derived {
     }
 
     /// One step of the fold. `index` (1-based) only names the event in errors.
+    ///
+    /// # Errors
+    ///
+    /// The [`ReplayError`] of an event that cannot follow the state folded so far.
     pub fn step(&mut self, index: usize, event: &Event) -> Result<(), ReplayError> {
         match &event.kind {
             EventKind::Created(_) => return Err(ReplayError::SecondCreated { index }),
@@ -281,6 +285,11 @@ impl Derived {
 }
 
 /// Folds `history` from its `created` event.
+///
+/// # Errors
+///
+/// The [`ReplayError`] of a history that does not start with `created`, or of an event that
+/// cannot follow.
 pub fn replay(history: &[Event]) -> Result<Derived, ReplayError> {
     let Some((first, rest)) = history.split_first() else {
         return Err(ReplayError::FirstNotCreated { kind: "nothing" });

@@ -355,6 +355,10 @@ fn budget<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
 }
 
 /// Non-empty, one line.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn check_name_rule(value: &str) -> Result<(), String> {
     if value.trim().is_empty() || value.chars().any(char::is_control) {
         return Err(format!(
@@ -365,6 +369,10 @@ pub fn check_name_rule(value: &str) -> Result<(), String> {
 }
 
 /// What `git check-ref-format --branch` accepts.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn branch_name_rule(value: &str) -> Result<(), String> {
     let bad = value.is_empty()
         || value == "@"
@@ -389,6 +397,10 @@ pub fn branch_name_rule(value: &str) -> Result<(), String> {
 }
 
 /// A relative directory of the repository, without `..`.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn decisions_path_rule(value: &str) -> Result<(), String> {
     let bad = value.trim().is_empty()
         || value.starts_with('/')
@@ -404,6 +416,10 @@ pub fn decisions_path_rule(value: &str) -> Result<(), String> {
 }
 
 /// A GitHub label name: 1 to 50 characters, one line.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn label_rule(value: &str) -> Result<(), String> {
     let len = value.chars().count();
     if value.trim().is_empty() || len > 50 || value.chars().any(char::is_control) {

@@ -66,6 +66,10 @@ static FINDINGS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Parses a handoff, collecting every problem.
+///
+/// # Errors
+///
+/// Every problem found, when there is any.
 pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
     let mut values: [Option<(usize, String)>; 6] = Default::default();
     let mut problems = Vec::new();

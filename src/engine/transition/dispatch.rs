@@ -30,6 +30,10 @@ pub enum NotReady {
 
 /// Whether `record` is ready for a fresh auditor run (CONTRACT §11): open, runs below the
 /// budget, its candidate the PR head, and final-state evidence for it holding.
+///
+/// # Errors
+///
+/// The [`NotReady`] reason when any condition does not hold.
 pub fn ready(
     record: &Record,
     head: &Artifact,
@@ -67,6 +71,10 @@ pub enum DispatchDecision {
 }
 
 /// Decides on the latest record whether to ask for `plan`'s run.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn decide_dispatch(
     record: &Record,
     plan: Result<DispatchPlan, NotReady>,

@@ -3,6 +3,7 @@
 //! delivery (`guid`) whose latest attempt failed, up to three attempts in all.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,7 +61,11 @@ fn window() -> TimeDelta {
 /// fewer than `MAX_ATTEMPTS` attempts, and a latest attempt within the window that was not
 /// already asked about, that latest attempt. One id per guid, in ascending order.
 #[must_use]
-pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<u64>) -> Vec<u64> {
+pub fn plan<S: BuildHasher>(
+    items: &[HookDelivery],
+    now: DateTime<Utc>,
+    already_asked: &HashSet<u64, S>,
+) -> Vec<u64> {
     let cutoff = now - window();
     // Pages can overlap when deliveries arrive mid-listing: count each attempt once.
     let mut by_guid: BTreeMap<&str, BTreeMap<u64, &HookDelivery>> = BTreeMap::new();

@@ -106,6 +106,8 @@ pub struct Seen {
 }
 
 impl Seen {
+    // Outer `None`: not read yet in this delivery; `Some(None)`: read, and the branch is absent.
+    #[allow(clippy::option_option)]
     pub fn records_head(&self, branch: &str) -> Option<Option<CommitSha>> {
         let seen = self
             .records

@@ -183,7 +183,7 @@ impl AuditApp {
             html_base: context::html_base(repository.html_url.as_deref()),
             now: chrono::Utc::now(),
             memory: self.memory.clone(),
-            seen: Default::default(),
+            seen: memory::Seen::default(),
         };
         let assumed = ctx.records_branch().to_owned();
         let (config, early) = tokio::join!(
@@ -261,12 +261,12 @@ impl Handler for AuditApp {
         if self.caused_by_self(delivery, &api).await? {
             return Ok(Handled::Ignored);
         }
-        let Some(ctx) = self.context(delivery, api, repository).await? else {
+        let Some(ctx) = Box::pin(self.context(delivery, api, repository)).await? else {
             return Ok(Handled::Ignored);
         };
         let handled = match &delivery.event {
             Event::PullRequest(e) => pulls::handle(self, &ctx, e).await?,
-            Event::IssueComment(e) => return comment::handle(self, &ctx, e).await,
+            Event::IssueComment(e) => return Box::pin(comment::handle(self, &ctx, e)).await,
             Event::CheckRun(e) => checks::check_run_event(self, &ctx, e).await?,
             Event::CheckSuite(e) => checks::check_suite_event(self, &ctx, e).await?,
             Event::MergeGroup(e) => checks::merge_group_event(self, &ctx, e).await?,

@@ -265,7 +265,7 @@ impl Sweep<'_> {
             html_base: html_base(item.html_url.as_deref()),
             now: chrono::Utc::now(),
             memory: self.app.memory.clone(),
-            seen: Default::default(),
+            seen: crate::app::memory::Seen::default(),
         };
         let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
         let wanted = records::PerRound(|files: &records::Files| {

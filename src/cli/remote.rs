@@ -53,14 +53,14 @@ impl RemoteArgs {
     ///
     /// When the repository configuration cannot be read from GitHub.
     pub async fn records_branch(&self, api: &Api) -> anyhow::Result<String> {
-        if let Some(b) = &self.records_branch {
-            return Ok(b.clone());
-        }
-        // The rules live on the default branch, never a PR's head.
         #[derive(serde::Deserialize)]
         struct Repo {
             default_branch: String,
         }
+        if let Some(b) = &self.records_branch {
+            return Ok(b.clone());
+        }
+        // The rules live on the default branch, never a PR's head.
         let path = format!("/repos/{}/{}", self.repo.owner(), self.repo.name());
         let repo: Repo = api
             .json(Call::get("GET /repos/{owner}/{repo}", path))

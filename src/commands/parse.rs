@@ -42,8 +42,8 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
         .into_iter();
     let name = match tokens.next() {
         None => return Err(CommandError::MissingCommand),
-        Some(Token::Quoted(given)) => return Err(unknown(given)),
-        Some(Token::Word(word)) => CommandName::from_word(&word).ok_or_else(|| unknown(word))?,
+        Some(Token::Quoted(given)) => return Err(unknown(&given)),
+        Some(Token::Word(word)) => CommandName::from_word(&word).ok_or_else(|| unknown(&word))?,
     };
     let payload = match name {
         CommandName::Report => Some(payload(&scanned, command_line.line)?),
@@ -53,10 +53,10 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
     build(args, payload).map(Some)
 }
 
-fn unknown(given: String) -> CommandError {
-    let suggestion = nearest(&given, CommandName::ALL, CommandName::as_str);
+fn unknown(given: &str) -> CommandError {
+    let suggestion = nearest(given, CommandName::ALL, CommandName::as_str);
     CommandError::UnknownCommand {
-        given: excerpt(&given),
+        given: excerpt(given),
         suggestion,
     }
 }

@@ -32,6 +32,10 @@ pub fn verify(secrets: &WebhookSecrets, header: &str, body: &[u8]) -> bool {
 
 /// `sha256=<hex>` for a body: what GitHub sends, and what tests sign with.
 #[must_use]
+///
+/// # Panics
+///
+/// Never: HMAC takes keys of any length.
 pub fn sign(secret: &[u8], body: &[u8]) -> String {
     let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes keys of any length");
     mac.update(body);

@@ -26,7 +26,7 @@ pub fn manifest_json(
     if let Some(url) = webhook_url {
         let hook = obj
             .entry("hook_attributes")
-            .or_insert_with(|| Value::Object(Default::default()));
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
         if let Some(hook) = hook.as_object_mut() {
             hook.insert("url".to_owned(), Value::String(url.to_owned()));
         }

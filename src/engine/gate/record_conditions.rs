@@ -66,7 +66,7 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
     }
     from_problems(
         3,
-        problems,
+        &problems,
         format!(
             "the certified tasks equal the covered tasks ({}) and the PR closes no other issue",
             task_list(covered)

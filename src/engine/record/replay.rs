@@ -115,15 +115,15 @@ impl Derived {
     /// Names of the fields where `self` (stored) differs from `replayed`, with both values.
     #[must_use]
     pub fn differences(&self, replayed: &Derived) -> Vec<(&'static str, String, String)> {
+        fn j<T: serde::Serialize>(v: &T) -> String {
+            serde_json::to_string(v).unwrap_or_default()
+        }
         let mut out = Vec::new();
         let mut cmp = |name: &'static str, a: String, b: String| {
             if a != b {
                 out.push((name, a, b));
             }
         };
-        fn j<T: serde::Serialize>(v: &T) -> String {
-            serde_json::to_string(v).unwrap_or_default()
-        }
         cmp(
             "pull_request",
             j(&self.pull_request),
@@ -259,8 +259,8 @@ impl Derived {
                 }
                 self.pull_request = b.pull_request;
                 self.candidate_artifact = b.candidate_artifact.clone();
-                self.covered_tasks = b.covered_tasks.clone();
-                self.evidence = b.evidence.clone();
+                self.covered_tasks.clone_from(&b.covered_tasks);
+                self.evidence.clone_from(&b.evidence);
             }
             EventKind::Resolution(r) => {
                 if r.finding.is_none() && self.audit_state == AuditState::AwaitingHuman {

@@ -69,7 +69,7 @@ impl Default for RepoConfig {
             allow_self_approval: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
-            auditor: Default::default(),
+            auditor: auditor::AuditorConfig::default(),
         }
     }
 }
@@ -104,7 +104,7 @@ impl RepoConfig {
             });
         match parsed {
             Ok(config) => Ok(config.unwrap_or_default()),
-            Err(e) => Err(yaml_error(e, &setting)),
+            Err(e) => Err(yaml_error(&e, &setting)),
         }
     }
 
@@ -143,7 +143,7 @@ fn parse_options() -> serde_saphyr::Options {
     }
 }
 
-fn yaml_error(err: serde_saphyr::Error, setting: &str) -> ConfigError {
+fn yaml_error(err: &serde_saphyr::Error, setting: &str) -> ConfigError {
     let location = err.location();
     let mut message = err.without_snippet().to_string();
     // The parser puts the position into its text; we report it once, up front.
@@ -389,7 +389,12 @@ pub fn branch_name_rule(value: &str) -> Result<(), String> {
             .any(|c| c.is_control() || " ~^:?*[\\".contains(c))
         || value
             .split('/')
-            .any(|part| part.starts_with('.') || part.ends_with(".lock"));
+            // Git refuses a `.lock` component exactly as written, so the check is case-sensitive.
+            .any(|part| {
+                #[allow(clippy::case_sensitive_file_extension_comparisons)]
+                let lock = part.ends_with(".lock");
+                part.starts_with('.') || lock
+            });
     if bad {
         return Err(format!("{value:?} is not a valid git branch name"));
     }

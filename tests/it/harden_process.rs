@@ -159,6 +159,8 @@ async fn a_command_killed_at_each_step_is_recorded_once_after_restart() {
 }
 
 #[tokio::test]
+// `a`, `b`: the two replicas, named as the scenario names them.
+#[allow(clippy::many_single_char_names)]
 async fn replicas_record_every_command_once_on_one_linear_history() {
     let gh = repo().await;
     let a = Server::spawn(&gh).await;

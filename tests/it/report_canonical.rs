@@ -114,7 +114,7 @@ fn shuffled_text(v: &Value, seed: u64, pretty: bool, out: &mut String) {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             let n = entries.len().max(1) as u64;
-            entries.rotate_left((seed % n) as usize);
+            entries.rotate_left(usize::try_from(seed % n).unwrap());
             if seed % 2 == 1 {
                 entries.reverse();
             }

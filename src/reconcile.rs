@@ -48,7 +48,7 @@ pub async fn sweep_once(
                 checked = r.checked,
                 calls = r.calls,
                 "reconcile sweep: every view is current"
-            )
+            );
         }
         Ok(r) => tracing::info!(
             repositories = r.repositories,

@@ -396,7 +396,7 @@ fn repo_route(
             } else {
                 "diverged"
             };
-            reply(200, json!({"status": status}))
+            reply(200, &json!({"status": status}))
         }
         _ => not_found(),
     }

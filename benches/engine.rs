@@ -109,7 +109,7 @@ fn report_to_gate(c: &mut Criterion) {
                     checks: &[],
                 });
                 black_box(gate)
-            })
+            });
         },
     );
 }
@@ -149,7 +149,7 @@ fn render_and_splice(c: &mut Criterion) {
                 &s,
                 "https://github.com/octo-org/hello/blob/auditloop-records/records/AUD-1.json",
             ))
-        })
+        });
     });
 }
 

@@ -51,7 +51,7 @@ fn intake(c: &mut Criterion) {
             assert!(signature::verify(&secrets, &sig, black_box(&body)));
             let v: serde_json::Value = serde_json::from_slice(black_box(&body)).unwrap();
             black_box(v)
-        })
+        });
     });
     let mut n = 0u64;
     group.bench_function("whole_intake_through_the_router", |b| {
@@ -67,7 +67,7 @@ fn intake(c: &mut Criterion) {
             let response = rt.block_on(app.clone().oneshot(request)).unwrap();
             assert_eq!(response.status(), 200);
             black_box(response)
-        })
+        });
     });
     group.finish();
 }

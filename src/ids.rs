@@ -24,6 +24,9 @@ macro_rules! string_id {
         pub struct $name(String);
 
         impl $name {
+            /// # Errors
+            ///
+            /// When `value` does not match the id's pattern.
             pub fn new(value: impl Into<String>) -> Result<Self, IdError> {
                 static RE: LazyLock<Regex> = LazyLock::new(|| Regex::new($re).expect("valid id regex"));
                 let value = value.into();
@@ -110,6 +113,7 @@ string_id!(
 );
 
 impl AuditId {
+    #[must_use]
     pub fn from_number(n: u64) -> Self {
         Self(format!("AUD-{n}"))
     }
@@ -123,11 +127,13 @@ impl From<CommitSha> for ObjectSha {
 }
 
 impl WorkUnit {
+    #[must_use]
     pub fn for_pull(number: PrNumber) -> Self {
         Self(format!("pr:{}", number.0))
     }
 
     /// `pr:` units may default their covered tasks from the PR body; others need them named.
+    #[must_use]
     pub fn is_pull_request(&self) -> bool {
         self.0.starts_with("pr:")
     }
@@ -135,16 +141,19 @@ impl WorkUnit {
 
 impl Login {
     /// Logins compare case-insensitively on GitHub.
+    #[must_use]
     pub fn same_as(&self, other: &Login) -> bool {
         self.0.eq_ignore_ascii_case(&other.0)
     }
 }
 
 impl RepoName {
+    #[must_use]
     pub fn owner(&self) -> &str {
         self.0.split_once('/').map(|(o, _)| o).unwrap_or_default()
     }
 
+    #[must_use]
     pub fn name(&self) -> &str {
         self.0.split_once('/').map(|(_, n)| n).unwrap_or_default()
     }
@@ -156,15 +165,18 @@ impl RepoName {
 pub struct Artifact(CommitSha);
 
 impl Artifact {
+    #[must_use]
     pub fn commit(sha: CommitSha) -> Self {
         Self(sha)
     }
 
+    #[must_use]
     pub fn sha(&self) -> &CommitSha {
         &self.0
     }
 
     /// The first seven hex digits, as GitHub shows commits.
+    #[must_use]
     pub fn short(&self) -> &str {
         &self.0.as_str()[..7]
     }
@@ -219,6 +231,7 @@ impl fmt::Display for PrNumber {
 pub struct DeliveryId(pub String);
 
 impl DeliveryId {
+    #[must_use]
     pub fn as_str_lossy(&self) -> &str {
         &self.0
     }

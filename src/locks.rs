@@ -26,7 +26,10 @@ impl KeyedLocks {
     /// [`KeyedLocks::lock`], also telling whether another holder had to be waited for.
     pub async fn lock_noting_wait(&self, key: &str) -> (KeyGuard<'_>, bool) {
         let lock = {
-            let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+            let mut map = self
+                .map
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             map.entry(key.to_owned()).or_default().clone()
         };
         let (guard, waited) = match lock.clone().try_lock_owned() {
@@ -42,7 +45,10 @@ impl KeyedLocks {
     }
 
     pub fn len(&self) -> usize {
-        self.map.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -53,7 +59,11 @@ impl KeyedLocks {
 impl Drop for KeyGuard<'_> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        let mut map = self.owner.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self
+            .owner
+            .map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         // Only the map holds it now: nobody waits, so the entry can go.
         if map
             .get(&self.key)

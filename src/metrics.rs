@@ -47,6 +47,7 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    #[must_use]
     pub fn new() -> Self {
         let mut registry = Registry::with_prefix("auditloop");
         let deliveries = Family::<DeliveryLabels, Counter>::default();
@@ -141,7 +142,8 @@ impl Metrics {
         self.rate_limit_remaining.set(remaining);
     }
 
-    /// The OpenMetrics text exposition.
+    /// The `OpenMetrics` text exposition.
+    #[must_use]
     pub fn render(&self) -> String {
         let mut out = String::new();
         // Writing into a String cannot fail.

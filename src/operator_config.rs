@@ -10,6 +10,8 @@ use secrecy::{ExposeSecret, SecretString};
 use crate::engine::repo_config::Assurance;
 
 /// The flags of `auditloop serve`; every one may also come from the environment.
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Default)]
 pub struct ServeArgs {
     /// GitHub App id [env: AUDITLOOP_APP_ID, APP_ID]
@@ -45,6 +47,8 @@ pub struct ServeArgs {
 }
 
 /// Logging flags, shared by every subcommand.
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Default, Debug)]
 pub struct LogArgs {
     /// Log filter in tracing env-filter syntax [env: AUDITLOOP_LOG] [default: info]
@@ -190,6 +194,10 @@ impl ServeConfig {
     }
 
     /// Resolves flags and environment; `read_file` loads the PEM when a path is given.
+    ///
+    /// # Errors
+    ///
+    /// The [`ConfigError`] naming each setting that is missing or invalid, or a key file that cannot be read.
     pub fn resolve(
         args: &ServeArgs,
         env: &dyn Fn(&str) -> Option<String>,
@@ -334,6 +342,9 @@ impl ServeConfig {
 }
 
 impl LogConfig {
+    /// # Errors
+    ///
+    /// The [`ConfigError`] of a log format or filter that is invalid.
     pub fn resolve(
         args: &LogArgs,
         env: &dyn Fn(&str) -> Option<String>,

@@ -15,6 +15,7 @@ use crate::metrics::Metrics;
 pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(600);
 
 /// The outcome label a sweep is counted under in `/metrics`.
+#[must_use]
 pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
     match result {
         Err(_) => "failed",
@@ -25,6 +26,10 @@ pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
 }
 
 /// Runs one sweep, counts it in `metrics` and logs what it did.
+///
+/// # Errors
+///
+/// When the installations cannot be listed (see [`AuditApp::reconcile`]).
 pub async fn sweep_once(
     app: &AuditApp,
     limits: ReconcileLimits,
@@ -43,7 +48,7 @@ pub async fn sweep_once(
                 checked = r.checked,
                 calls = r.calls,
                 "reconcile sweep: every view is current"
-            )
+            );
         }
         Ok(r) => tracing::info!(
             repositories = r.repositories,

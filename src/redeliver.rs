@@ -3,6 +3,7 @@
 //! delivery (`guid`) whose latest attempt failed, up to three attempts in all.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -46,6 +47,7 @@ pub struct HookDelivery {
 
 impl HookDelivery {
     /// GitHub's own reading: a 2xx answer that it recorded as `OK`.
+    #[must_use]
     pub fn succeeded(&self) -> bool {
         (200..300).contains(&self.status_code) && self.status == "OK"
     }
@@ -58,7 +60,12 @@ fn window() -> TimeDelta {
 /// The attempt ids to ask GitHub to redeliver: for each `guid` with no successful attempt,
 /// fewer than `MAX_ATTEMPTS` attempts, and a latest attempt within the window that was not
 /// already asked about, that latest attempt. One id per guid, in ascending order.
-pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<u64>) -> Vec<u64> {
+#[must_use]
+pub fn plan<S: BuildHasher>(
+    items: &[HookDelivery],
+    now: DateTime<Utc>,
+    already_asked: &HashSet<u64, S>,
+) -> Vec<u64> {
     let cutoff = now - window();
     // Pages can overlap when deliveries arrive mid-listing: count each attempt once.
     let mut by_guid: BTreeMap<&str, BTreeMap<u64, &HookDelivery>> = BTreeMap::new();
@@ -87,6 +94,7 @@ pub fn plan(items: &[HookDelivery], now: DateTime<Utc>, already_asked: &HashSet<
 }
 
 /// The relative path of the `rel="next"` page of a `Link` header, if there is one.
+#[must_use]
 pub fn next_page(link: &str) -> Option<String> {
     crate::github::api::next_query(link).map(|query| format!("{LIST_PATH}?{query}"))
 }
@@ -107,6 +115,7 @@ impl Default for SweepState {
 }
 
 impl SweepState {
+    #[must_use]
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             asked: HashSet::new(),
@@ -115,6 +124,7 @@ impl SweepState {
         }
     }
 
+    #[must_use]
     pub fn asked(&self) -> &HashSet<u64> {
         &self.asked
     }
@@ -158,6 +168,10 @@ pub struct SweepReport {
 /// Lists the deliveries of the last `WINDOW_DAYS` and asks once more for each failed one.
 /// A refusal of one redelivery is reported and the sweep goes on; a listing that fails, or
 /// a request that gets no answer, ends the sweep with the error.
+///
+/// # Errors
+///
+/// When the deliveries cannot be listed or a redelivery request gets no answer.
 pub async fn sweep(
     api: &Api,
     state: &mut SweepState,

@@ -1,5 +1,5 @@
 //! A fast, in-memory fake of the GitHub REST routes auditloop calls, on axum, with a fixed
-//! latency added to every answer. It keeps git objects, refs (with ETags), pull requests,
+//! latency added to every answer. It keeps git objects, refs (with `ETags`), pull requests,
 //! check runs, comments and reactions, and logs every call: its delivery, route, bytes
 //! received, and when it arrived and was answered.
 
@@ -134,13 +134,15 @@ impl Fake {
                 ..Data::default()
             }),
             log: Mutex::new(Vec::new()),
-            latency: AtomicU64::new(latency.as_micros() as u64),
+            latency: AtomicU64::new(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX)),
         })
     }
 
     pub fn set_latency(&self, latency: Duration) {
-        self.latency
-            .store(latency.as_micros() as u64, Ordering::Relaxed);
+        self.latency.store(
+            u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
     }
 
     pub fn add_pull(&self, repo: &str, number: u64, head: &str) {
@@ -180,7 +182,7 @@ pub fn fold(method: &str, path: &str) -> String {
     format!("{method} {}", out.join("/"))
 }
 
-fn reply(status: u16, body: Value) -> Response {
+fn reply(status: u16, body: &Value) -> Response {
     (
         StatusCode::from_u16(status).unwrap(),
         [("content-type", "application/json")],
@@ -190,7 +192,7 @@ fn reply(status: u16, body: Value) -> Response {
 }
 
 fn not_found() -> Response {
-    reply(404, json!({"message": "Not Found"}))
+    reply(404, &json!({"message": "Not Found"}))
 }
 
 pub async fn handle(
@@ -243,13 +245,13 @@ fn route(
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let m = method.as_str();
     match (m, segs.as_slice()) {
-        ("GET", ["app"]) => reply(200, json!({"id": 1, "slug": SLUG})),
+        ("GET", ["app"]) => reply(200, &json!({"id": 1, "slug": SLUG})),
         ("POST", ["app", "installations", _, "access_tokens"]) => {
             data.tokens += 1;
             let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
             reply(
                 201,
-                json!({"token": format!("ghs_load{}", data.tokens), "expires_at": expires,
+                &json!({"token": format!("ghs_load{}", data.tokens), "expires_at": expires,
                     "permissions": {"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write"},
                     "repository_selection": "all"}),
             )
@@ -284,13 +286,13 @@ fn repo_route(
             let content = base64::engine::general_purpose::STANDARD.encode(CONFIG);
             let mut r = reply(
                 200,
-                json!({"type": "file", "encoding": "base64", "content": content}),
+                &json!({"type": "file", "encoding": "base64", "content": content}),
             );
             r.headers_mut().insert("etag", tag.parse().unwrap());
             r
         }
         ("GET", ["pulls", n]) => match data.pulls.get(&(repo.to_owned(), n.parse().unwrap_or(0))) {
-            Some(p) => reply(200, p.clone()),
+            Some(p) => reply(200, p),
             None => not_found(),
         },
         ("PATCH", ["pulls", n]) => match data
@@ -299,13 +301,13 @@ fn repo_route(
         {
             Some(p) => {
                 p["body"] = body["body"].clone();
-                reply(200, p.clone())
+                reply(200, p)
             }
             None => not_found(),
         },
         ("GET", ["collaborators", login, "permission"]) => reply(
             200,
-            json!({"permission": "write", "role_name": "write", "user": {"login": login,
+            &json!({"permission": "write", "role_name": "write", "user": {"login": login,
                 "permissions": {"pull": true, "triage": true, "push": true, "maintain": false, "admin": false}}}),
         ),
         ("GET", ["commits", sha, "pulls"]) => {
@@ -315,7 +317,7 @@ fn repo_route(
                 .filter(|((r, _), p)| r == repo && p["head"]["sha"] == *sha)
                 .map(|(_, p)| p.clone())
                 .collect();
-            reply(200, Value::Array(list))
+            reply(200, &Value::Array(list))
         }
         ("GET", ["commits", sha, "check-runs"]) => {
             let mut latest: Vec<Value> = Vec::new();
@@ -331,7 +333,7 @@ fn repo_route(
             }
             reply(
                 200,
-                json!({"total_count": latest.len(), "check_runs": latest}),
+                &json!({"total_count": latest.len(), "check_runs": latest}),
             )
         }
         ("POST", ["check-runs"]) => {
@@ -339,7 +341,7 @@ fn repo_route(
             run["id"] = json!(id(data));
             run["app"] = json!({"slug": SLUG});
             data.runs.push((repo.to_owned(), run.clone()));
-            reply(201, run)
+            reply(201, &run)
         }
         ("PATCH", ["check-runs", n]) => {
             let n: u64 = n.parse().unwrap_or(0);
@@ -348,7 +350,7 @@ fn repo_route(
                     for (k, v) in body.as_object().into_iter().flatten() {
                         run[k] = v.clone();
                     }
-                    reply(200, run.clone())
+                    reply(200, run)
                 }
                 None => not_found(),
             }
@@ -356,13 +358,13 @@ fn repo_route(
         ("GET", ["issues", n, "comments"]) => {
             let key = (repo.to_owned(), n.parse().unwrap_or(0));
             let list = data.comments.get(&key).cloned().unwrap_or_default();
-            reply(200, Value::Array(list))
+            reply(200, &Value::Array(list))
         }
         ("POST", ["issues", n, "comments"]) => {
             let c = json!({"id": id(data), "body": body["body"], "user": {"login": format!("{SLUG}[bot]"), "type": "Bot"}});
             let key = (repo.to_owned(), n.parse().unwrap_or(0));
             data.comments.entry(key).or_default().push(c.clone());
-            reply(201, c)
+            reply(201, &c)
         }
         ("POST", ["issues", "comments", n, "reactions"]) => {
             let key = (
@@ -370,7 +372,7 @@ fn repo_route(
                 body["content"].as_str().unwrap_or("").to_owned(),
             );
             let status = if data.reactions.insert(key) { 201 } else { 200 };
-            reply(status, json!({"id": 1, "content": body["content"]}))
+            reply(status, &json!({"id": 1, "content": body["content"]}))
         }
         (_, ["git", ..]) => {
             let git = data.git.entry(repo.to_owned()).or_default();
@@ -394,7 +396,7 @@ fn repo_route(
             } else {
                 "diverged"
             };
-            reply(200, json!({"status": status}))
+            reply(200, &json!({"status": status}))
         }
         _ => not_found(),
     }
@@ -422,14 +424,14 @@ fn git_route(
             if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str()) {
                 return StatusCode::NOT_MODIFIED.into_response();
             }
-            let mut r = reply(200, ref_json(&name, sha));
+            let mut r = reply(200, &ref_json(&name, sha));
             r.headers_mut().insert("etag", tag.parse().unwrap());
             r
         }
         ("GET", ["commits", sha]) => match git.commits.get(*sha) {
             Some((tree, parents)) => reply(
                 200,
-                json!({"sha": sha, "tree": {"sha": tree}, "parents": parents.iter().map(|p| json!({"sha": p})).collect::<Vec<_>>(), "message": "[skip ci]"}),
+                &json!({"sha": sha, "tree": {"sha": tree}, "parents": parents.iter().map(|p| json!({"sha": p})).collect::<Vec<_>>(), "message": "[skip ci]"}),
             ),
             None => not_found(),
         },
@@ -441,16 +443,16 @@ fn git_route(
                     .collect();
                 reply(
                     200,
-                    json!({"sha": sha, "tree": entries, "truncated": false}),
+                    &json!({"sha": sha, "tree": entries, "truncated": false}),
                 )
             }
-            Some(_) => reply(200, json!({"sha": sha, "tree": [], "truncated": false})),
+            Some(_) => reply(200, &json!({"sha": sha, "tree": [], "truncated": false})),
             None => not_found(),
         },
         ("GET", ["blobs", sha]) => match git.blobs.get(*sha) {
             Some(text) => reply(
                 200,
-                json!({"sha": sha, "encoding": "base64", "content": base64::engine::general_purpose::STANDARD.encode(text.as_bytes())}),
+                &json!({"sha": sha, "encoding": "base64", "content": base64::engine::general_purpose::STANDARD.encode(text.as_bytes())}),
             ),
             None => not_found(),
         },
@@ -458,19 +460,19 @@ fn git_route(
             let mut tree = match body["base_tree"].as_str() {
                 Some(base) => match git.trees.get(base) {
                     Some(t) => (**t).clone(),
-                    None => return reply(422, json!({"message": "Invalid tree info"})),
+                    None => return reply(422, &json!({"message": "Invalid tree info"})),
                 },
                 None => BTreeMap::new(),
             };
             for e in body["tree"].as_array().into_iter().flatten() {
                 let (Some(path), Some(text)) = (e["path"].as_str(), e["content"].as_str()) else {
-                    return reply(422, json!({"message": "Invalid tree info"}));
+                    return reply(422, &json!({"message": "Invalid tree info"}));
                 };
                 let blob = git.put_blob(text);
                 tree.insert(path.to_owned(), blob);
             }
             let sha = git.put_tree(tree);
-            reply(201, json!({"sha": sha, "tree": [], "truncated": false}))
+            reply(201, &json!({"sha": sha, "tree": [], "truncated": false}))
         }
         ("POST", ["commits"]) => {
             let tree = body["tree"].as_str().unwrap_or("").to_owned();
@@ -481,10 +483,10 @@ fn git_route(
                 .filter_map(|p| p.as_str().map(str::to_owned))
                 .collect();
             if !git.trees.contains_key(&tree) {
-                return reply(422, json!({"message": "Tree SHA does not exist"}));
+                return reply(422, &json!({"message": "Tree SHA does not exist"}));
             }
             let sha = git.put_commit(&tree, parents, body["message"].as_str().unwrap_or(""));
-            reply(201, json!({"sha": sha, "tree": {"sha": tree}}))
+            reply(201, &json!({"sha": sha, "tree": {"sha": tree}}))
         }
         ("POST", ["refs"]) => {
             let name = body["ref"]
@@ -494,10 +496,10 @@ fn git_route(
                 .to_owned();
             let sha = body["sha"].as_str().unwrap_or("").to_owned();
             if git.refs.contains_key(&name) {
-                return reply(422, json!({"message": "Reference already exists"}));
+                return reply(422, &json!({"message": "Reference already exists"}));
             }
             git.refs.insert(name.clone(), sha.clone());
-            reply(201, ref_json(&name, &sha))
+            reply(201, &ref_json(&name, &sha))
         }
         ("PATCH", ["refs", name @ ..]) => {
             let name = name.join("/");
@@ -505,10 +507,10 @@ fn git_route(
             match git.refs.get(&name).cloned() {
                 Some(old) if git.descends(&sha, &old) => {
                     git.refs.insert(name.clone(), sha.clone());
-                    reply(200, ref_json(&name, &sha))
+                    reply(200, &ref_json(&name, &sha))
                 }
-                Some(_) => reply(422, json!({"message": "Update is not a fast forward"})),
-                None => reply(422, json!({"message": "Reference does not exist"})),
+                Some(_) => reply(422, &json!({"message": "Update is not a fast forward"})),
+                None => reply(422, &json!({"message": "Reference does not exist"})),
             }
         }
         _ => not_found(),

@@ -3,6 +3,9 @@
 //!
 //! cargo bench --bench load -- [--prs 200] [--repos 200] [--rounds 1] [--latency-ms 50]
 //!                             [--mix report,status] [--scale 10000]
+
+// Rates and means over call counts and byte sizes far below 2^52, printed to two places.
+#![allow(clippy::cast_precision_loss)]
 //!
 //! Each PR is opened and given a record first (unmeasured, no latency); then in each round
 //! every PR receives one command of the mix at the same moment. Printed: deliveries per
@@ -191,7 +194,7 @@ impl Server {
             .body(body)
             .send()
             .await;
-        let status = r.map(|r| r.status().as_u16()).unwrap_or(0);
+        let status = r.map_or(0, |r| r.status().as_u16());
         (status, started.elapsed())
     }
 
@@ -214,7 +217,7 @@ impl Server {
     fn cpu(&self) -> Duration {
         let text =
             std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        let after = text.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let after = text.rsplit_once(')').map_or("", |(_, r)| r);
         let fields: Vec<u64> = after
             .split_whitespace()
             .filter_map(|f| f.parse().ok())
@@ -267,6 +270,8 @@ fn chain(calls: &[&Call]) -> Vec<String> {
     out
 }
 
+// `p` is in 0..=1, so the rounded index is within `0..sorted.len()`.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -368,7 +373,8 @@ async fn load(a: &Args) {
     let mut round_walls = Vec::new();
     let started = Instant::now();
     for round in 0..a.rounds {
-        let kind = a.mix[(round as usize) % a.mix.len()].clone();
+        let kind =
+            a.mix[usize::try_from(round).expect("rounds fit in usize") % a.mix.len()].clone();
         let jobs: Vec<_> = prs
             .iter()
             .map(|(repo, pr)| {
@@ -448,7 +454,7 @@ async fn load(a: &Args) {
         let mut routes: BTreeMap<&str, usize> = BTreeMap::new();
         let mut chains: Vec<Vec<String>> = Vec::new();
         for id in ids {
-            let of = calls.get(id).map(Vec::as_slice).unwrap_or(&[]);
+            let of = calls.get(id).map_or(&[][..], Vec::as_slice);
             for c in of {
                 *routes.entry(c.route.as_str()).or_default() += 1;
             }
@@ -484,7 +490,8 @@ async fn load(a: &Args) {
             };
             println!("\ncritical path ({} calls): {shown}", longest.len());
         }
-        let sequential = chains.get(chains.len() / 2).map_or(0, Vec::len) as u32;
+        let sequential = u32::try_from(chains.get(chains.len() / 2).map_or(0, Vec::len))
+            .expect("a chain is far shorter than u32::MAX calls");
         let bound = a.latency * 2 * sequential + Duration::from_secs(1);
         for (k, took) in round_walls.iter().filter(|(k, _)| k == kind) {
             println!("round of `{k}`: all answered in {} (target 2 × {sequential} × {} ms + 1 s = {}): {}",

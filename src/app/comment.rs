@@ -46,7 +46,7 @@ pub async fn handle(
     let Ok(actor) = Login::new(e.comment.user.login.clone()) else {
         return Ok(Handled::Ignored);
     };
-    match run(app, ctx, e, &command, &actor, &pull).await {
+    match Box::pin(run(app, ctx, e, &command, &actor, &pull)).await {
         Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
         Ok(Answered::Reacted) => {}
         Err(CommandFailure::Refused(why)) => {
@@ -112,7 +112,14 @@ async fn run(
     match command {
         ParsedCommand::Status => {
             let text = status_reply(app, ctx, pull);
-            reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, text).await?;
+            Box::pin(reply::answer_once(
+                ctx,
+                number,
+                &pull.head_sha,
+                e.comment.id,
+                text,
+            ))
+            .await?;
             return Ok(Answered::Reacted);
         }
         ParsedCommand::Gate => {
@@ -258,7 +265,14 @@ async fn commit(
         decision.named.as_ref(),
         named.as_ref(),
         &decision.message,
-        |state| (decision.decide)(state, &facts.lock().unwrap_or_else(|p| p.into_inner())),
+        |state| {
+            (decision.decide)(
+                state,
+                &facts
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        },
         |need| decision::fetch(ctx, &facts, need),
     )
     .await?;

@@ -71,8 +71,7 @@ pub fn html_base(html_url: Option<&str>) -> String {
             let after_scheme = u.find("://")? + 3;
             let host_end = u[after_scheme..]
                 .find('/')
-                .map(|i| after_scheme + i)
-                .unwrap_or(u.len());
+                .map_or(u.len(), |i| after_scheme + i);
             Some(u[..host_end].to_owned())
         })
         .unwrap_or_else(|| "https://github.com".to_owned())

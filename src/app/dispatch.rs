@@ -137,9 +137,8 @@ pub async fn after_gate(
     );
     // Written only on a branch that still extends the records the decision was made on.
     let outcome = store::apply::<Skip>(ctx, pr, None, state.commit.as_ref(), &message, |latest| {
-        let record = match &latest.record {
-            Some(Ok(r)) => r,
-            _ => return Err(Stop::Refused(Skip::Nothing)),
+        let Some(Ok(record)) = &latest.record else {
+            return Err(Stop::Refused(Skip::Nothing));
         };
         let decided = t::decide_dispatch(
             record,

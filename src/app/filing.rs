@@ -61,12 +61,16 @@ pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<u64>, GitHub
         || async { Ok(found().await?.is_some()) },
         || async {
             let n = rest::create_issue(&ctx.api, &ctx.repo, &title, &body, &label).await?;
-            *opened.lock().unwrap_or_else(|p| p.into_inner()) = Some(n);
+            *opened
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(n);
             Ok(())
         },
     )
     .await?;
-    let opened = *opened.lock().unwrap_or_else(|p| p.into_inner());
+    let opened = *opened
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     match opened {
         Some(n) => Ok(Some(n)),
         None => found().await,

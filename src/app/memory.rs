@@ -41,12 +41,18 @@ fn run_key(repo: &RepoName, head: &str, name: &str) -> String {
 
 impl Memory {
     pub fn run_of(&self, repo: &RepoName, head: &str, name: &str) -> Option<OurRun> {
-        let runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let runs = self
+            .runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         runs.get(&run_key(repo, head, name)).cloned()
     }
 
     pub fn remember_run(&self, repo: &RepoName, head: &str, name: &str, run: OurRun) {
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut runs = self
+            .runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if runs.len() >= MAX_RUN_IDS {
             runs.clear();
         }
@@ -65,12 +71,18 @@ impl Memory {
     }
 
     pub fn head_of(&self, repo: &RepoName, pr: u64) -> Option<String> {
-        let heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        let heads = self
+            .heads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         heads.get(&head_key(repo, pr)).cloned()
     }
 
     pub fn remember_head(&self, repo: &RepoName, pr: u64, head: &str) {
-        let mut heads = self.heads.lock().unwrap_or_else(|p| p.into_inner());
+        let mut heads = self
+            .heads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if heads.len() >= MAX_RUN_IDS {
             heads.clear();
         }
@@ -94,20 +106,31 @@ pub struct Seen {
 }
 
 impl Seen {
+    // Outer `None`: not read yet in this delivery; `Some(None)`: read, and the branch is absent.
+    #[allow(clippy::option_option)]
     pub fn records_head(&self, branch: &str) -> Option<Option<CommitSha>> {
-        let seen = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        let seen = self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         seen.as_ref()
             .filter(|(b, _)| b == branch)
             .map(|(_, c)| c.clone())
     }
 
     pub fn saw_records(&self, branch: &str, commit: Option<&CommitSha>) {
-        *self.records.lock().unwrap_or_else(|p| p.into_inner()) =
+        *self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
             Some((branch.to_owned(), commit.cloned()));
     }
 
     pub fn forget_records(&self) {
-        *self.records.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 
     /// The pull request as read earlier in this delivery, or read now.
@@ -115,7 +138,7 @@ impl Seen {
         let known = self
             .pulls
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&number)
             .cloned();
         if let Some(pull) = known {
@@ -124,7 +147,7 @@ impl Seen {
         let pull = rest::get_pull(api, repo, PrNumber(number)).await?;
         self.pulls
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(number, pull.clone());
         Ok(pull)
     }
@@ -139,7 +162,7 @@ impl Seen {
         let runs = rest::check_runs(api, repo, head).await?;
         self.early_runs
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push((head.to_owned(), runs));
         Ok(())
     }
@@ -153,7 +176,10 @@ impl Seen {
         head: &str,
     ) -> Result<Vec<CheckRunInfo>, GitHubError> {
         let early = {
-            let mut early = self.early_runs.lock().unwrap_or_else(|p| p.into_inner());
+            let mut early = self
+                .early_runs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             early
                 .iter()
                 .position(|(listed, _)| listed == head)
@@ -176,7 +202,7 @@ impl Seen {
         let known = self
             .permissions
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&key)
             .copied();
         if let Some(p) = known {
@@ -185,7 +211,7 @@ impl Seen {
         let held = rest::permission(api, repo, login).await?;
         self.permissions
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(key, held);
         Ok(held)
     }

@@ -45,7 +45,7 @@ pub struct AuditApp {
     operator_min: Assurance,
     /// The App's slug, read once from `GET /app`: to know its own check runs and events.
     slug: OnceCell<String>,
-    /// `.github/auditloop.yml` per repository, revalidated with its ETag on every event
+    /// `.github/auditloop.yml` per repository, revalidated with its `ETag` on every event
     /// (a 304 costs no rate limit).
     configs: Mutex<HashMap<String, CachedConfig>>,
     memory: Arc<memory::Memory>,
@@ -120,7 +120,7 @@ impl AuditApp {
         let cached = self
             .configs
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&key)
             .cloned();
         let etag = cached
@@ -132,14 +132,14 @@ impl AuditApp {
                 Some((_, parsed)) => return Ok(parsed),
                 None => return Ok(Ok(RepoConfig::default())),
             },
-            FileRead::Missing => ("".to_owned(), Ok(RepoConfig::default())),
+            FileRead::Missing => (String::new(), Ok(RepoConfig::default())),
             FileRead::Found { text, etag } => {
                 (etag.unwrap_or_default(), RepoConfig::from_yaml(&text))
             }
         };
         self.configs
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(key, parsed.clone());
         Ok(parsed.1)
     }
@@ -148,7 +148,10 @@ impl AuditApp {
     /// records branch) while it is read again; they are redone if it changed.
     fn last_config(&self, repo: &RepoName) -> Result<RepoConfig, ConfigError> {
         let key = repo.as_str().to_ascii_lowercase();
-        let configs = self.configs.lock().unwrap_or_else(|p| p.into_inner());
+        let configs = self
+            .configs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match configs.get(&key) {
             Some((_, parsed)) => parsed.clone(),
             None => Ok(RepoConfig::default()),
@@ -180,7 +183,7 @@ impl AuditApp {
             html_base: context::html_base(repository.html_url.as_deref()),
             now: chrono::Utc::now(),
             memory: self.memory.clone(),
-            seen: Default::default(),
+            seen: memory::Seen::default(),
         };
         let assumed = ctx.records_branch().to_owned();
         let (config, early) = tokio::join!(
@@ -258,12 +261,12 @@ impl Handler for AuditApp {
         if self.caused_by_self(delivery, &api).await? {
             return Ok(Handled::Ignored);
         }
-        let Some(ctx) = self.context(delivery, api, repository).await? else {
+        let Some(ctx) = Box::pin(self.context(delivery, api, repository)).await? else {
             return Ok(Handled::Ignored);
         };
         let handled = match &delivery.event {
             Event::PullRequest(e) => pulls::handle(self, &ctx, e).await?,
-            Event::IssueComment(e) => return comment::handle(self, &ctx, e).await,
+            Event::IssueComment(e) => return Box::pin(comment::handle(self, &ctx, e)).await,
             Event::CheckRun(e) => checks::check_run_event(self, &ctx, e).await?,
             Event::CheckSuite(e) => checks::check_suite_event(self, &ctx, e).await?,
             Event::MergeGroup(e) => checks::merge_group_event(self, &ctx, e).await?,

@@ -54,7 +54,10 @@ pub async fn handle(
     let pr = PrNumber(e.number);
     let mut state = store::load(ctx, pr, None).await?;
     let mut commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-    let enabled = ctx.config.as_ref().is_ok_and(|c| c.enabled());
+    let enabled = ctx
+        .config
+        .as_ref()
+        .is_ok_and(super::super::engine::repo_config::RepoConfig::enabled);
     let on_push = ctx.config.as_ref().is_ok_and(|c| c.baseline_on_push);
     let has_record = matches!(
         &state,
@@ -214,7 +217,9 @@ async fn rebind(
                 covered_tasks: None,
                 evidence: None,
             };
-            let mut refused = refused.lock().unwrap_or_else(|p| p.into_inner());
+            let mut refused = refused
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             *refused = None;
             match t::baseline(record, input, &event) {
                 Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
@@ -227,7 +232,9 @@ async fn rebind(
         },
     )
     .await?;
-    let refused = refused.into_inner().unwrap_or_else(|p| p.into_inner());
+    let refused = refused
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok(match (outcome, refused) {
         (Applying::Done { state, commit }, refused) => Rebound::Done(state, commit, refused),
         (Applying::Stopped(Stop::Damaged(why)), _) => Rebound::Damaged(why),

@@ -141,6 +141,10 @@ fn body_behind(pull: &Pull, record: &Record, ctx: &Ctx) -> bool {
 impl AuditApp {
     /// One reconcile sweep over every installation, within `limits`. Only a failure to list
     /// the installations is an error; a repository that fails is reported and skipped.
+    ///
+    /// # Errors
+    ///
+    /// When the installations cannot be listed.
     pub async fn reconcile(&self, limits: Limits) -> Result<Report, GitHubError> {
         let calls = Arc::new(AtomicU64::new(0));
         let mut sweep = Sweep {
@@ -245,7 +249,10 @@ impl Sweep<'_> {
             return Ok(());
         }
         let config = self.app.config(&api, &repo, &default_branch).await?;
-        if !config.as_ref().is_ok_and(|c| c.enabled()) {
+        if !config
+            .as_ref()
+            .is_ok_and(super::super::engine::repo_config::RepoConfig::enabled)
+        {
             // A broken or disabled configuration is shown by the next event's views.
             return Ok(());
         }
@@ -258,7 +265,7 @@ impl Sweep<'_> {
             html_base: html_base(item.html_url.as_deref()),
             now: chrono::Utc::now(),
             memory: self.app.memory.clone(),
-            seen: Default::default(),
+            seen: crate::app::memory::Seen::default(),
         };
         let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
         let wanted = records::PerRound(|files: &records::Files| {

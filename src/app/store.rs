@@ -276,7 +276,7 @@ where
     match &outcome {
         CommitOutcome::Committed { commit, .. } => ctx.seen.saw_records(branch, Some(commit)),
         CommitOutcome::Unchanged { snapshot } => {
-            ctx.seen.saw_records(branch, snapshot.commit.as_ref())
+            ctx.seen.saw_records(branch, snapshot.commit.as_ref());
         }
         CommitOutcome::Refused(_) => {}
     }

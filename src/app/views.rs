@@ -209,9 +209,10 @@ pub async fn refresh_with(
         }
     };
     let pulls = async {
-        let sharing = match need_sharing {
-            true => Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?),
-            false => None,
+        let sharing = if need_sharing {
+            Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?)
+        } else {
+            None
         };
         let listed = sharing
             .as_ref()
@@ -445,32 +446,29 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
         };
         ctx.memory.remember_run(&ctx.repo, head, check_name, run);
     };
-    match (mode, ours.map(|r| r.id)) {
-        (RunMode::Update, Some(id)) => {
-            // The update route takes no head_sha: a run stays on its commit.
-            body.head_sha = None;
-            rest::update_check_run(&ctx.api, &ctx.repo, id, &body).await?;
-            remember(id);
+    if let (RunMode::Update, Some(id)) = (mode, ours.map(|r| r.id)) {
+        // The update route takes no head_sha: a run stays on its commit.
+        body.head_sha = None;
+        rest::update_check_run(&ctx.api, &ctx.repo, id, &body).await?;
+        remember(id);
+    } else {
+        let mut batches = annotation_batches(&view.annotations);
+        if let Some(first) = batches.next() {
+            body.output.annotations = Some(first.iter().map(annotation_body).collect());
         }
-        _ => {
-            let mut batches = annotation_batches(&view.annotations);
-            if let Some(first) = batches.next() {
-                body.output.annotations = Some(first.iter().map(annotation_body).collect());
-            }
-            let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
-            remember(id);
-            for batch in batches {
-                let more = CheckRunBody {
-                    output: CheckRunOutput {
-                        title: &view.title,
-                        summary: &view.summary,
-                        text: None,
-                        annotations: Some(batch.iter().map(annotation_body).collect()),
-                    },
-                    ..CheckRunBody::default()
-                };
-                rest::update_check_run(&ctx.api, &ctx.repo, id, &more).await?;
-            }
+        let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
+        remember(id);
+        for batch in batches {
+            let more = CheckRunBody {
+                output: CheckRunOutput {
+                    title: &view.title,
+                    summary: &view.summary,
+                    text: None,
+                    annotations: Some(batch.iter().map(annotation_body).collect()),
+                },
+                ..CheckRunBody::default()
+            };
+            rest::update_check_run(&ctx.api, &ctx.repo, id, &more).await?;
         }
     }
     Ok(())

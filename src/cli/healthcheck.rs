@@ -6,6 +6,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::ExitCode;
 use std::time::Duration;
 
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct HealthcheckArgs {
     /// The address auditloop listens on [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000]
@@ -17,6 +19,10 @@ pub struct HealthcheckArgs {
 }
 
 /// Where to connect: the listen address, with a wildcard bind reached through loopback.
+///
+/// # Errors
+///
+/// When the listen address (flag or `AUDITLOOP_LISTEN`) does not parse.
 pub fn target(
     args: &HealthcheckArgs,
     env: &dyn Fn(&str) -> Option<String>,
@@ -40,6 +46,10 @@ pub fn target(
 }
 
 /// One `GET /healthz`; the status line's code.
+///
+/// # Errors
+///
+/// When the connection, the request or reading the status line fails or times out.
 pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<u16> {
     let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;

@@ -20,6 +20,11 @@ pub struct KeygenArgs {
 }
 
 /// Writes the private key and prints the trust-store entry for the operator.
+///
+/// # Errors
+///
+/// When `--key-id` is invalid, the key cannot be encoded or written, or the output cannot be
+/// written.
 pub fn run(args: &KeygenArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if !is_valid_key_id(&args.key_id) {
         bail!(

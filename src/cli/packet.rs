@@ -13,6 +13,9 @@ pub struct PacketArgs {
     pub remote: RemoteArgs,
 }
 
+/// # Errors
+///
+/// When the token is missing, a GitHub read fails, or the output cannot be written.
 pub fn run(args: &PacketArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = run_async(async {
         let api = args.remote.api()?;

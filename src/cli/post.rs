@@ -27,10 +27,15 @@ pub struct PostArgs {
 }
 
 /// The comment `post` sends: the command line and the report in one fenced JSON block.
+#[must_use]
 pub fn comment_body(report_text: &str) -> String {
     format!("/audit report\n\n```json\n{}\n```\n", report_text.trim())
 }
 
+/// # Errors
+///
+/// When the report cannot be read, the comment would exceed GitHub's limit, the token is
+/// missing, or a GitHub call fails; a report with problems is exit code 1, not an error.
 pub fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = super::read_input(&args.report)?;
     if let Err(problems) = parse_report(&text) {

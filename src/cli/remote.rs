@@ -36,6 +36,9 @@ pub struct RemoteArgs {
 }
 
 impl RemoteArgs {
+    /// # Errors
+    ///
+    /// When no token is given or the client cannot be built for the API URL.
     pub fn api(&self) -> anyhow::Result<Api> {
         let Some(token) = self.token.as_deref().filter(|t| !t.trim().is_empty()) else {
             bail!("no token: pass --token or set GITHUB_TOKEN");
@@ -45,15 +48,19 @@ impl RemoteArgs {
     }
 
     /// `--records-branch`, else the repository configuration's, else the default.
+    ///
+    /// # Errors
+    ///
+    /// When the repository configuration cannot be read from GitHub.
     pub async fn records_branch(&self, api: &Api) -> anyhow::Result<String> {
-        if let Some(b) = &self.records_branch {
-            return Ok(b.clone());
-        }
-        // The rules live on the default branch, never a PR's head.
         #[derive(serde::Deserialize)]
         struct Repo {
             default_branch: String,
         }
+        if let Some(b) = &self.records_branch {
+            return Ok(b.clone());
+        }
+        // The rules live on the default branch, never a PR's head.
         let path = format!("/repos/{}/{}", self.repo.owner(), self.repo.name());
         let repo: Repo = api
             .json(Call::get("GET /repos/{owner}/{repo}", path))
@@ -81,6 +88,10 @@ pub struct Loaded {
 }
 
 /// Reads the PR's record (and, with `reports`, every stored report of it).
+///
+/// # Errors
+///
+/// When a GitHub read fails or the stored record does not load.
 pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
     let branch = args.records_branch(api).await?;
     let pr = PrNumber(args.pr);
@@ -141,6 +152,10 @@ pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result
 }
 
 /// Runs `task` on a small single-threaded runtime.
+///
+/// # Errors
+///
+/// When the runtime cannot start, or with `task`'s own error.
 pub fn run_async<T>(
     task: impl std::future::Future<Output = anyhow::Result<T>>,
 ) -> anyhow::Result<T> {

@@ -71,6 +71,7 @@ fn serve_or_setup(args: &ServeArgs) -> ExitCode {
     crate::cli::serve::run(args, &env_lookup)
 }
 
+#[must_use]
 pub fn run() -> ExitCode {
     // `.env` fills in only what flags and the environment leave unset.
     let _ = dotenvy::dotenv();

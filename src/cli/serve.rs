@@ -41,6 +41,10 @@ impl Running {
 }
 
 /// Builds the app from a resolved configuration and starts its sweeps.
+///
+/// # Errors
+///
+/// When the trust store cannot be read or parsed, or the GitHub client cannot be built.
 pub fn build(config: &ServeConfig) -> anyhow::Result<Running> {
     let trust = match &config.trust_store {
         None => TrustStore::default(),
@@ -95,6 +99,10 @@ pub fn build(config: &ServeConfig) -> anyhow::Result<Running> {
 }
 
 /// Serves a resolved configuration until a shutdown signal.
+///
+/// # Errors
+///
+/// When the app cannot be built or the listener cannot bind or serve.
 pub async fn start(config: ServeConfig) -> anyhow::Result<()> {
     let running = build(&config)?;
     let listener = tokio::net::TcpListener::bind(config.listen)

@@ -17,6 +17,8 @@ const BUNDLED_MANIFEST: &str = include_str!("../../app-manifest.yml");
 /// only, since the page registers an App whose credentials land in `.env`.
 pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
 
+// The field docs are the `--help` text, written as the user reads it, not as markdown.
+#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SetupArgs {
     /// Address of the setup page, and then of the App [env: AUDITLOOP_LISTEN] [default: 127.0.0.1:3000]
@@ -37,6 +39,10 @@ pub struct SetupArgs {
 pub type Env = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// The address setup binds: the flag, then `AUDITLOOP_LISTEN`, then loopback.
+///
+/// # Errors
+///
+/// When the address does not parse.
 pub fn listen_address(
     args: &SetupArgs,
     env: &dyn Fn(&str) -> Option<String>,
@@ -97,13 +103,19 @@ pub fn launcher(serve_args: ServeArgs, env: Env, slot: Arc<Mutex<Option<Running>
             let config = ServeConfig::resolve(&args, &lookup, &|p| std::fs::read_to_string(p))?;
             let running = build(&config)?;
             let router = running.router.clone();
-            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(running);
+            *slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(running);
             Ok(router)
         })
     })
 }
 
 /// Setup on `listener`, then the App on the same listener, until `shutdown`.
+///
+/// # Errors
+///
+/// When setup or the App it starts fails to serve, or the setup result cannot be written.
 pub async fn setup_then_serve(
     listener: tokio::net::TcpListener,
     opts: SetupOptions,
@@ -114,7 +126,10 @@ pub async fn setup_then_serve(
     let slot = Arc::new(Mutex::new(None));
     let launch = launcher(serve_args, env, slot.clone());
     let served = run_setup(listener, opts, launch, shutdown).await;
-    let running = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let running = slot
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
     if let Some(running) = running {
         running.stop().await;
     }

@@ -30,6 +30,11 @@ pub struct SignArgs {
 }
 
 /// Prints the normalized report with its signed receipt, or every problem and exits 1.
+///
+/// # Errors
+///
+/// When `--key-id` is invalid, the key or the report cannot be read, or the output cannot be
+/// written; a report with problems is exit code 1, not an error.
 pub fn run(args: &SignArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     if !is_valid_key_id(&args.key_id) {
         bail!(
@@ -68,6 +73,10 @@ pub fn run(args: &SignArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
 
 /// Parses `90s`, `30m`, `1h`, `2h30m`, `1d`: one or more number+unit pairs, units in
 /// descending order, each at most once; the total must be positive and at most 7 days.
+///
+/// # Errors
+///
+/// With a message naming the accepted forms when `text` is not such a duration or is out of range.
 pub fn parse_ttl(text: &str) -> Result<Duration, String> {
     let invalid = || format!("{text:?} is not a duration like 90s, 30m, 1h or 2h30m");
     let units = [('d', 86_400i64), ('h', 3_600), ('m', 60), ('s', 1)];

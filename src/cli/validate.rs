@@ -14,6 +14,10 @@ pub struct ValidateArgs {
 
 /// Prints the normalized digest and exits 0, or every problem (`rule: path: message`) and
 /// exits 1. A receipt is checked for shape only: its key is the operator's to verify.
+///
+/// # Errors
+///
+/// When the input cannot be read or the output cannot be written; a report with problems is exit code 1, not an error.
 pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = super::read_input(&args.report)?;
     match parse_report(&text) {

@@ -13,6 +13,8 @@ use crate::ids::IdError;
 
 /// The flags each command accepts; every flag takes one value. `help` checks its usage
 /// lines against this list.
+// One arm per command, read as a table, even where two commands take the same flags.
+#[allow(clippy::match_same_arms)]
 pub(crate) fn flags_of(command: CommandName) -> &'static [&'static str] {
     match command {
         CommandName::New => &[

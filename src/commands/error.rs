@@ -97,11 +97,13 @@ pub enum CommandError {
 
 impl CommandError {
     /// What was wrong, in one sentence.
+    #[must_use]
     pub fn what(&self) -> String {
         self.to_string()
     }
 
     /// How to put it right.
+    #[must_use]
     pub fn fix(&self) -> String {
         use CommandError as E;
         match self {

@@ -17,6 +17,7 @@ const MAINTAINER: &str = "maintainer";
 const ANYONE: &str = "anyone";
 
 /// The documented forms of `command`.
+#[must_use]
 pub fn help_rows(command: CommandName) -> &'static [HelpRow] {
     match command {
         CommandName::New => &[HelpRow {
@@ -95,6 +96,7 @@ pub fn help_rows(command: CommandName) -> &'static [HelpRow] {
 }
 
 /// The whole table, in the order of [`CommandName::ALL`].
+#[must_use]
 pub fn help_table() -> String {
     let mut out = String::from("| command | who | does |\n| --- | --- | --- |\n");
     for command in CommandName::ALL {

@@ -74,16 +74,15 @@ fn quoted(chars: &[char], open: usize) -> Result<(String, usize), LexError> {
     while let Some(&ch) = chars.get(at) {
         match ch {
             '"' => return Ok((text, at + 1)),
-            '\\' => match chars.get(at + 1) {
-                Some(&escaped @ ('"' | '\\')) => {
+            '\\' => {
+                if let Some(&escaped @ ('"' | '\\')) = chars.get(at + 1) {
                     text.push(escaped);
                     at += 2;
-                }
-                _ => {
+                } else {
                     text.push('\\');
                     at += 1;
                 }
-            },
+            }
             _ => {
                 text.push(ch);
                 at += 1;

@@ -17,6 +17,7 @@ pub use model::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 pub use parse::parse_comment;
 
 /// The flags `command` accepts, for documentation checks.
+#[must_use]
 pub fn flags_of(command: CommandName) -> &'static [&'static str] {
     args::flags_of(command)
 }

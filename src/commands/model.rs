@@ -85,6 +85,7 @@ pub enum ParsedCommand {
 }
 
 impl ParsedCommand {
+    #[must_use]
     pub fn name(&self) -> CommandName {
         match self {
             ParsedCommand::New { .. } => CommandName::New,
@@ -104,6 +105,7 @@ impl ParsedCommand {
 
     /// `status` and `help` are allowed on closed PRs and under an invalid or disabled
     /// configuration (CONTRACT §4, §6).
+    #[must_use]
     pub fn is_read_only(&self) -> bool {
         matches!(self, ParsedCommand::Status | ParsedCommand::Help)
     }

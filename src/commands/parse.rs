@@ -11,6 +11,10 @@ use super::suggest::nearest;
 /// Reads a comment. `Ok(None)`: the comment is not a command (its first non-blank line
 /// outside quotes and fences is not `/audit` + a space or the line's end). `Err`: it is
 /// one, and is refused; nothing may be recorded.
+///
+/// # Errors
+///
+/// The [`CommandError`] of a command that is refused.
 pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> {
     let scanned = scan(body);
     let Some(command_line) = scanned.command() else {
@@ -38,8 +42,8 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
         .into_iter();
     let name = match tokens.next() {
         None => return Err(CommandError::MissingCommand),
-        Some(Token::Quoted(given)) => return Err(unknown(given)),
-        Some(Token::Word(word)) => CommandName::from_word(&word).ok_or_else(|| unknown(word))?,
+        Some(Token::Quoted(given)) => return Err(unknown(&given)),
+        Some(Token::Word(word)) => CommandName::from_word(&word).ok_or_else(|| unknown(&word))?,
     };
     let payload = match name {
         CommandName::Report => Some(payload(&scanned, command_line.line)?),
@@ -49,10 +53,10 @@ pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> 
     build(args, payload).map(Some)
 }
 
-fn unknown(given: String) -> CommandError {
-    let suggestion = nearest(&given, CommandName::ALL, CommandName::as_str);
+fn unknown(given: &str) -> CommandError {
+    let suggestion = nearest(given, CommandName::ALL, CommandName::as_str);
     CommandError::UnknownCommand {
-        given: excerpt(&given),
+        given: excerpt(given),
         suggestion,
     }
 }

@@ -137,8 +137,7 @@ fn markdown_indent(line: &str) -> Option<(usize, &str)> {
 fn command_rest(text: &str) -> Option<&str> {
     let rest = text.strip_prefix("/audit")?;
     match rest.chars().next() {
-        None => Some(rest),
-        Some(' ' | '\t') => Some(rest),
+        None | Some(' ' | '\t') => Some(rest),
         Some(_) => None,
     }
 }

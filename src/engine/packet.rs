@@ -97,6 +97,7 @@ fn run_json(record: &Record, run: &ReportRun, at: &str, stored: Option<&Value>) 
 }
 
 /// The packet of `record` as JSON.
+#[must_use]
 pub fn packet(record: &Record, stored: &StoredReports, source: &PacketSource<'_>) -> Value {
     let runs: Vec<Value> = record
         .run_events()
@@ -137,7 +138,7 @@ pub fn packet(record: &Record, stored: &StoredReports, source: &PacketSource<'_>
         "covered_tasks": record.covered_tasks,
         "audit_state": record.audit_state,
         "audit_blocked_reason": record.audit_blocked_reason,
-        "latest_verdict": record.latest_verdict.map(|v| v.as_str()),
+        "latest_verdict": record.latest_verdict.map(super::report::model::Verdict::as_str),
         "budget": {
             "audit_budget": record.audit_budget,
             "runs_used": record.runs_used(),

@@ -29,6 +29,7 @@ pub enum Permission {
 }
 
 impl Permission {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Permission::None => "none",
@@ -41,6 +42,7 @@ impl Permission {
     }
 
     /// Parses GitHub's `role_name` / config words.
+    #[must_use]
     pub fn parse(word: &str) -> Option<Permission> {
         Some(match word.trim().to_ascii_lowercase().as_str() {
             "none" => Permission::None,
@@ -88,6 +90,7 @@ impl CommandName {
     ];
 
     /// The word after `/audit`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             CommandName::New => "new",
@@ -106,6 +109,7 @@ impl CommandName {
     }
 
     /// Exact, case-sensitive match of the command word.
+    #[must_use]
     pub fn from_word(word: &str) -> Option<CommandName> {
         CommandName::ALL.into_iter().find(|c| c.as_str() == word)
     }
@@ -119,6 +123,7 @@ impl std::fmt::Display for CommandName {
 
 /// The role `kind` needs. `/audit new --budget N` above the repository default is a
 /// maintainer's call, since a budget bounds how often auditors may be asked.
+#[must_use]
 pub fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
     match kind {
         CommandName::New if budget_above_default => Role::Maintainer,
@@ -135,6 +140,7 @@ pub fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
 
 /// The PR author may not use maintainer commands on its own PR unless the repository
 /// allows self-approval (CONTRACT §6).
+#[must_use]
 pub fn maintainer_self_approval_refused(
     kind: CommandName,
     actor_is_author: bool,
@@ -160,6 +166,7 @@ impl Default for RoleThresholds {
 }
 
 impl RoleThresholds {
+    #[must_use]
     pub fn allows(&self, role: Role, held: Permission) -> bool {
         match role {
             Role::Anyone => true,

@@ -41,6 +41,9 @@ fn typed<T: serde::de::DeserializeOwned>(event: &str, body: &[u8]) -> Result<T, 
 }
 
 impl Event {
+    /// # Errors
+    ///
+    /// The [`PayloadError`] when `body` is not a payload of the event `name`.
     pub fn parse(name: &str, body: &[u8]) -> Result<Self, PayloadError> {
         Ok(match name {
             "pull_request" => Event::PullRequest(Box::new(typed(name, body)?)),
@@ -68,6 +71,7 @@ impl Event {
         })
     }
 
+    #[must_use]
     pub fn name(&self) -> &str {
         match self {
             Event::PullRequest(_) => "pull_request",
@@ -80,6 +84,7 @@ impl Event {
         }
     }
 
+    #[must_use]
     pub fn repository(&self) -> Option<&str> {
         match self {
             Event::PullRequest(e) => Some(&e.repository.full_name),
@@ -92,6 +97,7 @@ impl Event {
     }
 
     /// The pull request a delivery is about, when the payload names one.
+    #[must_use]
     pub fn pull_number(&self) -> Option<u64> {
         match self {
             Event::PullRequest(e) => Some(e.number),
@@ -107,6 +113,7 @@ impl Event {
     /// The key is the pull request wherever the payload names one, so that a check event
     /// (naming its PRs through its head) and a comment on the same PR never race; check
     /// events that name no PR (a fork's head) serialize per repository.
+    #[must_use]
     pub fn serial_key(&self) -> String {
         let Some(repo) = self.repository() else {
             return String::new();
@@ -117,6 +124,7 @@ impl Event {
         }
     }
 
+    #[must_use]
     pub fn action(&self) -> Option<String> {
         let text = |v: &dyn std::fmt::Debug| format!("{v:?}");
         match self {
@@ -130,6 +138,7 @@ impl Event {
         }
     }
 
+    #[must_use]
     pub fn installation_id(&self) -> Option<u64> {
         match self {
             Event::PullRequest(e) => e.installation.map(|i| i.id),

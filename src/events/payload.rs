@@ -262,6 +262,7 @@ pub struct InstallationEvent {
 
 impl MergeGroup {
     /// The PR number in `gh-readonly-queue/<base>/pr-<N>-<sha>`.
+    #[must_use]
     pub fn queued_pull(&self) -> Option<u64> {
         let last = self.head_ref.rsplit('/').next()?;
         let rest = last.strip_prefix("pr-")?;

@@ -54,17 +54,20 @@ impl Call {
         Self::new(Method::PATCH, route, path).json(body)
     }
 
+    #[must_use]
     pub fn json(mut self, body: &impl Serialize) -> Self {
         self.body = Some(serde_json::to_value(body).unwrap_or(serde_json::Value::Null));
         self
     }
 
+    #[must_use]
     pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
         self.headers.push((name, value.into()));
         self
     }
 
     /// A POST that is safe to repeat (for example one GitHub deduplicates by content).
+    #[must_use]
     pub fn idempotent(mut self, yes: bool) -> Self {
         self.idempotent = yes;
         self
@@ -79,6 +82,10 @@ pub struct ApiResponse {
 }
 
 impl ApiResponse {
+    /// # Errors
+    ///
+    /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+    /// does not expect, or sends an answer that cannot be read.
     pub fn json<T: DeserializeOwned>(&self, route: &'static str) -> Result<T, GitHubError> {
         let de = &mut serde_json::Deserializer::from_slice(&self.body);
         serde_path_to_error::deserialize(de).map_err(|e| GitHubError::Decode {
@@ -119,8 +126,7 @@ pub(crate) fn describe(e: &octocrab::Error) -> String {
 fn now_epoch() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
+        .map_or(0, |d| d.as_secs())
 }
 
 fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -144,11 +150,13 @@ impl Api {
     }
 
     /// This client, counting each request it sends into `counter`.
+    #[must_use]
     pub fn counting(mut self, counter: Arc<std::sync::atomic::AtomicU64>) -> Self {
         self.counter = Some(counter);
         self
     }
 
+    #[must_use]
     pub fn delivery(&self) -> Option<&DeliveryId> {
         self.delivery.as_ref()
     }
@@ -194,36 +202,37 @@ impl Api {
 
     /// Sends `call`, retrying per policy. Any answer is returned, success or not; only a
     /// call that got no usable answer is an error.
+    ///
+    /// # Errors
+    ///
+    /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+    /// does not expect, or sends an answer that cannot be read.
     pub async fn send(&self, call: Call) -> Result<ApiResponse, GitHubError> {
         let mut attempt = 1;
         loop {
             let outcome = self.attempt(&call).await;
-            let decision = match &outcome {
-                Ok(r) => {
-                    self.metrics.api_call(call.route, &r.status.to_string());
-                    if let Some(n) =
-                        header(&r.headers, "x-ratelimit-remaining").and_then(|v| v.parse().ok())
-                    {
-                        self.metrics.rate_limit_remaining(n);
-                    }
-                    let answered = Attempt::Answered {
-                        status: r.status,
-                        retry_after: header(&r.headers, "retry-after"),
-                        ratelimit_remaining: header(&r.headers, "x-ratelimit-remaining"),
-                        ratelimit_reset: header(&r.headers, "x-ratelimit-reset"),
-                        body: &r.body,
-                    };
-                    self.retry
-                        .decide(attempt, call.idempotent, answered, now_epoch())
+            let decision = if let Ok(r) = &outcome {
+                self.metrics.api_call(call.route, &r.status.to_string());
+                if let Some(n) =
+                    header(&r.headers, "x-ratelimit-remaining").and_then(|v| v.parse().ok())
+                {
+                    self.metrics.rate_limit_remaining(n);
                 }
-                Err(_) => {
-                    self.metrics.api_call(call.route, "transport_error");
-                    self.retry
-                        .decide(attempt, call.idempotent, Attempt::Transport, now_epoch())
-                }
+                let answered = Attempt::Answered {
+                    status: r.status,
+                    retry_after: header(&r.headers, "retry-after"),
+                    ratelimit_remaining: header(&r.headers, "x-ratelimit-remaining"),
+                    ratelimit_reset: header(&r.headers, "x-ratelimit-reset"),
+                    body: &r.body,
+                };
+                self.retry
+                    .decide(attempt, call.idempotent, answered, now_epoch())
+            } else {
+                self.metrics.api_call(call.route, "transport_error");
+                self.retry
+                    .decide(attempt, call.idempotent, Attempt::Transport, now_epoch())
             };
             match (decision, outcome) {
-                (RetryDecision::Accept, Ok(r)) => return Ok(r),
                 (RetryDecision::Retry(wait), _) => {
                     tracing::warn!(route = call.route, attempt, ?wait, "retrying GitHub call");
                     tokio::time::sleep(wait).await;
@@ -247,6 +256,11 @@ impl Api {
     }
 
     /// Sends `call` and requires a 2xx answer.
+    ///
+    /// # Errors
+    ///
+    /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+    /// does not expect, or sends an answer that cannot be read.
     pub async fn send_ok(&self, call: Call) -> Result<ApiResponse, GitHubError> {
         let route = call.route;
         let r = self.send(call).await?;
@@ -258,6 +272,11 @@ impl Api {
     }
 
     /// Sends `call`, requires 2xx, and decodes the JSON answer.
+    ///
+    /// # Errors
+    ///
+    /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+    /// does not expect, or sends an answer that cannot be read.
     pub async fn json<T: DeserializeOwned>(&self, call: Call) -> Result<T, GitHubError> {
         let route = call.route;
         self.send_ok(call).await?.json(route)
@@ -267,6 +286,7 @@ impl Api {
 /// The query of the `rel="next"` page of a `Link` header, if there is one. Only the query
 /// is kept from GitHub's absolute URL: the client joins its own base (and the Enterprise
 /// path prefix), and credentials are never sent to a host named by a header.
+#[must_use]
 pub fn next_query(link: &str) -> Option<String> {
     link.split(',').find_map(|part| {
         let mut pieces = part.split(';');

@@ -38,6 +38,12 @@ pub struct GitHubApp {
 const TOKEN_ROUTE: &str = "POST /app/installations/{installation_id}/access_tokens";
 
 impl GitHubApp {
+    /// # Errors
+    ///
+    /// [`GitHubError::Setup`] when the private key is not an RSA key in PEM form or the
+    /// HTTP client cannot be built.
+    // Settings are built for one App; taking them whole keeps every call site simple.
+    #[allow(clippy::needless_pass_by_value)]
     pub fn new(settings: GitHubSettings, metrics: Metrics) -> Result<Self, GitHubError> {
         let key = jsonwebtoken::EncodingKey::from_rsa_pem(
             settings.private_key.0.expose_secret().as_bytes(),
@@ -69,6 +75,11 @@ impl GitHubApp {
 
     /// A client for one installation, for the calls of one delivery. The token is minted
     /// once per installation and reused across deliveries until octocrab refreshes it.
+    ///
+    /// # Errors
+    ///
+    /// [`GitHubError`] when the installation token cannot be minted or the installation's
+    /// client cannot be built.
     pub async fn installation(
         &self,
         installation: u64,
@@ -77,7 +88,7 @@ impl GitHubApp {
         let cell = self
             .installations
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .entry(installation)
             .or_default()
             .clone();

@@ -12,6 +12,7 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~');
 
 /// One path segment or query value: `/` is encoded too.
+#[must_use]
 pub fn component(value: &str) -> String {
     utf8_percent_encode(value, COMPONENT).to_string()
 }

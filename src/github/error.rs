@@ -29,6 +29,7 @@ pub enum GitHubError {
 }
 
 impl GitHubError {
+    #[must_use]
     pub fn status(&self) -> Option<u16> {
         match self {
             GitHubError::Status { status, .. } => Some(*status),

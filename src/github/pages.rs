@@ -33,6 +33,11 @@ async fn next_query(page: &ApiResponse) -> Option<String> {
 }
 
 /// Every page of the GET listing at `path` (which carries its own `per_page`), in order.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn get_all(
     api: &Api,
     route: &'static str,

@@ -50,6 +50,7 @@ pub enum RetryDecision {
 
 impl RetryPolicy {
     /// `attempt` counts from 1; `now` is seconds since the epoch (for `x-ratelimit-reset`).
+    #[must_use]
     pub fn decide(
         &self,
         attempt: u32,

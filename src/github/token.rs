@@ -13,6 +13,12 @@ use crate::github::error::GitHubError;
 use crate::github::retry::RetryPolicy;
 use crate::metrics::Metrics;
 
+/// A client that calls GitHub with a plain token (an Actions `GITHUB_TOKEN`), for
+/// `packet` and `post`.
+///
+/// # Errors
+///
+/// [`GitHubError::Setup`] when the API URL or the HTTP client cannot be set up.
 pub fn token_api(
     api_url: &str,
     token: &SecretString,

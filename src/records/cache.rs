@@ -64,12 +64,15 @@ fn key(repo: &RepoName, branch: &str) -> String {
 }
 
 impl RecordsCache {
+    #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Branch>>> {
-        self.branches.lock().unwrap_or_else(|p| p.into_inner())
+        self.branches
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(super) fn get(&self, repo: &RepoName, branch: &str) -> Option<Arc<Branch>> {

@@ -38,6 +38,7 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Whether `path` exists on the branch, whether or not it was read.
+    #[must_use]
     pub fn contains(&self, path: &str) -> bool {
         self.blobs.contains_key(path)
     }
@@ -63,6 +64,11 @@ pub(super) fn repo_path(repo: &RepoName, rest: &str) -> String {
 }
 
 /// The commit the branch points at, `None` when it does not exist.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn read_ref(
     api: &Api,
     repo: &RepoName,
@@ -134,6 +140,11 @@ async fn read_ref_if(
 /// Reads the branch. `wanted(path, files_read_so_far)` picks the blobs to read; it is asked
 /// again whenever a round brought new files, at most [`MAX_LOAD_ROUNDS`] rounds, so a
 /// caller can read `index.json` and then the record the index names.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn read(
     api: &Api,
     repo: &RepoName,
@@ -154,6 +165,11 @@ pub struct Reuse<'a> {
 
 /// [`read`], reusing what `reuse` offers: the ref is asked conditionally, and the commit,
 /// tree and blobs already known are not read again.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn read_with(
     api: &Api,
     repo: &RepoName,
@@ -226,6 +242,11 @@ pub async fn read_with(
 
 /// Reads the records as they were at `commit` (which need not be the branch head). Not
 /// cached: it is asked only to check the branch's lineage, which must see what GitHub holds.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn read_at(
     api: &Api,
     repo: &RepoName,
@@ -239,7 +260,7 @@ pub async fn read_at(
         parents,
         tree: Some(tree),
         blobs: Arc::new(blobs),
-        contents: Default::default(),
+        contents: std::collections::HashMap::default(),
     };
     let files = load(api, repo, &mut branch_state, wanted).await?;
     Ok(Snapshot {
@@ -350,6 +371,11 @@ async fn read_tree_of(
 
 /// The blob SHA of `path` at records commit `commit`, without reading any blob: `Ok(None)`
 /// when the commit is unknown to GitHub or holds no such file.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn blob_at(
     api: &Api,
     repo: &RepoName,

@@ -16,6 +16,11 @@ struct CommitMessage {
 
 /// Whether `sha` is a commit of `repo` that the app wrote on a records branch (its
 /// message ends with `[skip ci]`, as every records commit's does).
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn is_records_commit(
     api: &Api,
     repo: &RepoName,
@@ -35,6 +40,11 @@ pub async fn is_records_commit(
 
 /// Creates `branch` at `sha`. `false` when it exists already (someone recreated it first),
 /// which the caller's next read sees.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn create_branch(
     api: &Api,
     repo: &RepoName,

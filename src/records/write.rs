@@ -39,6 +39,7 @@ pub enum CommitOutcome<E> {
 }
 
 /// Commit messages end with `[skip ci]` so records never start workflows.
+#[must_use]
 pub fn with_skip_ci(message: &str) -> String {
     let trimmed = message.trim_end();
     if trimmed.ends_with("[skip ci]") {
@@ -53,6 +54,11 @@ pub fn with_skip_ci(message: &str) -> String {
 /// Reads the branch (see [`read`] for `wanted`), asks `apply` for the change and commits it
 /// with a compare-and-swap. If the branch moved, re-reads and asks `apply` again, which may
 /// now refuse. A branch still contended after [`MAX_ATTEMPTS`] gives the last 422.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn commit_change<E>(
     api: &Api,
     repo: &RepoName,
@@ -66,6 +72,11 @@ pub async fn commit_change<E>(
 
 /// [`commit_change`], reading through `reuse` (the ref a moment ago, for the first attempt
 /// only: after a conflict the branch is read again) and telling its cache what was written.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn commit_change_with<E>(
     api: &Api,
     repo: &RepoName,
@@ -191,25 +202,22 @@ async fn move_branch(
     from: Option<&CommitSha>,
     to: &CommitSha,
 ) -> Result<Moved, GitHubError> {
-    let (route, call) = match from {
-        Some(_) => {
-            let body = MoveRef {
-                sha: to.as_str(),
-                force: false,
-            };
-            let path = repo_path(repo, &format!("git/refs/{}", wire::head_path(branch)));
-            (wire::PATCH_REF, Call::patch(wire::PATCH_REF, path, &body))
-        }
-        None => {
-            let body = NewRef {
-                name: format!("refs/heads/{branch}"),
-                sha: to.as_str(),
-            };
-            (
-                wire::POST_REF,
-                Call::post(wire::POST_REF, repo_path(repo, "git/refs"), &body),
-            )
-        }
+    let (route, call) = if from.is_some() {
+        let body = MoveRef {
+            sha: to.as_str(),
+            force: false,
+        };
+        let path = repo_path(repo, &format!("git/refs/{}", wire::head_path(branch)));
+        (wire::PATCH_REF, Call::patch(wire::PATCH_REF, path, &body))
+    } else {
+        let body = NewRef {
+            name: format!("refs/heads/{branch}"),
+            sha: to.as_str(),
+        };
+        (
+            wire::POST_REF,
+            Call::post(wire::POST_REF, repo_path(repo, "git/refs"), &body),
+        )
     };
     let answer = api.send(call.idempotent(false)).await;
     match answer {
@@ -243,6 +251,11 @@ async fn landed_or(
 
 /// Whether `ours` is in the history of `head` (GitHub's compare `ours...head` is `ahead`
 /// or `identical`). A commit GitHub no longer knows is in no history.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
+/// read.
 pub async fn contains(
     api: &Api,
     repo: &RepoName,

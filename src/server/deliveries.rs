@@ -12,6 +12,7 @@ pub struct HandledDeliveries {
 }
 
 impl HandledDeliveries {
+    #[must_use]
     pub fn new(capacity: usize) -> Self {
         Self {
             capacity: capacity.max(1),
@@ -22,14 +23,17 @@ impl HandledDeliveries {
     pub fn contains(&self, id: &DeliveryId) -> bool {
         self.inner
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .0
             .contains(id)
     }
 
     /// Remembers `id`, forgetting the oldest when full.
     pub fn mark(&self, id: DeliveryId) {
-        let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let (set, order) = &mut *guard;
         if set.insert(id.clone()) {
             order.push_back(id);

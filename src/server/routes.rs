@@ -77,6 +77,7 @@ impl AppState {
         }
     }
 
+    #[must_use]
     pub fn metrics(&self) -> &Metrics {
         &self.inner.metrics
     }
@@ -162,12 +163,20 @@ async fn handle(state: AppState, delivery: Delivery) -> Response {
 }
 
 /// Binds and serves until SIGTERM or SIGINT, then finishes in-flight deliveries.
+///
+/// # Errors
+///
+/// When `addr` cannot be bound or serving fails.
 pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     serve_router(listener, router(state), shutdown_signal()).await
 }
 
 /// Serves `app` on `listener` until `shutdown` completes, then finishes in-flight requests.
+///
+/// # Errors
+///
+/// When serving on `listener` fails.
 pub async fn serve_router(
     listener: tokio::net::TcpListener,
     app: Router,
@@ -196,8 +205,8 @@ pub async fn shutdown_signal() {
     #[cfg(not(unix))]
     let terminate = std::future::pending::<()>();
     tokio::select! {
-        _ = ctrl_c => {},
-        _ = terminate => {},
+        () = ctrl_c => {},
+        () = terminate => {},
     }
     tracing::info!("shutting down: finishing in-flight deliveries");
 }

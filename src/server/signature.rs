@@ -10,6 +10,7 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// True when `header` is `sha256=<hex>` and matches the body under any secret.
 /// The legacy SHA-1 `X-Hub-Signature` is never accepted.
+#[must_use]
 pub fn verify(secrets: &WebhookSecrets, header: &str, body: &[u8]) -> bool {
     let Some(hex_sig) = header.strip_prefix("sha256=") else {
         return false;
@@ -30,6 +31,11 @@ pub fn verify(secrets: &WebhookSecrets, header: &str, body: &[u8]) -> bool {
 }
 
 /// `sha256=<hex>` for a body: what GitHub sends, and what tests sign with.
+#[must_use]
+///
+/// # Panics
+///
+/// Never: HMAC takes keys of any length.
 pub fn sign(secret: &[u8], body: &[u8]) -> String {
     let mut mac = HmacSha256::new_from_slice(secret).expect("HMAC takes keys of any length");
     mac.update(body);

@@ -95,6 +95,10 @@ where
 /// The extractor's decision once the body is read and bounded: the signature first (nothing
 /// is parsed before it passes), then the two headers, then the typed payload. Headers are
 /// `None` when absent or empty. Pure, so the whole intake can be exercised without a socket.
+///
+/// # Errors
+///
+/// The [`WebhookRejection`] for a bad signature, a missing header or a payload that does not parse.
 pub fn accept(
     secrets: &WebhookSecrets,
     signature: Option<&str>,

@@ -127,6 +127,10 @@ pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Register
 }
 
 /// Writes a file only its owner can read: it holds a key or a secret.
+///
+/// # Errors
+///
+/// When the file cannot be created or written.
 pub fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();

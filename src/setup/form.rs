@@ -34,6 +34,7 @@ pub struct FieldError {
 
 /// The REST base URL for a GitHub web address: `api.github.com` for github.com, the
 /// Enterprise Server path `/api/v3` on any other host.
+#[must_use]
 pub fn api_url_for(github_url: &str) -> String {
     let base = github_url.trim_end_matches('/');
     match url::Url::parse(base) {
@@ -89,6 +90,10 @@ fn valid_login(name: &str) -> bool {
 impl FormInput {
     /// Checks every field and reports every problem at once; `api_override` is an
     /// operator-set REST URL (`AUDITLOOP_GITHUB_API_URL`) that wins over the derived one.
+    ///
+    /// # Errors
+    ///
+    /// Every field problem found.
     pub fn check(&self, api_override: Option<&str>) -> Result<Choice, Vec<FieldError>> {
         let mut errors = Vec::new();
         let webhook = self.webhook_url.trim();
@@ -166,9 +171,10 @@ impl FormInput {
             (Some(webhook_url), Some(github_url)) if errors.is_empty() => Ok(Choice {
                 webhook_url,
                 org,
-                api_url: api_override
-                    .map(|a| a.trim_end_matches('/').to_owned())
-                    .unwrap_or_else(|| api_url_for(&github_url)),
+                api_url: api_override.map_or_else(
+                    || api_url_for(&github_url),
+                    |a| a.trim_end_matches('/').to_owned(),
+                ),
                 github_url,
             }),
             _ => Err(errors),
@@ -178,6 +184,7 @@ impl FormInput {
 
 impl Choice {
     /// GitHub's page that registers an App from a manifest, carrying our `state`.
+    #[must_use]
     pub fn new_app_url(&self, state: &str) -> String {
         match &self.org {
             Some(org) => format!(
@@ -189,6 +196,7 @@ impl Choice {
     }
 
     /// Who the App will belong to, in words.
+    #[must_use]
     pub fn owner_words(&self) -> String {
         let host = self
             .github_url

@@ -5,6 +5,10 @@ use serde_json::Value;
 
 /// The manifest as JSON, with the redirect back to this setup server and, when given, the
 /// public webhook URL GitHub will deliver to.
+///
+/// # Errors
+///
+/// When `yaml` is not valid YAML or not a mapping.
 pub fn manifest_json(
     yaml: &str,
     redirect_url: &str,
@@ -22,7 +26,7 @@ pub fn manifest_json(
     if let Some(url) = webhook_url {
         let hook = obj
             .entry("hook_attributes")
-            .or_insert_with(|| Value::Object(Default::default()));
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
         if let Some(hook) = hook.as_object_mut() {
             hook.insert("url".to_owned(), Value::String(url.to_owned()));
         }
@@ -51,6 +55,7 @@ pub fn updated_env(existing: &str, settings: &[(&str, &str)]) -> String {
 }
 
 /// Text safe inside an HTML attribute value.
+#[must_use]
 pub fn html_attr(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")

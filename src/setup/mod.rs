@@ -130,7 +130,10 @@ async fn review(
     };
     let state = hex::encode(rand::random::<[u8; 16]>());
     {
-        let mut pending = s.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let mut pending = s
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         pending.push_back((state.clone(), choice.clone()));
         while pending.len() > PENDING {
             pending.pop_front();
@@ -151,7 +154,10 @@ fn problem(status: StatusCode, title: &str, sentence: &str) -> Response {
 
 async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Response {
     let choice = {
-        let pending = s.pending.lock().unwrap_or_else(|p| p.into_inner());
+        let pending = s
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         pending
             .iter()
             .find(|(state, _)| Some(state.as_str()) == q.state.as_deref())
@@ -192,7 +198,11 @@ async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Res
         html_attr(&registered.env_path.display().to_string()),
         html_attr(&registered.key_path.display().to_string())
     );
-    let launch = s.launch.lock().unwrap_or_else(|p| p.into_inner()).take();
+    let launch = s
+        .launch
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
     let Some(launch) = launch else {
         return problem(
             StatusCode::CONFLICT,
@@ -202,7 +212,7 @@ async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Res
     };
     match launch(registered.clone()).await {
         Ok(app) => {
-            *s.serving.write().unwrap_or_else(|p| p.into_inner()) = app;
+            *s.serving.write().unwrap_or_else(std::sync::PoisonError::into_inner) = app;
             println!(
                 "auditloop: {registered} is registered and its settings are in .env. Install it: {}\nauditloop: serving webhooks now.",
                 registered.install_url
@@ -246,9 +256,14 @@ pub fn app(opts: SetupOptions, launch: Launch) -> Router {
         .route("/setup/callback", get(callback))
         .route("/healthz", get(not_serving_yet))
         .with_state(state);
-    *serving.write().unwrap_or_else(|p| p.into_inner()) = setup;
+    *serving
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = setup;
     let handover = tower::service_fn(move |req: Request<Body>| {
-        let current = serving.read().unwrap_or_else(|p| p.into_inner()).clone();
+        let current = serving
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
         current.oneshot(req)
     });
     Router::new().fallback_service(handover)
@@ -264,6 +279,10 @@ fn printable(addr: std::net::SocketAddr) -> std::net::SocketAddr {
 }
 
 /// Serves setup on `listener`, then the App, until `shutdown` completes.
+///
+/// # Errors
+///
+/// When setup or the App fails to serve, or the setup result cannot be written.
 pub async fn run(
     listener: tokio::net::TcpListener,
     opts: SetupOptions,

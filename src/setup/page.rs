@@ -1,5 +1,7 @@
 //! The setup pages: plain HTML with readable type, no script, every value escaped.
 
+use std::fmt::Write as _;
+
 use super::form::{Choice, FieldError, FormInput};
 use super::manifest::html_attr;
 
@@ -37,14 +39,14 @@ fn steps(now: usize) -> String {
         "Check the App's manifest and register it on GitHub; GitHub asks you to confirm.",
         "Install the App on your repositories. auditloop starts serving here at once.",
     ];
-    let list: String = items
+    let list = items
         .iter()
         .enumerate()
-        .map(|(i, text)| {
+        .fold(String::new(), |mut list, (i, text)| {
             let class = if i + 1 == now { " class=\"now\"" } else { "" };
-            format!("<li{class}>{text}</li>")
-        })
-        .collect();
+            let _ = write!(list, "<li{class}>{text}</li>");
+            list
+        });
     format!("<ol class=\"steps\">{list}</ol>")
 }
 
@@ -52,13 +54,14 @@ fn field_errors(errors: &[FieldError], field: &str) -> String {
     errors
         .iter()
         .filter(|e| e.field == field)
-        .map(|e| {
-            format!(
+        .fold(String::new(), |mut out, e| {
+            let _ = write!(
+                out,
                 "<p class=\"error\" id=\"{field}-error\">{}</p>",
                 html_attr(&e.message)
-            )
+            );
+            out
         })
-        .collect()
 }
 
 /// Step 1: the form, filled with what was typed (or the command line's defaults).

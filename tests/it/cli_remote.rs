@@ -17,7 +17,7 @@ pub const TOKEN: &str = "ghs_workflowtoken123";
 pub async fn auditloop(api_url: &str, dir: &Path, args: &[&str]) -> Output {
     let api_url = api_url.to_owned();
     let dir = dir.to_owned();
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let args: Vec<String> = args.iter().map(std::string::ToString::to_string).collect();
     tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_auditloop"))
             .current_dir(dir)

@@ -130,7 +130,7 @@ fn payload_is_the_block_after_the_command_as_written() {
         let body = body.replace("/audit report", "/audit report --audit-id AUD-1 --invocation i --candidate commit:0123456789abcdef0123456789abcdef01234567");
         match parse_comment(&body) {
             Ok(Some(ParsedCommand::Report { payload: got, .. })) => {
-                assert_eq!(got, payload, "{body:?}")
+                assert_eq!(got, payload, "{body:?}");
             }
             other => panic!("{body:?}: {other:?}"),
         }

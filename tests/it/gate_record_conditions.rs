@@ -106,7 +106,7 @@ fn condition_1_one_valid_record() {
                         3,
                         Verdict::Certified,
                         commit('a'),
-                    )))
+                    )));
                 },
                 Fail,
                 "is run 3, expected run 2",
@@ -118,7 +118,7 @@ fn condition_1_one_valid_record() {
                         2,
                         Verdict::Certified,
                         commit('a'),
-                    )))
+                    )));
                 },
                 Pass,
                 "history of 3 events",

@@ -45,7 +45,7 @@ fn condition_6_no_unresolved_blocking_finding() {
                             finding("A-02", None, false),
                             finding("A-03", Some("x"), true),
                         ],
-                    )
+                    );
                 },
                 Fail,
                 "run 1 reports 2 blocking findings (A-01, A-03)",

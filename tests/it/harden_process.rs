@@ -58,7 +58,7 @@ fn events_of(gh: &FakeGitHub, id: &str, delivery: &str) -> usize {
         .count()
 }
 
-/// PR 42 opened with AUD-1 and one needs_remediation run, through `server`.
+/// PR 42 opened with AUD-1 and one `needs_remediation` run, through `server`.
 async fn with_run(server: &Server) {
     let mut opened = pull_request("opened", 42, SHA1);
     opened["pull_request"]["body"] = json!("Change 42.\n\nCloses #12\n");
@@ -85,19 +85,19 @@ async fn a_command_killed_at_each_step_is_recorded_once_after_restart() {
     type Arm = fn(&FakeGitHub, &support::process::Handle);
     let steps: Vec<(&str, Arm)> = vec![
         ("after the tree", |gh, s| {
-            gh.kill_on("POST", "/git/commits", s)
+            gh.kill_on("POST", "/git/commits", s);
         }),
         ("after the commit", |gh, s| {
-            gh.kill_on("PATCH", "/git/refs/heads/", s)
+            gh.kill_on("PATCH", "/git/refs/heads/", s);
         }),
         ("after the ref update", |gh, s| {
-            gh.kill_after("PATCH", "/git/refs/heads/", s)
+            gh.kill_after("PATCH", "/git/refs/heads/", s);
         }),
         ("after the PR body", |gh, s| {
-            gh.kill_after("PATCH", "/pulls/42", s)
+            gh.kill_after("PATCH", "/pulls/42", s);
         }),
         ("after the check run", |gh, s| {
-            gh.kill_after("PATCH", "/check-runs/", s)
+            gh.kill_after("PATCH", "/check-runs/", s);
         }),
     ];
     for (step, arm) in steps {
@@ -159,6 +159,8 @@ async fn a_command_killed_at_each_step_is_recorded_once_after_restart() {
 }
 
 #[tokio::test]
+// `a`, `b`: the two replicas, named as the scenario names them.
+#[allow(clippy::many_single_char_names)]
 async fn replicas_record_every_command_once_on_one_linear_history() {
     let gh = repo().await;
     let a = Server::spawn(&gh).await;

@@ -216,7 +216,7 @@ async fn every_kind_of_hand_edit_is_caught() {
             |l| {
                 edit_record(l, |r| {
                     r["history"].as_array_mut().unwrap().pop();
-                })
+                });
             },
             "records/AUD-1.json",
         ),

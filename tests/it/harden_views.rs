@@ -20,7 +20,12 @@ const STAMP: &str = "<!-- auditloop:records:";
 
 /// Sends `signal` (`-STOP`, `-CONT`) to the child process.
 fn signal(handle: &Handle, signal: &str) {
-    let pid = handle.lock().unwrap().as_ref().map(|c| c.id()).unwrap();
+    let pid = handle
+        .lock()
+        .unwrap()
+        .as_ref()
+        .map(std::process::Child::id)
+        .unwrap();
     let status = Command::new("kill")
         .args([signal, &pid.to_string()])
         .status()

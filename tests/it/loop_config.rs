@@ -182,7 +182,9 @@ async fn hardened_assurance_takes_only_verified_receipts() {
     }
     let index: Value = serde_json::from_str(&l.files()["index.json"]).unwrap();
     assert!(
-        index["receipts"].as_object().is_none_or(|m| m.is_empty()),
+        index["receipts"]
+            .as_object()
+            .is_none_or(serde_json::Map::is_empty),
         "refused reports use up no receipt: {index:#}"
     );
 

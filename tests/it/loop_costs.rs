@@ -16,8 +16,7 @@ use support::deliveries::pull_request;
 fn route(method: &str, path: &str) -> String {
     let rest = path
         .split_once("/repos/")
-        .map(|(_, r)| r.splitn(3, '/').nth(2).unwrap_or(""))
-        .unwrap_or(path);
+        .map_or(path, |(_, r)| r.splitn(3, '/').nth(2).unwrap_or(""));
     let mut out: Vec<String> = Vec::new();
     for seg in rest.split('/') {
         let after = out.last().map(String::as_str);

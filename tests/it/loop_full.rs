@@ -1,5 +1,5 @@
 //! A whole audit loop on one pull request, through the real server and a fake GitHub that
-//! keeps git data: open, /audit new, a needs_remediation report, a waiver and a `file`
+//! keeps git data: open, /audit new, a `needs_remediation` report, a waiver and a `file`
 //! disposition, a push, a certified report on the new head, and the gate passing.
 
 use crate::support;

@@ -20,7 +20,7 @@ async fn with_record() -> Loop {
     l
 }
 
-/// PR 42 with AUD-1 and one accepted needs_remediation run (findings ).
+/// PR 42 with AUD-1 and one accepted `needs_remediation` run (findings ).
 async fn with_run() -> Loop {
     let mut l = with_record().await;
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");

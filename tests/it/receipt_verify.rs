@@ -75,7 +75,7 @@ fn check(receipt: &Receipt, report: &Report) -> Result<(), ReceiptError> {
 }
 
 fn rule_of(result: Result<(), ReceiptError>) -> &'static str {
-    result.err().map(|e| e.rule()).unwrap_or("accepted")
+    result.err().map_or("accepted", |e| e.rule())
 }
 
 #[test]

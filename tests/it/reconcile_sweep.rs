@@ -243,7 +243,7 @@ async fn serve_reconciles_at_start_unless_disabled() {
 fn delivery_id(age: chrono::TimeDelta) -> String {
     let at = chrono::Utc::now() - age;
     // 100-ns intervals since 1582-10-15, the UUID epoch.
-    let ticks = (at.timestamp() as u64) * 10_000_000
+    let ticks = u64::try_from(at.timestamp()).unwrap() * 10_000_000
         + u64::from(at.timestamp_subsec_nanos()) / 100
         + 0x01B2_1DD2_1381_4000;
     format!(

@@ -90,7 +90,7 @@ async fn the_read_costs_the_same_with_1_or_50_records() {
         );
         assert!(!snap.contains("records"), "directories are not files");
         assert_eq!(
-            snap.commit.as_ref().map(|c| c.to_string()),
+            snap.commit.as_ref().map(std::string::ToString::to_string),
             gh.branch_head(REPO, BRANCH)
         );
         let requests = gh.git_requests();
@@ -111,7 +111,9 @@ async fn blobs_of_one_round_are_all_read() {
     seed(&gh, 3);
     let api = gh.installation_api("d-read-many").await;
     let snap = read(&api, &repo(), BRANCH, |p: &str, _: &Files| {
-        p.ends_with(".md")
+        std::path::Path::new(p)
+            .extension()
+            .is_some_and(|e| e == "md")
     })
     .await
     .unwrap();
@@ -123,7 +125,10 @@ async fn blobs_of_one_round_are_all_read() {
 #[tokio::test]
 async fn large_and_multiline_content_survives_the_round_trip() {
     let gh = FakeGitHub::start().await;
-    let text: String = (0..500).map(|i| format!("line {i} — ünïcode\n")).collect();
+    let text = (0..500)
+        .map(|i| format!("line {i} — ünïcode\n"))
+        .collect::<Vec<_>>()
+        .concat();
     gh.commit_files(REPO, BRANCH, &[("records/AUD-1.md", text.as_str())], "m");
     let api = gh.installation_api("d-read-big").await;
     let snap = read(&api, &repo(), BRANCH, all).await.unwrap();

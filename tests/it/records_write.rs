@@ -203,7 +203,11 @@ async fn a_refusal_after_the_re_read_writes_nothing() {
     let head = gh.branch_head(REPO, BRANCH);
     assert_eq!(
         head,
-        moved_to.lock().unwrap().as_ref().map(|c| c.to_string())
+        moved_to
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(std::string::ToString::to_string)
     );
     assert_eq!(gh.branch_files(REPO, BRANCH)["state"], "certified");
     assert_eq!(gh.branch_log(REPO, BRANCH), ["certify", "a"]);
@@ -252,7 +256,7 @@ async fn twenty_concurrent_writers_all_land_once_in_one_linear_history() {
     let files = gh.branch_files(REPO, BRANCH);
     assert_eq!(files["counter"], "20");
     let mut lines: Vec<&str> = files["log.txt"].lines().collect();
-    lines.sort();
+    lines.sort_unstable();
     let mut want: Vec<String> = (0..20).map(|i| format!("writer-{i}")).collect();
     want.sort();
     assert_eq!(lines, want, "each change exactly once");

@@ -56,7 +56,7 @@ fn interval_table() {
                     cfg.redeliver_interval,
                     Duration::from_secs(*secs),
                     "{flag:?} {value:?}"
-                )
+                );
             }
             (Err(ConfigError::Invalid { setting, .. }), None) => assert_eq!(setting, var),
             (other, _) => panic!(

@@ -219,13 +219,13 @@ fn state_forgets_what_is_older_than_the_window() {
 #[test]
 fn github_delivery_items_decode() {
     let item = serde_json::json!({
-        "id": 12345678, "guid": "0b989ba4-242f-11e5-81e1-c7b6966d2516",
+        "id": 12_345_678, "guid": "0b989ba4-242f-11e5-81e1-c7b6966d2516",
         "delivered_at": "2019-06-03T00:57:16Z", "redelivery": false, "duration": 0.27,
         "status": "OK", "status_code": 200, "event": "issues", "action": null,
         "installation_id": 123, "repository_id": 456, "throttled_at": "2019-06-03T00:57:16Z"
     });
     let d: HookDelivery = serde_json::from_value(item).unwrap();
-    assert_eq!(d.id, 12345678);
+    assert_eq!(d.id, 12_345_678);
     assert_eq!(d.action, None);
     assert!(d.succeeded());
 }

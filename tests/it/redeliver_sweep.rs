@@ -231,7 +231,7 @@ async fn the_spawned_sweep_stops_when_its_sender_is_gone() {
 #[tokio::test]
 async fn pages_are_bounded_per_sweep() {
     let fake = FakeGitHub::start().await;
-    for i in 0..(100 * MAX_PAGES + 1) {
+    for i in 0..=(100 * MAX_PAGES) {
         fake.add_delivery(&format!("ok-{i}"), ago(1), 200);
     }
     let report = sweep(&app_api(&fake), &mut SweepState::default(), now())

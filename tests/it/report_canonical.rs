@@ -100,7 +100,7 @@ fn typed_and_value_normalization_agree() {
 fn pad_strings(v: &mut Value) {
     match v {
         Value::String(s) if s.contains(' ') => {
-            *s = format!(" \r\n\t{}\r\n ", s.replace('\n', "\r\n"))
+            *s = format!(" \r\n\t{}\r\n ", s.replace('\n', "\r\n"));
         }
         Value::Array(items) => items.iter_mut().for_each(pad_strings),
         Value::Object(map) => map.values_mut().for_each(pad_strings),
@@ -114,7 +114,7 @@ fn shuffled_text(v: &Value, seed: u64, pretty: bool, out: &mut String) {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             let n = entries.len().max(1) as u64;
-            entries.rotate_left((seed % n) as usize);
+            entries.rotate_left(usize::try_from(seed % n).unwrap());
             if seed % 2 == 1 {
                 entries.reverse();
             }

@@ -1,5 +1,5 @@
 //! First-run setup as a newcomer does it, in a real headless Chromium driven through
-//! WebDriver: the form, a mistake answered in words, the manifest shown and sent, GitHub's
+//! `WebDriver`: the form, a mistake answered in words, the manifest shown and sent, GitHub's
 //! redirect back, `.env` written, and the App serving from the same process.
 //!
 //! A stand-in GitHub (a small axum app) serves the two routes of the manifest flow: the
@@ -111,9 +111,7 @@ fn chromedriver() -> Option<PathBuf> {
 }
 
 fn chromium() -> PathBuf {
-    std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+    std::env::var_os("CHROMIUM").map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from)
 }
 
 /// chromedriver on a free loopback port, killed on drop.
@@ -171,7 +169,7 @@ fn capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
         "--window-size=1200,1000",
     ]
     .iter()
-    .map(|a| a.to_string())
+    .map(std::string::ToString::to_string)
     .chain([format!("--user-data-dir={}", profile.display())])
     .collect::<Vec<_>>();
     let caps = json!({

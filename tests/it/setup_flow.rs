@@ -41,7 +41,7 @@ fn state_of(page: &str) -> String {
     let at = page.find("state=").expect("the form carries a state") + 6;
     page[at..]
         .chars()
-        .take_while(|c| c.is_ascii_hexdigit())
+        .take_while(char::is_ascii_hexdigit)
         .collect()
 }
 

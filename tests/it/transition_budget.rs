@@ -45,7 +45,10 @@ fn budget_semantics_table() {
         assert_eq!(fx.record.audit_state, state, "{verdicts:?}");
         assert_eq!(fx.record.audit_blocked_reason, reason, "{verdicts:?}");
         assert_eq!(fx.record.latest_verdict, verdicts.last().copied());
-        assert_eq!(fx.record.runs_used(), verdicts.len() as u32);
+        assert_eq!(
+            fx.record.runs_used(),
+            u32::try_from(verdicts.len()).unwrap()
+        );
     }
 }
 

@@ -37,7 +37,7 @@ fn cwal(authority: Option<&'static str>) -> impl Fn(&mut Report) {
     }
 }
 
-/// Runs a needs_human_decision report listing `no-ghes-e2e`, accepted by `who`.
+/// Runs a `needs_human_decision` report listing `no-ghes-e2e`, accepted by `who`.
 fn accepted_by(fx: &mut Fx, who: &str, limitation_key: &str) {
     let mut r = fx.report(Verdict::NeedsHumanDecision);
     r.limitations = Some(vec![limitation("L-01", limitation_key, None)]);

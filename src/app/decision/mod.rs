@@ -92,7 +92,11 @@ impl Facts {
 /// Answers `need` into `facts`: every read through the delivery's memory, so nothing read
 /// earlier in the delivery is read again.
 pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), GitHubError> {
-    let lock = || facts.lock().unwrap_or_else(|p| p.into_inner());
+    let lock = || {
+        facts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
     match need {
         Need::Pull(number) => {
             let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number.0).await?;

@@ -208,9 +208,10 @@ fn stored_report(applied: &Applied, report: &Report) -> Vec<(String, String)> {
 }
 
 /// `D-12-title.md` and `D-12.md` are decision 12.
+#[must_use]
 pub fn decision_number(file: &str) -> Option<u32> {
     let rest = file.strip_prefix("D-")?.strip_suffix(".md")?;
-    let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     let after = &rest[digits.len()..];
     if digits.is_empty() || !(after.is_empty() || after.starts_with(['-', '_', ' ', '.'])) {
         return None;

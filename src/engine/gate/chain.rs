@@ -1,13 +1,9 @@
 //! Structural validation of a record (CONTRACT §7): the history is a hash chain starting
 //! with `created`, and runs are numbered 1, 2, … in order. A partial edit breaks it.
 
-use crate::engine::record::{Event, EventKind, Record, SCHEMA_VERSION};
-
-fn event_digest(event: &Event) -> Option<String> {
-    Some(crate::engine::record::chain::typed_event_digest(event))
-}
-
+use crate::engine::record::chain::typed_event_digest;
 use crate::engine::record::replay::kind_name as kind_word;
+use crate::engine::record::{EventKind, Record, SCHEMA_VERSION};
 
 /// The first structural problem found, worded for a maintainer.
 pub(crate) fn structural_problem(record: &Record) -> Option<String> {
@@ -34,7 +30,7 @@ pub(crate) fn structural_problem(record: &Record) -> Option<String> {
         let (before, event) = (&pair[0], &pair[1]);
         let number = index + 2;
         let word = kind_word(&event.kind);
-        if event.prev.is_none() || event.prev != event_digest(before) {
+        if event.prev.as_deref() != Some(typed_event_digest(before).as_str()) {
             return Some(format!(
                 "event {number} ({word}) does not chain to event {}: the history was edited",
                 number - 1

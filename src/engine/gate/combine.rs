@@ -16,6 +16,7 @@ fn severity(conclusion: Conclusion) -> u8 {
 
 /// Each PR's conditions are kept, their reasons prefixed with the PR; the conclusion is the
 /// worst, and the title names the PR that holds the check back.
+#[must_use]
 pub fn combine(results: &[(PrNumber, GateResult)]) -> GateResult {
     let Some((worst_pr, worst)) = results.iter().max_by_key(|(_, r)| severity(r.conclusion)) else {
         return GateResult {

@@ -40,7 +40,7 @@ pub(crate) fn fail(number: u8, reason: impl Into<String>) -> Condition {
 }
 
 /// Passes when there are no problems, else fails with all of them.
-pub(crate) fn from_problems(number: u8, problems: Vec<String>, ok: impl Into<String>) -> Condition {
+pub(crate) fn from_problems(number: u8, problems: &[String], ok: impl Into<String>) -> Condition {
     if problems.is_empty() {
         pass(number, ok)
     } else {

@@ -14,6 +14,7 @@ use super::run_conditions::{
 };
 use crate::engine::record::{AuditState, Record};
 
+#[must_use]
 pub fn evaluate(input: &GateInput) -> GateResult {
     if !input.config.enabled() {
         return GateResult {
@@ -162,8 +163,7 @@ fn headline(
     };
     let grade = record
         .certification_grade
-        .map(|g| g.as_str())
-        .unwrap_or("ungraded");
+        .map_or("ungraded", super::super::record::model::Grade::as_str);
     if conclusion == Conclusion::Success {
         return match record.latest_verdict {
             Some(v) if v.as_str() == "certified_with_accepted_limitations" => {
@@ -187,7 +187,9 @@ fn headline(
         return "Head moved: record not rebound".into();
     }
     if record.audit_state == AuditState::Open
-        && record.latest_verdict.is_some_and(|v| v.certifies())
+        && record
+            .latest_verdict
+            .is_some_and(super::super::report::model::Verdict::certifies)
     {
         return "Certification stale: new report needed".into();
     }

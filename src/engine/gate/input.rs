@@ -11,7 +11,7 @@ pub struct GateInput<'a> {
     /// The record(s) found for this PR's work unit; an Err is a structural failure (chain
     /// broken, records branch missing and not recoverable …) with a maintainer-readable reason.
     pub records: Result<Vec<&'a Record>, String>,
-    /// Same-repository issues the PR body closes now (closing keywords), as TaskIds `#N`.
+    /// Same-repository issues the PR body closes now (closing keywords), as `TaskIds` `#N`.
     pub closing_issues: &'a [TaskId],
     /// The latest run of each check name on `head` (excluding our own check).
     pub checks: &'a [CheckObservation],
@@ -34,10 +34,12 @@ pub enum CheckStatus {
 }
 
 impl CheckObservation {
+    #[must_use]
     pub fn succeeded(&self) -> bool {
         self.status == CheckStatus::Completed && self.conclusion.as_deref() == Some("success")
     }
 
+    #[must_use]
     pub fn running(&self) -> bool {
         self.status != CheckStatus::Completed
     }

@@ -33,6 +33,7 @@ pub enum Conclusion {
 }
 
 impl Conclusion {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Conclusion::Success => "success",

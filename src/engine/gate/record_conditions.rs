@@ -66,7 +66,7 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
     }
     from_problems(
         3,
-        problems,
+        &problems,
         format!(
             "the certified tasks equal the covered tasks ({}) and the PR closes no other issue",
             task_list(covered)
@@ -78,8 +78,12 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
 pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition {
     let used = record.runs_used();
     let budget = record.audit_budget;
-    let verdict = record.latest_verdict.map(|v| v.as_str()).unwrap_or("none");
-    let certifies = record.latest_verdict.is_some_and(|v| v.certifies());
+    let verdict = record
+        .latest_verdict
+        .map_or("none", super::super::report::model::Verdict::as_str);
+    let certifies = record
+        .latest_verdict
+        .is_some_and(super::super::report::model::Verdict::certifies);
     let head = Artifact::commit(head.clone());
     let reason = match record.audit_state {
         AuditState::Certified if certifies => {
@@ -154,7 +158,9 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
         problems.push(format!(
             "its verdict is {}, the record's {}",
             run.verdict.as_str(),
-            record.latest_verdict.map(|v| v.as_str()).unwrap_or("none")
+            record
+                .latest_verdict
+                .map_or("none", super::super::report::model::Verdict::as_str)
         ));
     }
     if Some(run.grade) != record.certification_grade {
@@ -163,8 +169,7 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
             run.grade.as_str(),
             record
                 .certification_grade
-                .map(|g| g.as_str())
-                .unwrap_or("none")
+                .map_or("none", super::super::record::model::Grade::as_str)
         ));
     }
     if problems.is_empty() {

@@ -47,7 +47,7 @@ pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
     }
     from_problems(
         6,
-        problems,
+        &problems,
         format!(
             "run {} reports no blocking finding and none under a veto",
             run.run
@@ -72,7 +72,7 @@ pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
     let ids: Vec<&str> = run.limitations.iter().map(|l| l.id.as_str()).collect();
     from_problems(
         7,
-        problems,
+        &problems,
         format!(
             "every limitation of run {} ({}) has an authority",
             run.run,

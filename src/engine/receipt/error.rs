@@ -44,6 +44,7 @@ pub enum ReceiptError {
 
 impl ReceiptError {
     /// Stable rule name, as refusals cite it.
+    #[must_use]
     pub fn rule(&self) -> &'static str {
         match self {
             ReceiptError::Version(_) => "receipt-version",

@@ -16,6 +16,10 @@ pub enum KeyFileError {
 }
 
 /// PKCS#8 v1 PEM with LF line endings, byte-identical to OpenSSL's output for the same key.
+///
+/// # Errors
+///
+/// When the key cannot be encoded as PKCS#8 PEM.
 pub fn signing_key_to_pem(key: &SigningKey) -> Result<String, KeyFileError> {
     let bytes = KeypairBytes {
         secret_key: key.to_bytes(),
@@ -28,16 +32,22 @@ pub fn signing_key_to_pem(key: &SigningKey) -> Result<String, KeyFileError> {
 }
 
 /// Reads PKCS#8 v1 or v2 PEM; a v2 public key that does not match the private key is refused.
+///
+/// # Errors
+///
+/// When `pem` is not a PKCS#8 Ed25519 key, or its public key does not match.
 pub fn signing_key_from_pem(pem: &str) -> Result<SigningKey, KeyFileError> {
     SigningKey::from_pkcs8_pem(pem.trim()).map_err(|e| KeyFileError::Decode(e.to_string()))
 }
 
 /// Standard base64 of the 32 raw public-key bytes, as the trust store holds it.
+#[must_use]
 pub fn public_key_base64(key: &VerifyingKey) -> String {
     STANDARD.encode(key.as_bytes())
 }
 
 /// The trust-store entry an operator pins for this key.
+#[must_use]
 pub fn trust_store_entry(key_id: &str, key: &VerifyingKey) -> String {
     format!(
         "[keys.{key_id}]\npublic_key = \"{}\"\n",

@@ -26,6 +26,7 @@ pub const ROLE_AUDITOR: &str = "auditor";
 pub const VERSION: u8 = 1;
 
 /// Key ids appear as bare TOML keys (`[keys.ID]`), so they keep to a safe alphabet.
+#[must_use]
 pub fn is_valid_key_id(key_id: &str) -> bool {
     (1..=100).contains(&key_id.len())
         && key_id
@@ -34,6 +35,7 @@ pub fn is_valid_key_id(key_id: &str) -> bool {
 }
 
 /// The bytes a receipt's signature covers: RFC 8785 of the receipt without `signature`.
+#[must_use]
 pub fn signing_bytes(receipt: &Receipt) -> Vec<u8> {
     let mut value = serde_json::to_value(receipt).unwrap_or(Value::Null);
     if let Some(object) = value.as_object_mut() {

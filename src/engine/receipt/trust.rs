@@ -39,6 +39,9 @@ struct Entry {
 }
 
 impl TrustStore {
+    /// # Errors
+    ///
+    /// When `text` is not TOML of the trust-store shape or a key in it is invalid.
     pub fn from_toml(text: &str) -> Result<TrustStore, TrustStoreError> {
         let file: File = toml::from_str(text).map_err(|e| TrustStoreError::Toml(e.to_string()))?;
         let mut keys = BTreeMap::new();
@@ -69,14 +72,17 @@ impl TrustStore {
         }
     }
 
+    #[must_use]
     pub fn get(&self, key_id: &str) -> Option<&VerifyingKey> {
         self.keys.get(key_id)
     }
 
+    #[must_use]
     pub fn len(&self) -> usize {
         self.keys.len()
     }
 
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }

@@ -35,6 +35,10 @@ pub struct VerifiedReceipt {
 }
 
 /// Verifies `receipt` for the normalized `report` whose digest is `digest`.
+///
+/// # Errors
+///
+/// The [`ReceiptError`] naming why the receipt does not verify.
 pub fn verify(
     receipt: &Receipt,
     report: &Report,
@@ -96,7 +100,11 @@ pub fn verify(
         }
     }
     // The normalized report holds its tasks deduplicated and sorted; so must the receipt.
-    let report_tasks: Vec<&str> = report.covered_tasks.iter().map(|t| t.as_str()).collect();
+    let report_tasks: Vec<&str> = report
+        .covered_tasks
+        .iter()
+        .map(crate::ids::TaskId::as_str)
+        .collect();
     if receipt
         .covered_tasks
         .iter()

@@ -13,6 +13,7 @@ impl Record {
     }
 
     /// The event that asked for run `run` on `candidate`, if any.
+    #[must_use]
     pub fn dispatch_for(&self, candidate: &Artifact, run: u32) -> Option<&Event> {
         self.dispatches()
             .find(|(_, d)| &d.candidate_artifact == candidate && d.run == run)
@@ -21,6 +22,7 @@ impl Record {
 
     /// The auditor run asked for and not yet reported: the next run on the current
     /// candidate, while the record is open.
+    #[must_use]
     pub fn awaited_dispatch(&self) -> Option<(&Event, &Dispatch)> {
         if self.audit_state != super::model::AuditState::Open {
             return None;

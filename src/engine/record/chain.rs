@@ -31,6 +31,7 @@ pub enum ChainError {
 }
 
 /// `sha256:` + lowercase hex SHA-256 of the RFC 8785 bytes of `event_json`.
+#[must_use]
 pub fn event_digest(event_json: &Value) -> String {
     // A `Value` cannot hold NaN or infinities, the only inputs JCS refuses.
     let bytes = serde_json_canonicalizer::to_vec(event_json).unwrap_or_default();
@@ -38,6 +39,7 @@ pub fn event_digest(event_json: &Value) -> String {
 }
 
 /// The digest of a typed event, as it will be stored.
+#[must_use]
 pub fn typed_event_digest(event: &Event) -> String {
     // Serializing the typed model cannot fail: every field is a string, number, bool or map.
     let value = serde_json::to_value(event).unwrap_or(Value::Null);
@@ -59,6 +61,10 @@ fn kind_of(event: &Value) -> String {
 
 /// Checks the chain on the raw stored values, so a field added, removed or changed in any
 /// event (even one the typed model would ignore) is caught.
+///
+/// # Errors
+///
+/// The [`ChainError`] at the first event that breaks the chain, or for an empty history.
 pub fn verify_chain(history: &[Value]) -> Result<(), ChainError> {
     let first = history.first().ok_or(ChainError::Empty)?;
     for (i, event) in history.iter().enumerate() {

@@ -35,6 +35,7 @@ impl Default for Index {
 }
 
 impl Index {
+    #[must_use]
     pub fn record_for_pull(&self, pull: PrNumber) -> Option<&AuditId> {
         self.pulls.get(&pull.0.to_string())
     }
@@ -48,11 +49,15 @@ impl Index {
             .map(PrNumber)
     }
 
+    /// # Errors
+    ///
+    /// When `json` is not an index.
     pub fn parse(json: &str) -> Result<Index, serde_json::Error> {
         serde_json::from_str(json)
     }
 
     /// Pretty JSON with a final newline; maps are ordered, so the bytes are stable.
+    #[must_use]
     pub fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');

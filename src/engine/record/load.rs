@@ -52,6 +52,10 @@ fn shape<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, StructuralEr
 }
 
 /// Parses and validates a stored record.
+///
+/// # Errors
+///
+/// The [`StructuralError`] of a record that is not valid JSON, breaks its chain, or does not replay.
 pub fn load_record(json: &str) -> Result<Record, StructuralError> {
     let raw: Value =
         serde_json::from_str(json).map_err(|e| StructuralError::Json(e.to_string()))?;
@@ -102,6 +106,7 @@ pub fn load_record(json: &str) -> Result<Record, StructuralError> {
 }
 
 /// Pretty JSON with a final newline; field order is the model's, so output is stable.
+#[must_use]
 pub fn to_json(record: &Record) -> String {
     let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
     s.push('\n');
@@ -109,6 +114,7 @@ pub fn to_json(record: &Record) -> String {
 }
 
 /// The stored JSON form of one event.
+#[must_use]
 pub fn event_json(event: &Event) -> Value {
     serde_json::to_value(event).unwrap_or(Value::Null)
 }

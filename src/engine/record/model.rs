@@ -69,6 +69,7 @@ pub enum Grade {
 }
 
 impl Grade {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Grade::SessionReported => "session_reported",
@@ -239,6 +240,7 @@ pub enum DispositionKind {
 }
 
 impl DispositionKind {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             DispositionKind::Fix => "fix",
@@ -268,6 +270,7 @@ pub enum WaiverBasis {
 }
 
 impl WaiverBasis {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             WaiverBasis::TriageThreshold => "triage-threshold",

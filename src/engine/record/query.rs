@@ -39,6 +39,7 @@ pub struct LatestLimitation<'a> {
 }
 
 /// True when an event of this delivery is already in the history (redelivery).
+#[must_use]
 pub fn has_delivery(record: &Record, delivery: &DeliveryId) -> bool {
     record.history.iter().any(|e| &e.delivery == delivery)
 }
@@ -66,29 +67,35 @@ impl Record {
     }
 
     /// Accepted reports, certifying or not (§10). Invocation failures do not count.
+    #[must_use]
     pub fn runs_used(&self) -> u32 {
         u32::try_from(self.runs().count()).unwrap_or(u32::MAX)
     }
 
+    #[must_use]
     pub fn budget_left(&self) -> u32 {
         self.audit_budget.saturating_sub(self.runs_used())
     }
 
+    #[must_use]
     pub fn latest_run(&self) -> Option<&ReportRun> {
         self.runs().last()
     }
 
     /// The run numbered `run`.
+    #[must_use]
     pub fn run(&self, run: u32) -> Option<&ReportRun> {
         self.runs().find(|r| r.run == run)
     }
 
     /// The finding `id` as run `run` reported it.
+    #[must_use]
     pub fn finding(&self, run: u32, id: &FindingId) -> Option<&FindingSummary> {
         self.run(run)?.findings.iter().find(|f| &f.id == id)
     }
 
     /// A finding of the latest run, by id.
+    #[must_use]
     pub fn latest_finding(&self, id: &FindingId) -> Option<&FindingSummary> {
         self.latest_run()?.findings.iter().find(|f| &f.id == id)
     }
@@ -110,6 +117,7 @@ impl Record {
     }
 
     /// Vetoes in force for run `run`: those effective from that round or earlier.
+    #[must_use]
     pub fn vetoes_in_force(&self, run: u32) -> Vec<&Veto> {
         self.vetoes()
             .filter(|v| v.effective_from_round <= run)
@@ -117,6 +125,7 @@ impl Record {
     }
 
     /// The veto in force for `run` on `key`, if any: the first given that is in force.
+    #[must_use]
     pub fn veto_on(&self, key: &FindingKey, run: u32) -> Option<&Veto> {
         self.vetoes()
             .find(|v| &v.key == key && v.effective_from_round <= run)
@@ -124,6 +133,7 @@ impl Record {
 
     /// One veto per vetoed key, the latest given, in the order they were given: what the
     /// record shows as standing. Whether a key is in force for a run is [`Self::veto_on`].
+    #[must_use]
     pub fn latest_vetoes(&self) -> Vec<&Veto> {
         let mut out: Vec<&Veto> = Vec::new();
         for v in self.vetoes() {
@@ -133,6 +143,7 @@ impl Record {
         out
     }
 
+    #[must_use]
     pub fn waivers(&self) -> Vec<&Waiver> {
         self.kinds()
             .filter_map(|k| match k {
@@ -143,6 +154,7 @@ impl Record {
     }
 
     /// Every waived finding, in history order.
+    #[must_use]
     pub fn waived(&self) -> Vec<Waived<'_>> {
         self.waivers()
             .into_iter()
@@ -177,6 +189,7 @@ impl Record {
     }
 
     /// The disposition in force for each finding of every run, in history order.
+    #[must_use]
     pub fn dispositions_in_force(&self) -> Vec<&Disposition> {
         self.dispositions_in_force_at()
             .into_iter()
@@ -185,6 +198,7 @@ impl Record {
     }
 
     /// The disposition in force of each finding of the latest run.
+    #[must_use]
     pub fn latest_dispositions(&self) -> BTreeMap<FindingId, &Disposition> {
         let Some(run) = self.latest_run().map(|r| r.run) else {
             return BTreeMap::new();
@@ -221,6 +235,7 @@ impl Record {
     /// Rejected findings still contested (CONTRACT §6, seed 000 §7): the disposition in
     /// force is `reject`, no later run has dropped the key, and no human resolved it since.
     /// One entry per key (the latest rejection), in history order.
+    #[must_use]
     pub fn contested(&self) -> Vec<&Disposition> {
         let mut out: Vec<&Disposition> = Vec::new();
         for (at, d) in self.dispositions_in_force_at() {
@@ -239,6 +254,7 @@ impl Record {
     }
 
     /// True when `finding` of the latest run is contested (its own rejection or its key's).
+    #[must_use]
     pub fn is_contested(&self, id: &FindingId) -> bool {
         let Some(f) = self.latest_finding(id) else {
             return false;
@@ -253,6 +269,7 @@ impl Record {
     }
 
     /// Limitation keys humans accepted, in history order.
+    #[must_use]
     pub fn accepted_limitations(&self) -> Vec<AcceptedKey> {
         self.history
             .iter()
@@ -274,6 +291,7 @@ impl Record {
 
     /// Whether `login` accepted limitation `key`. The event's actor is the login GitHub
     /// authenticated, so it is what counts, not any name written in text.
+    #[must_use]
     pub fn accepted_by(&self, key: &FindingKey, login: &Login) -> bool {
         self.accepted_limitations()
             .iter()
@@ -281,6 +299,7 @@ impl Record {
     }
 
     /// The latest human acceptance of limitation `key`, if any.
+    #[must_use]
     pub fn acceptance_of(&self, key: &FindingKey) -> Option<AcceptedKey> {
         self.accepted_limitations()
             .into_iter()
@@ -289,6 +308,7 @@ impl Record {
     }
 
     /// The limitations of the latest run, each with the authority it stands on.
+    #[must_use]
     pub fn latest_limitations(&self) -> Vec<LatestLimitation<'_>> {
         let Some(latest) = self.latest_run() else {
             return Vec::new();

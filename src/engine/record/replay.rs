@@ -52,6 +52,7 @@ pub enum ReplayError {
     },
 }
 
+#[must_use]
 pub fn kind_name(kind: &EventKind) -> &'static str {
     match kind {
         EventKind::Created(_) => "created",
@@ -70,6 +71,7 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
 
 impl Derived {
     /// The fields as a record stores them, to compare with a replay.
+    #[must_use]
     pub fn stored(record: &Record) -> Derived {
         Derived {
             pull_request: record.pull_request,
@@ -111,16 +113,17 @@ impl Derived {
     }
 
     /// Names of the fields where `self` (stored) differs from `replayed`, with both values.
+    #[must_use]
     pub fn differences(&self, replayed: &Derived) -> Vec<(&'static str, String, String)> {
+        fn j<T: serde::Serialize>(v: &T) -> String {
+            serde_json::to_string(v).unwrap_or_default()
+        }
         let mut out = Vec::new();
         let mut cmp = |name: &'static str, a: String, b: String| {
             if a != b {
                 out.push((name, a, b));
             }
         };
-        fn j<T: serde::Serialize>(v: &T) -> String {
-            serde_json::to_string(v).unwrap_or_default()
-        }
         cmp(
             "pull_request",
             j(&self.pull_request),
@@ -206,6 +209,10 @@ impl Derived {
     }
 
     /// One step of the fold. `index` (1-based) only names the event in errors.
+    ///
+    /// # Errors
+    ///
+    /// The [`ReplayError`] of an event that cannot follow the state folded so far.
     pub fn step(&mut self, index: usize, event: &Event) -> Result<(), ReplayError> {
         match &event.kind {
             EventKind::Created(_) => return Err(ReplayError::SecondCreated { index }),
@@ -252,8 +259,8 @@ impl Derived {
                 }
                 self.pull_request = b.pull_request;
                 self.candidate_artifact = b.candidate_artifact.clone();
-                self.covered_tasks = b.covered_tasks.clone();
-                self.evidence = b.evidence.clone();
+                self.covered_tasks.clone_from(&b.covered_tasks);
+                self.evidence.clone_from(&b.evidence);
             }
             EventKind::Resolution(r) => {
                 if r.finding.is_none() && self.audit_state == AuditState::AwaitingHuman {
@@ -278,6 +285,11 @@ impl Derived {
 }
 
 /// Folds `history` from its `created` event.
+///
+/// # Errors
+///
+/// The [`ReplayError`] of a history that does not start with `created`, or of an event that
+/// cannot follow.
 pub fn replay(history: &[Event]) -> Result<Derived, ReplayError> {
     let Some((first, rest)) = history.split_first() else {
         return Err(ReplayError::FirstNotCreated { kind: "nothing" });

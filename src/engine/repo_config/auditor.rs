@@ -34,6 +34,7 @@ impl Default for AuditorConfig {
 
 impl AuditorConfig {
     /// The event type to dispatch, when the app starts the auditor at all.
+    #[must_use]
     pub fn dispatches(&self) -> Option<&str> {
         match self.dispatch {
             DispatchMode::None => None,
@@ -44,6 +45,10 @@ impl AuditorConfig {
 
 /// GitHub takes an `event_type` of 1 to 100 characters; one line keeps it matchable in
 /// a workflow's `types:` list.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn event_type_rule(value: &str) -> Result<(), String> {
     let len = value.chars().count();
     if value.trim().is_empty() || len > 100 || value.chars().any(char::is_control) {

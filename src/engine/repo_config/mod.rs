@@ -69,7 +69,7 @@ impl Default for RepoConfig {
             allow_self_approval: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
-            auditor: Default::default(),
+            auditor: auditor::AuditorConfig::default(),
         }
     }
 }
@@ -104,21 +104,24 @@ impl RepoConfig {
             });
         match parsed {
             Ok(config) => Ok(config.unwrap_or_default()),
-            Err(e) => Err(yaml_error(e, &setting)),
+            Err(e) => Err(yaml_error(&e, &setting)),
         }
     }
 
+    #[must_use]
     pub fn enabled(&self) -> bool {
         self.work_unit_audit == WorkUnitAudit::Enabled
     }
 
     /// The assurance the gate and report intake apply here.
+    #[must_use]
     pub fn effective_assurance(&self, operator_min: Assurance) -> Assurance {
         effective_assurance(self.assurance, operator_min)
     }
 }
 
 /// A repository can raise the operator's minimum, never lower it.
+#[must_use]
 pub fn effective_assurance(repo: Assurance, operator_min: Assurance) -> Assurance {
     repo.max(operator_min)
 }
@@ -140,7 +143,7 @@ fn parse_options() -> serde_saphyr::Options {
     }
 }
 
-fn yaml_error(err: serde_saphyr::Error, setting: &str) -> ConfigError {
+fn yaml_error(err: &serde_saphyr::Error, setting: &str) -> ConfigError {
     let location = err.location();
     let mut message = err.without_snippet().to_string();
     // The parser puts the position into its text; we report it once, up front.
@@ -184,6 +187,7 @@ pub enum Assurance {
 }
 
 impl Assurance {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Assurance::Standard => "standard",
@@ -210,8 +214,9 @@ impl Archetype {
     /// The completion gates of seed 003 a check run can prove for this archetype. The
     /// workspace checks (uncommitted changes, issues, plan) have no check-run form.
     /// Hybrid takes the union of its components, at most implementation's set.
+    #[must_use]
     pub fn required_gates(self) -> &'static [CompletionGate] {
-        use CompletionGate::*;
+        use CompletionGate::{Build, Docs, Integration, Lint, Security};
         match self {
             Archetype::Implementation | Archetype::Hybrid => {
                 &[Build, Lint, Integration, Security, Docs]
@@ -221,6 +226,7 @@ impl Archetype {
         }
     }
 
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Archetype::Implementation => "implementation",
@@ -244,6 +250,7 @@ pub enum CompletionGate {
 }
 
 impl CompletionGate {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             CompletionGate::Build => "build",
@@ -286,6 +293,7 @@ impl Default for PermissionsConfig {
 
 impl PermissionsConfig {
     /// Logins compare case-insensitively on GitHub.
+    #[must_use]
     pub fn is_listed_auditor(&self, login: &Login) -> bool {
         self.auditors
             .iter()
@@ -347,6 +355,10 @@ fn budget<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
 }
 
 /// Non-empty, one line.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn check_name_rule(value: &str) -> Result<(), String> {
     if value.trim().is_empty() || value.chars().any(char::is_control) {
         return Err(format!(
@@ -357,6 +369,10 @@ pub fn check_name_rule(value: &str) -> Result<(), String> {
 }
 
 /// What `git check-ref-format --branch` accepts.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn branch_name_rule(value: &str) -> Result<(), String> {
     let bad = value.is_empty()
         || value == "@"
@@ -373,7 +389,12 @@ pub fn branch_name_rule(value: &str) -> Result<(), String> {
             .any(|c| c.is_control() || " ~^:?*[\\".contains(c))
         || value
             .split('/')
-            .any(|part| part.starts_with('.') || part.ends_with(".lock"));
+            // Git refuses a `.lock` component exactly as written, so the check is case-sensitive.
+            .any(|part| {
+                #[allow(clippy::case_sensitive_file_extension_comparisons)]
+                let lock = part.ends_with(".lock");
+                part.starts_with('.') || lock
+            });
     if bad {
         return Err(format!("{value:?} is not a valid git branch name"));
     }
@@ -381,6 +402,10 @@ pub fn branch_name_rule(value: &str) -> Result<(), String> {
 }
 
 /// A relative directory of the repository, without `..`.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn decisions_path_rule(value: &str) -> Result<(), String> {
     let bad = value.trim().is_empty()
         || value.starts_with('/')
@@ -396,6 +421,10 @@ pub fn decisions_path_rule(value: &str) -> Result<(), String> {
 }
 
 /// A GitHub label name: 1 to 50 characters, one line.
+///
+/// # Errors
+///
+/// With the message shown to the user when `value` breaks the rule.
 pub fn label_rule(value: &str) -> Result<(), String> {
     let len = value.chars().count();
     if value.trim().is_empty() || len > 50 || value.chars().any(char::is_control) {

@@ -14,10 +14,12 @@ pub struct ReportDigest(String);
 
 impl ReportDigest {
     /// The digest of arbitrary canonical bytes.
+    #[must_use]
     pub fn of_bytes(bytes: &[u8]) -> Self {
         Self(format!("sha256:{}", hex::encode(Sha256::digest(bytes))))
     }
 
+    #[must_use]
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -30,6 +32,7 @@ impl fmt::Display for ReportDigest {
 }
 
 /// RFC 8785 bytes of `report` as given: pass a normalized report for the §5.2 digest.
+#[must_use]
 pub fn canonical_bytes(report: &Report) -> Vec<u8> {
     canonical_json(report)
 }
@@ -41,6 +44,7 @@ pub(crate) fn canonical_json<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 /// The §5.2 digest of a normalized report.
+#[must_use]
 pub fn digest(report: &Report) -> ReportDigest {
     ReportDigest::of_bytes(&canonical_bytes(report))
 }

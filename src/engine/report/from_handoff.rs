@@ -9,6 +9,7 @@ use crate::ids::{Artifact, AuditId, TaskId, WorkUnit};
 
 /// The verdict a handoff maps to; `None` for `PASS` (refused: it cannot certify) and
 /// `ERROR` (an invocation failure, not a run).
+#[must_use]
 pub fn handoff_verdict(status: HandoffStatus) -> Option<Verdict> {
     match status {
         HandoffStatus::Fail => Some(Verdict::NeedsRemediation),
@@ -25,6 +26,7 @@ pub struct HandoffBinding {
     pub invocation_ref: String,
 }
 
+#[must_use]
 pub fn report_from_handoff(h: &Handoff, verdict: Verdict, bind: HandoffBinding) -> Report {
     let note = format!(
         "Seed-002 plan-audit handoff ({}): no per-perspective assessment. {}",

@@ -27,6 +27,7 @@ pub enum HandoffStatus {
 }
 
 impl HandoffStatus {
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             HandoffStatus::Pass => "PASS",
@@ -65,6 +66,10 @@ static FINDINGS: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Parses a handoff, collecting every problem.
+///
+/// # Errors
+///
+/// Every problem found, when there is any.
 pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
     let mut values: [Option<(usize, String)>; 6] = Default::default();
     let mut problems = Vec::new();
@@ -126,10 +131,10 @@ pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
             status
         }
     };
-    let output = required_text(&output, "Output", &mut problems);
-    let reason = required_text(&reason, "Reason", &mut problems);
+    let output = required_text(output.as_ref(), "Output", &mut problems);
+    let reason = required_text(reason.as_ref(), "Reason", &mut problems);
     let sections_covered =
-        required(&sections, "Sections covered", &mut problems).and_then(|(n, v)| {
+        required(sections.as_ref(), "Sections covered", &mut problems).and_then(|(n, v)| {
             if v.eq_ignore_ascii_case("unknown") {
                 return Some(None);
             }
@@ -143,7 +148,7 @@ pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
             }
             parsed
         });
-    let counts = required(&findings, "Findings", &mut problems).and_then(|(n, v)| {
+    let counts = required(findings.as_ref(), "Findings", &mut problems).and_then(|(n, v)| {
         let parsed = FINDINGS
             .captures(v)
             .and_then(|c| Some((count(&c[1])?, count(&c[2])?, count(&c[3])?)));
@@ -156,17 +161,18 @@ pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
         }
         parsed
     });
-    let open_questions = required(&open, "Open questions", &mut problems).and_then(|(n, v)| {
-        let parsed = count(v);
-        if parsed.is_none() {
-            problems.push(Problem::new(
-                Rule::HandoffField,
-                line_path(n),
-                format!("{v:?} is not a count"),
-            ));
-        }
-        parsed
-    });
+    let open_questions =
+        required(open.as_ref(), "Open questions", &mut problems).and_then(|(n, v)| {
+            let parsed = count(v);
+            if parsed.is_none() {
+                problems.push(Problem::new(
+                    Rule::HandoffField,
+                    line_path(n),
+                    format!("{v:?} is not a count"),
+                ));
+            }
+            parsed
+        });
 
     match (
         status,
@@ -209,7 +215,7 @@ fn count(v: &str) -> Option<u32> {
 }
 
 fn required<'a>(
-    slot: &'a Option<(usize, String)>,
+    slot: Option<&'a (usize, String)>,
     label: &str,
     problems: &mut Vec<Problem>,
 ) -> Option<(usize, &'a str)> {
@@ -220,11 +226,11 @@ fn required<'a>(
             format!("missing `{label}:` line"),
         ));
     }
-    slot.as_ref().map(|(n, v)| (*n, v.as_str()))
+    slot.map(|(n, v)| (*n, v.as_str()))
 }
 
 fn required_text(
-    slot: &Option<(usize, String)>,
+    slot: Option<&(usize, String)>,
     label: &str,
     problems: &mut Vec<Problem>,
 ) -> Option<String> {

@@ -25,6 +25,10 @@ pub struct Intake {
 /// Parses and checks one report. On refusal, returns every problem found: all shape
 /// problems over the whole document first, then the standalone rules. Paths name places in
 /// the document as submitted (before findings are sorted).
+///
+/// # Errors
+///
+/// Every problem found, when the report is refused.
 pub fn parse_report(text: &str) -> Result<Intake, Vec<Problem>> {
     let raw = strict_json::parse_strict(text)
         .map_err(|e| vec![Problem::new(Rule::JsonSyntax, ROOT, e.to_string())])?;

@@ -96,6 +96,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    #[must_use]
     pub fn certifies(self) -> bool {
         matches!(
             self,
@@ -103,6 +104,7 @@ impl Verdict {
         )
     }
 
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Certified => "certified",
@@ -130,6 +132,7 @@ impl Severity {
         Severity::Low,
     ];
 
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Critical => "critical",

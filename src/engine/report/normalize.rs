@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::model::Report;
 
 /// The normalized form of a raw report value.
+#[must_use]
 pub fn normalize_value(v: &Value) -> Value {
     let mut v = v.clone();
     if let Some(object) = v.as_object_mut() {
@@ -61,6 +62,7 @@ fn sort_key(v: &Value) -> String {
 }
 
 /// The same normalization on a typed report, for reports built in code (signing).
+#[must_use]
 pub fn normalize_report(mut report: Report) -> Report {
     report.receipt = None;
     let trim = |s: &mut String| *s = clean(s);

@@ -54,6 +54,7 @@ impl Rule {
         Rule::HandoffUnknownLine,
     ];
 
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             Rule::JsonSyntax => "json-syntax",

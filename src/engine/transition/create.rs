@@ -28,6 +28,9 @@ pub struct CreateInput {
     pub required_checks_set: bool,
 }
 
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn create(
     index: &Index,
     input: CreateInput,

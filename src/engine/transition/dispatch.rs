@@ -30,6 +30,10 @@ pub enum NotReady {
 
 /// Whether `record` is ready for a fresh auditor run (CONTRACT §11): open, runs below the
 /// budget, its candidate the PR head, and final-state evidence for it holding.
+///
+/// # Errors
+///
+/// The [`NotReady`] reason when any condition does not hold.
 pub fn ready(
     record: &Record,
     head: &Artifact,
@@ -67,6 +71,10 @@ pub enum DispatchDecision {
 }
 
 /// Decides on the latest record whether to ask for `plan`'s run.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn decide_dispatch(
     record: &Record,
     plan: Result<DispatchPlan, NotReady>,
@@ -127,6 +135,7 @@ fn append_dispatch(
 
 /// The `client_payload` of the `repository_dispatch` (CONTRACT §11): at most ten
 /// top-level properties, as GitHub allows.
+#[must_use]
 pub fn client_payload(record: &Record, dispatch: &Dispatch, records_branch: &str) -> Value {
     json!({
         "audit_id": record.id,
@@ -142,6 +151,7 @@ pub fn client_payload(record: &Record, dispatch: &Dispatch, records_branch: &str
 
 /// Hidden in the check run's summary once the request went out, by the delivery that sent
 /// it, and carried forward by every later update: a redelivery that finds it sends nothing.
+#[must_use]
 pub fn sent_marker(record: &Record, dispatch: &Dispatch) -> String {
     format!(
         "<!-- auditloop:dispatched:{}:{}:{} -->",

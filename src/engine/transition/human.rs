@@ -10,6 +10,10 @@ use crate::engine::record::{
 use crate::ids::{FindingId, LimitationId};
 
 /// `/audit resolve --note T`: answers `needs_human_decision`.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn resolve_decision(
     record: &Record,
     note: &str,
@@ -31,6 +35,10 @@ pub fn resolve_decision(
 
 /// `/audit resolve L-NN[,L-NN] --note T`: accepts limitations of the latest run by key;
 /// when the record awaits a human, the same event answers the decision.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn accept_limitations(
     record: &Record,
     ids: &[LimitationId],
@@ -71,6 +79,10 @@ pub fn accept_limitations(
 
 /// `/audit resolve A-NN --note T`: a human settles a rejected (contested) finding of the
 /// latest run (seed 000 §7).
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn resolve_finding(
     record: &Record,
     id: &FindingId,
@@ -105,6 +117,10 @@ pub fn resolve_finding(
 
 /// `/audit override --budget N --note T`: N must exceed the runs used; a blocked record
 /// opens again.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn override_budget(
     record: &Record,
     budget: u32,

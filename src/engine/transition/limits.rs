@@ -32,6 +32,10 @@ pub fn parse_authority(text: &str) -> Option<Authority> {
 }
 
 /// Checks that every limitation's authority holds against `record` and `decisions`.
+///
+/// # Errors
+///
+/// The [`Refusal`] for the first limitation whose authority does not hold.
 pub fn check_authorities(
     record: &Record,
     limitations: &[Limitation],

@@ -61,6 +61,7 @@ pub struct EventContext {
 
 impl EventContext {
     /// A human authority is always the commenter's own login (CONTRACT §6).
+    #[must_use]
     pub fn authority(&self) -> String {
         format!("human: {}", self.actor)
     }

@@ -48,6 +48,10 @@ fn rebound(
 
 /// Rebinds the record. `Ok(None)` when nothing would change (same head, same tasks, no
 /// evidence given), so callers write no empty commit.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn baseline(
     record: &Record,
     input: BaselineInput,
@@ -95,6 +99,10 @@ pub struct AdoptInput {
 
 /// Moves a record whose PR was closed without merging onto another PR, as a `baseline`
 /// event with cause `adopt`: history, budget and work unit carry over.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn adopt(
     record: &Record,
     index: &Index,

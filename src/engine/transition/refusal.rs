@@ -144,8 +144,19 @@ fn state_word(state: AuditState) -> &'static str {
 
 impl Refusal {
     /// The stable kebab-case name of the broken rule.
+    #[must_use]
     pub fn rule(&self) -> &'static str {
-        use Refusal::*;
+        use Refusal::{
+            AdoptSourceActive, AlreadyCertified, AlreadyDisposed, AlreadyWaived, AuditIdMismatch,
+            AuthorityUnrecognized, AwaitingHuman, BudgetExhausted, CoveredTasksMismatch,
+            CoveredTasksRequired, DecisionRecordMissing, DeliveryAlreadyApplied, EvidenceRequired,
+            FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking, HandoffUnderHardened,
+            Inconsistent, InvocationRefReused, IssueRequired, LimitationNotAccepted,
+            LimitationWithoutAuthority, NoCoveredTasks, NoRun, NotAwaitingHuman, NotCrossRemit,
+            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused,
+            StaleCandidate, UnknownFinding, UnknownLimitation, VetoRoundZero, VetoedFinding,
+            WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest, ZeroBudget,
+        };
         match self {
             PullHasRecord { .. } => "pull-has-record",
             WorkUnitHasRecord { .. } => "work-unit-has-record",
@@ -192,8 +203,19 @@ impl Refusal {
     }
 
     /// How to put it right, for the reply.
+    #[must_use]
     pub fn fix(&self) -> String {
-        use Refusal::*;
+        use Refusal::{
+            AdoptSourceActive, AlreadyCertified, AlreadyDisposed, AlreadyWaived, AuditIdMismatch,
+            AuthorityUnrecognized, AwaitingHuman, BudgetExhausted, CoveredTasksMismatch,
+            CoveredTasksRequired, DecisionRecordMissing, DeliveryAlreadyApplied, EvidenceRequired,
+            FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking, HandoffUnderHardened,
+            Inconsistent, InvocationRefReused, IssueRequired, LimitationNotAccepted,
+            LimitationWithoutAuthority, NoCoveredTasks, NoRun, NotAwaitingHuman, NotCrossRemit,
+            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused,
+            StaleCandidate, UnknownFinding, UnknownLimitation, VetoRoundZero, VetoedFinding,
+            WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest, ZeroBudget,
+        };
         match self {
             PullHasRecord { id, .. } => {
                 format!("use /audit baseline to rebind {id} to the current head")

@@ -35,6 +35,7 @@ pub struct ReportInput<'a> {
 }
 
 /// The path of run `run` of `id` on the records branch.
+#[must_use]
 pub fn report_path(id: &AuditId, run: u32) -> String {
     format!("reports/{id}/run-{run}.json")
 }
@@ -91,6 +92,10 @@ fn check_invocation_unused(record: &Record, index: &Index, reference: &str) -> R
 }
 
 /// Applies an accepted report as the next run, or refuses it naming the rule.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn accept_report(
     record: &Record,
     index: &Index,
@@ -232,6 +237,10 @@ pub struct FailureInput {
 }
 
 /// Records an invocation failure: no budget used (seed 000 §4, §11), the ref registered.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn record_invocation_failure(
     record: &Record,
     index: &Index,

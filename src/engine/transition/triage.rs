@@ -8,6 +8,10 @@ use crate::engine::record::{
 use crate::ids::{FindingId, FindingKey};
 
 /// `/audit waive A-NN[,A-NN] --basis B --reason T`: findings of the latest run.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn waive(
     record: &Record,
     ids: &[FindingId],
@@ -58,6 +62,10 @@ pub fn waive(
 
 /// `/audit veto KEY [--from-round N] --reason T`: from run N (default the next) on, the
 /// finding with that key must be fixed.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn veto(
     record: &Record,
     key: &FindingKey,
@@ -81,6 +89,10 @@ pub fn veto(
 
 /// `/audit dispose A-NN fix|file|reject|follow-up --note T`: one disposition per finding
 /// of the latest run. `file` records the issue the caller opened.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn dispose(
     record: &Record,
     id: &FindingId,
@@ -109,6 +121,10 @@ pub fn dispose(
 
 /// The rules of `dispose` that do not need the issue, so a caller can check them before
 /// it opens one (an issue is opened once, and only for a disposition that will be kept).
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
 pub fn check_dispose(
     record: &Record,
     id: &FindingId,

@@ -21,6 +21,7 @@ pub enum AnnotationLevel {
 
 impl AnnotationLevel {
     /// The `annotation_level` GitHub expects.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             AnnotationLevel::Notice => "notice",
@@ -53,6 +54,7 @@ pub struct Annotation {
 }
 
 /// The annotations of one run, in finding order; unusable references are skipped.
+#[must_use]
 pub fn annotations(run: &ReportRun) -> Vec<Annotation> {
     run.findings
         .iter()
@@ -84,14 +86,14 @@ pub fn annotation_batches(annotations: &[Annotation]) -> impl Iterator<Item = &[
 
 /// `path:line` or `path:start-end` with a repository-relative path; anything else (URLs,
 /// absolute or escaping paths, line 0, reversed ranges) is `None`.
+#[must_use]
 pub fn parse_evidence_ref(text: &str) -> Option<(String, u32, u32)> {
     let (path, lines) = text.trim().rsplit_once(':')?;
-    let (start, end) = match lines.split_once('-') {
-        Some((a, b)) => (line_number(a)?, line_number(b)?),
-        None => {
-            let n = line_number(lines)?;
-            (n, n)
-        }
+    let (start, end) = if let Some((a, b)) = lines.split_once('-') {
+        (line_number(a)?, line_number(b)?)
+    } else {
+        let n = line_number(lines)?;
+        (n, n)
     };
     if end < start {
         return None;

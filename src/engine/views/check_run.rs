@@ -109,6 +109,7 @@ pub fn check_run(
 }
 
 /// `work_unit_audit: disabled`: neutral, and visibly so.
+#[must_use]
 pub fn disabled() -> CheckRunView {
     plain(
         Conclusion::Neutral,
@@ -118,6 +119,7 @@ pub fn disabled() -> CheckRunView {
 }
 
 /// An invalid `.github/auditloop.yml`: the error and its line.
+#[must_use]
 pub fn invalid_config(error: &str, line: Option<u64>) -> CheckRunView {
     let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
     let summary = format!(
@@ -132,6 +134,7 @@ pub fn invalid_config(error: &str, line: Option<u64>) -> CheckRunView {
 }
 
 /// The records branch is missing or damaged: condition 1 fails, saying why.
+#[must_use]
 pub fn records_unavailable(why: &str) -> CheckRunView {
     let summary = format!(
         "| | # | Condition | Reason |\n| --- | --- | --- | --- |\n| ❌ | 1 | exactly one current record, structurally valid | {} |\n\nThe other conditions cannot be evaluated until the records branch is restored.\n",

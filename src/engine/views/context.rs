@@ -21,16 +21,19 @@ impl ViewContext {
     }
 
     /// The commit page of a candidate.
+    #[must_use]
     pub fn commit_url(&self, artifact: &Artifact) -> String {
         super::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
     }
 
     /// An issue (or pull request) of the repository.
+    #[must_use]
     pub fn issue_url(&self, number: u64) -> String {
         super::escape::url(&format!("{}/issues/{number}", self.base()))
     }
 
     /// `records/AUD-n.json` on the records branch: the audit packet.
+    #[must_use]
     pub fn record_url(&self, id: &AuditId) -> String {
         super::escape::url(&format!(
             "{}/blob/{}/{}",
@@ -42,6 +45,7 @@ impl ViewContext {
 }
 
 /// The record's path on the records branch.
+#[must_use]
 pub fn record_path(id: &AuditId) -> String {
     format!("records/{id}.json")
 }

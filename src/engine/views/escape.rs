@@ -15,6 +15,7 @@ const ZWSP: char = '\u{200B}';
 
 /// Text for a table cell: one line, at most `max_chars` characters of the source text
 /// (cut with `…`), with table and line breaks neutralized.
+#[must_use]
 pub fn inline(text: &str, max_chars: usize) -> String {
     let one_line: String = text
         .replace("\r\n", "\n")
@@ -26,6 +27,7 @@ pub fn inline(text: &str, max_chars: usize) -> String {
 }
 
 /// Multi-line text outside tables: line breaks are kept (`\r\n` and `\r` become `\n`).
+#[must_use]
 pub fn block(text: &str) -> String {
     let normalized = text.replace("\r\n", "\n").replace('\r', "\n");
     escape(&normalized)
@@ -33,6 +35,7 @@ pub fn block(text: &str) -> String {
 
 /// `text` cut to at most `max_chars` characters, the last one being `…` when cut.
 /// Never splits a character.
+#[must_use]
 pub fn truncate(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         return text.to_owned();
@@ -47,6 +50,7 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
 
 /// A value for a URL path segment or query: keeps unreserved characters and `/`,
 /// percent-encodes everything else, so that it cannot end a Markdown link or add markup.
+#[must_use]
 pub fn url_path(text: &str) -> String {
     utf8_percent_encode(text, URL_PATH).to_string()
 }
@@ -78,6 +82,7 @@ const LINK_BREAKERS: &AsciiSet = &CONTROLS
 /// A URL the project built itself (from the operator's base and validated ids), made safe
 /// for the target of a Markdown link: characters that could end the link or add markup are
 /// percent-encoded.
+#[must_use]
 pub fn url(text: &str) -> String {
     utf8_percent_encode(text, LINK_BREAKERS).to_string()
 }

@@ -17,6 +17,7 @@ impl SectionKind {
         SectionKind::Residual,
     ];
 
+    #[must_use]
     pub fn start(self) -> &'static str {
         match self {
             SectionKind::Rounds => "<!-- auditloop:rounds:start -->",
@@ -25,6 +26,7 @@ impl SectionKind {
         }
     }
 
+    #[must_use]
     pub fn end(self) -> &'static str {
         match self {
             SectionKind::Rounds => "<!-- auditloop:rounds:end -->",
@@ -33,6 +35,7 @@ impl SectionKind {
         }
     }
 
+    #[must_use]
     pub fn heading(self) -> &'static str {
         match self {
             SectionKind::Rounds => "## Audit rounds",
@@ -43,6 +46,7 @@ impl SectionKind {
 
     /// `inner` (Markdown, already escaped) between the markers, under the heading. The
     /// blank line before the end marker keeps a table from taking it as a row.
+    #[must_use]
     pub fn wrap(self, inner: &str) -> String {
         format!(
             "{}\n{}\n\n{}\n\n{}",

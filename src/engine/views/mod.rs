@@ -34,6 +34,7 @@ pub struct Sections {
 }
 
 impl Sections {
+    #[must_use]
     pub fn get(&self, kind: SectionKind) -> &str {
         match kind {
             SectionKind::Rounds => &self.rounds,
@@ -45,6 +46,7 @@ impl Sections {
 
 /// The sections for `record`, or, before any record exists, short sections saying how to
 /// start one.
+#[must_use]
 pub fn sections(record: Option<&Record>, ctx: &ViewContext) -> Sections {
     Sections {
         rounds: rounds::render(record, ctx),

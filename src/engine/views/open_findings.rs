@@ -20,6 +20,7 @@ fn rank(severity: Severity) -> usize {
 }
 
 /// The latest run's findings in the order a fixer works through them.
+#[must_use]
 pub fn ordered(findings: &[FindingSummary]) -> Vec<&FindingSummary> {
     let mut out: Vec<&FindingSummary> = findings.iter().collect();
     out.sort_by(|a, b| {
@@ -73,6 +74,7 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
 }
 
 /// The table of the latest run's findings, or nothing when it reported none.
+#[must_use]
 pub fn render(record: &Record, ctx: &ViewContext) -> String {
     let Some(run) = record.latest_run() else {
         return String::new();

@@ -20,6 +20,7 @@ const WHAT_CHARS: usize = 4_000;
 
 /// `<!-- auditloop:delivery:ID -->`. GitHub's delivery ids are GUIDs; anything but ASCII
 /// letters, digits and `-` is percent-encoded, so the id cannot end the comment.
+#[must_use]
 pub fn delivery_marker(delivery: &str) -> String {
     const MARKER_ID: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-');
     let id = utf8_percent_encode(delivery, MARKER_ID);
@@ -27,6 +28,7 @@ pub fn delivery_marker(delivery: &str) -> String {
 }
 
 /// `auditloop: refused`, what was wrong, and how to put it right.
+#[must_use]
 pub fn refused(what: &str, fix: &str, delivery: &str) -> String {
     let marker = delivery_marker(delivery);
     let head = format!("auditloop: refused: {}", inline(what, WHAT_CHARS));
@@ -36,6 +38,7 @@ pub fn refused(what: &str, fix: &str, delivery: &str) -> String {
 
 /// The `/audit status` reply: the record, the gate conditions, the budget and a link to
 /// the record, which is the audit packet an auditor reads.
+#[must_use]
 pub fn status(
     record: Option<&Record>,
     gate: &GateResult,
@@ -50,7 +53,11 @@ pub fn status(
         }
         Some(record) => {
             let latest = record.latest_run();
-            let tasks: Vec<&str> = record.covered_tasks.iter().map(|t| t.as_str()).collect();
+            let tasks: Vec<&str> = record
+                .covered_tasks
+                .iter()
+                .map(crate::ids::TaskId::as_str)
+                .collect();
             out.push_str(&format!(
                 "Record {} for {} is {}: candidate {}, covered tasks {}, latest verdict {}, grade {}.\n\n",
                 record.id,
@@ -88,6 +95,7 @@ pub fn status(
 
 /// `/audit status` when the records are damaged: that comes first, with how to repair
 /// it, before the gate conditions (condition 1 fails with the same words).
+#[must_use]
 pub fn damaged_status(what: &str, fix: &str, gate: &GateResult, delivery: &str) -> String {
     let mut out = format!(
         "auditloop: status\n\nThe audit record is damaged: {}\n\n{}\n\n",

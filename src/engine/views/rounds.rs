@@ -11,6 +11,7 @@ use super::words;
 const REF_CHARS: usize = 80;
 const REASON_CHARS: usize = 300;
 
+#[must_use]
 pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
         return SectionKind::Rounds.wrap(words::START_HINT);

@@ -28,6 +28,7 @@ pub enum SpliceOutcome {
 
 /// `body` with each section put in place (or appended, in order, when missing). Stamped
 /// sections (`Sections::stamped`) carry their stamp into the body.
+#[must_use]
 pub fn splice(body: &str, sections: &Sections, full_record_link: &str) -> SpliceOutcome {
     let full = build(body, sections);
     let (spliced, summarized) = if full.chars().count() <= BODY_LIMIT {
@@ -58,6 +59,7 @@ pub fn splice(body: &str, sections: &Sections, full_record_link: &str) -> Splice
 /// Whether someone edited inside a section's markers: its marked span differs from the
 /// record's view of it. The stamp is not part of the view: which commit a body was
 /// computed from is judged by `app::body`, through GitHub.
+#[must_use]
 pub fn sections_tampered(body: &str, sections: &Sections) -> bool {
     SectionKind::ALL.iter().any(|&kind| {
         find_pair(body, kind).is_some_and(|span| {
@@ -68,6 +70,7 @@ pub fn sections_tampered(body: &str, sections: &Sections) -> bool {
 
 /// The span of each section's first complete pair in `body`, markers included, for the
 /// sections that have one. Spans of different sections may overlap in a hostile body.
+#[must_use]
 pub fn marked_spans(body: &str) -> Vec<(SectionKind, Range<usize>)> {
     SectionKind::ALL
         .iter()

@@ -43,6 +43,7 @@ pub struct Stamp {
 }
 
 /// The hidden line naming `stamp`.
+#[must_use]
 pub fn stamp(stamp: &Stamp) -> String {
     format!(
         "{PREFIX}{} {} {}{SUFFIX}",
@@ -53,6 +54,7 @@ pub fn stamp(stamp: &Stamp) -> String {
 impl Sections {
     /// These sections, stamped with what they were computed from. A stamp already there is
     /// replaced.
+    #[must_use]
     pub fn stamped(mut self, with: &Stamp) -> Sections {
         let start = SectionKind::Rounds.start();
         let plain = unstamped(&self.rounds).into_owned();
@@ -64,6 +66,7 @@ impl Sections {
 }
 
 /// The stamp of `body`'s managed rounds section, if it has one.
+#[must_use]
 pub fn body_stamp(body: &str) -> Option<Stamp> {
     let span = super::markers::find_pair(body, SectionKind::Rounds)?;
     parse(body.get(span)?).map(|(stamp, _)| stamp)
@@ -83,6 +86,7 @@ pub fn body_unstamped(body: &str) -> Cow<'_, str> {
 }
 
 /// A rounds section (its first complete pair, markers included) without its stamp.
+#[must_use]
 pub fn unstamped(section: &str) -> Cow<'_, str> {
     match parse(section) {
         Some((_, at)) => Cow::Owned(format!("{}{}", &section[..at.start], &section[at.end..])),

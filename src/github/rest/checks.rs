@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::{path, LIST_CHECKS, PATCH_CHECK, POST_CHECK};
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
 
@@ -90,6 +90,11 @@ pub struct CheckRunAnnotation<'a> {
 }
 
 /// The latest run of each check on `sha`, every page (a CI matrix can pass 100).
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn check_runs(
     api: &Api,
     repo: &RepoName,
@@ -110,6 +115,10 @@ pub async fn check_runs(
     Ok(runs)
 }
 
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn create_check_run(
     api: &Api,
     repo: &RepoName,
@@ -125,6 +134,10 @@ pub async fn create_check_run(
     Ok(c.id)
 }
 
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn update_check_run(
     api: &Api,
     repo: &RepoName,

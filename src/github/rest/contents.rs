@@ -4,12 +4,12 @@ use base64::Engine as _;
 use percent_encoding::{utf8_percent_encode, AsciiSet, CONTROLS};
 use serde::Deserialize;
 
-use super::*;
+use super::{path, GET_CONTENT};
 use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
 
-/// A file read through the contents API, conditionally on the ETag of the last read.
+/// A file read through the contents API, conditionally on the `ETag` of the last read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileRead {
     NotModified,
@@ -24,6 +24,27 @@ fn encode_path(p: &str) -> String {
     utf8_percent_encode(p, PATH).to_string()
 }
 
+/// A file as the contents API answers it.
+#[derive(Deserialize)]
+struct Content {
+    #[serde(default)]
+    content: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: String,
+}
+
+/// One entry of a directory listing.
+#[derive(Deserialize)]
+struct Entry {
+    name: String,
+    #[serde(rename = "type", default)]
+    kind: String,
+}
+
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn read_file(
     api: &Api,
     repo: &RepoName,
@@ -51,13 +72,6 @@ pub async fn read_file(
         404 => return Ok(FileRead::Missing),
         s if !(200..300).contains(&s) => return Err(status_error(GET_CONTENT, &r)),
         _ => {}
-    }
-    #[derive(Deserialize)]
-    struct Content {
-        #[serde(default)]
-        content: Option<String>,
-        #[serde(rename = "type", default)]
-        kind: String,
     }
     let c: Content = r.json(GET_CONTENT)?;
     if c.kind != "file" {
@@ -88,6 +102,11 @@ pub async fn read_file(
 }
 
 /// File names in a directory of `git_ref`; a missing directory is empty.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn list_dir(
     api: &Api,
     repo: &RepoName,
@@ -107,12 +126,6 @@ pub async fn list_dir(
     }
     if !r.is_success() {
         return Err(status_error(GET_CONTENT, &r));
-    }
-    #[derive(Deserialize)]
-    struct Entry {
-        name: String,
-        #[serde(rename = "type", default)]
-        kind: String,
     }
     let entries: Vec<Entry> = r.json::<Vec<Entry>>(GET_CONTENT).unwrap_or_default();
     Ok(entries

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::*;
+use super::{path, User, LIST_COMMENTS, LIST_ISSUES, POST_COMMENT, POST_ISSUE, POST_REACTION};
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
 
@@ -27,6 +27,10 @@ struct NewIssue<'a> {
     labels: [&'a str; 1],
 }
 
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn create_comment(
     api: &Api,
     repo: &RepoName,
@@ -49,6 +53,11 @@ pub async fn create_comment(
 
 /// Comments of an issue updated since `since`, every page, as (author login, body). The
 /// issue-comments list has no sort order: `since` is how to ask for recent ones.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn comments_since(
     api: &Api,
     repo: &RepoName,
@@ -78,6 +87,11 @@ pub async fn comments_since(
 }
 
 /// GitHub answers 200 for a reaction that exists already, so repeating it is harmless.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn react(
     api: &Api,
     repo: &RepoName,
@@ -95,6 +109,11 @@ pub async fn react(
 }
 
 /// [`react`], telling whether the reaction is new (201) or was there already (200).
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn react_is_new(
     api: &Api,
     repo: &RepoName,
@@ -110,6 +129,10 @@ pub async fn react_is_new(
     Ok(api.send_ok(call).await?.status == 201)
 }
 
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn create_issue(
     api: &Api,
     repo: &RepoName,
@@ -138,6 +161,11 @@ pub async fn create_issue(
 /// The newest issue labelled `label` (open or closed, among the latest 100) whose body holds
 /// `marker`: an issue opened before a failure that GitHub then redelivered. The list
 /// endpoint, unlike search, sees an issue as soon as it exists.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn find_issue(
     api: &Api,
     repo: &RepoName,

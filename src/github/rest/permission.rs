@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::*;
+use super::{path, GET_PERMISSION};
 use crate::engine::policy::Permission;
 use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
@@ -10,6 +10,11 @@ use crate::ids::RepoName;
 
 /// The login's permission on the repository, ranked from `role_name` and
 /// `user.permissions` (the `permission` field folds maintain and triage away). 404: none.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn permission(
     api: &Api,
     repo: &RepoName,

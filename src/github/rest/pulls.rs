@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::*;
+use super::{path, GET_PULL, LIST_PULLS, PATCH_PULL, PULLS_FOR_COMMIT};
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::{PrNumber, RepoName};
 
@@ -65,6 +65,10 @@ impl From<PullBody> for Pull {
     }
 }
 
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn get_pull(api: &Api, repo: &RepoName, number: PrNumber) -> Result<Pull, GitHubError> {
     let body: PullBody = api
         .json(Call::get(
@@ -75,6 +79,10 @@ pub async fn get_pull(api: &Api, repo: &RepoName, number: PrNumber) -> Result<Pu
     Ok(body.into())
 }
 
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn set_pull_body(
     api: &Api,
     repo: &RepoName,
@@ -91,6 +99,11 @@ pub async fn set_pull_body(
 }
 
 /// Open pull requests whose head is `sha` (for fork PRs too, which check payloads omit).
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn open_pulls_for_commit(
     api: &Api,
     repo: &RepoName,
@@ -110,6 +123,11 @@ pub async fn open_pulls_for_commit(
 }
 
 /// The repository's open pull requests, newest first, at most `max_pages` pages of 100.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn open_pulls(
     api: &Api,
     repo: &RepoName,

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::*;
+use super::{path, DELETE_REF, MATCHING_REFS, POST_REF};
 use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
@@ -19,6 +19,11 @@ struct NewRef<'a> {
 
 /// `true` when this call created `name` (a full `refs/...` name) at `sha`; `false` when it
 /// exists already. Not retried after an unknown outcome: the caller asks again by name.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn create_ref(
     api: &Api,
     repo: &RepoName,
@@ -43,6 +48,11 @@ pub async fn create_ref(
 }
 
 /// Removes `name` (a full `refs/...` name); gone already is fine.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn delete_ref(api: &Api, repo: &RepoName, name: &str) -> Result<(), GitHubError> {
     let Some(short) = name.strip_prefix("refs/") else {
         return Ok(());
@@ -72,6 +82,11 @@ struct RefItem {
 /// The full names of the refs whose name starts with `prefix` (`refs/` left out). GitHub
 /// answers every match at once (the route takes no paging) and 404 when nothing matches
 /// in some repositories, such as empty ones.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
 pub async fn matching_refs(
     api: &Api,
     repo: &RepoName,

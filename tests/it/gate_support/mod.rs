@@ -83,7 +83,7 @@ pub fn digest(event: &Event) -> String {
 pub fn rechain(record: &mut Record) {
     let mut prev = None;
     for event in &mut record.history {
-        event.prev = prev.clone();
+        event.prev.clone_from(&prev);
         prev = Some(digest(event));
     }
 }

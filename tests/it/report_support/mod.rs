@@ -20,7 +20,7 @@ pub fn changed(change: impl FnOnce(&mut Value)) -> String {
 pub fn set(pointer: &str, new: Value) -> impl FnOnce(&mut Value) + '_ {
     move |v: &mut Value| {
         *v.pointer_mut(pointer)
-            .unwrap_or_else(|| panic!("{pointer} in fixture")) = new
+            .unwrap_or_else(|| panic!("{pointer} in fixture")) = new;
     }
 }
 

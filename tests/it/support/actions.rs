@@ -112,14 +112,14 @@ impl Runner {
         }
         for (name, spec) in declared {
             let name = name.clone();
-            let value = match given.get(name.as_str()) {
-                Some(v) => v.to_string(),
-                None => {
-                    if spec["required"].as_bool() == Some(true) {
-                        panic!("required input {name} not given");
-                    }
-                    self.eval(&yaml_str(&spec["default"]), &BTreeMap::new())
-                }
+            let value = if let Some(v) = given.get(name.as_str()) {
+                v.to_string()
+            } else {
+                assert!(
+                    spec["required"].as_bool() != Some(true),
+                    "required input {name} not given"
+                );
+                self.eval(&yaml_str(&spec["default"]), &BTreeMap::new())
             };
             inputs.insert(name, value);
         }

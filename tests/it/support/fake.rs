@@ -534,7 +534,10 @@ impl Drop for FakeGitHub {
         if std::thread::panicking() {
             return;
         }
-        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let state = self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         assert!(
             state.unmodelled.is_empty(),
             "requests no route of the fake GitHub models: {:?}",

@@ -10,7 +10,9 @@ pub fn route(state: &mut State, method: &str, segs: &[&str], body: &Value) -> Op
     Some(match (method, segs) {
         ("POST", ["repos", _o, _r, "dispatches"]) => {
             let event_type = body["event_type"].as_str().unwrap_or_default();
-            let props = body["client_payload"].as_object().map_or(0, |o| o.len());
+            let props = body["client_payload"]
+                .as_object()
+                .map_or(0, serde_json::Map::len);
             // GitHub's own limits: a 1-100 character event type, at most 10 properties.
             if event_type.is_empty() || event_type.chars().count() > 100 || props > 10 {
                 return Some(reply(422, json!({"message": "Invalid request."})));

@@ -141,7 +141,7 @@ fn tree_entries(repo: &GitRepo, tree: &BTreeMap<String, String>, recursive: bool
                 json!({"path": dir, "mode": "040000", "type": "tree", "sha": sha_of("dir", &format!("{dir}{tree:?}"))})
             });
         }
-        let size = repo.blobs.get(blob).map(String::len).unwrap_or(0);
+        let size = repo.blobs.get(blob).map_or(0, String::len);
         out.insert(
             path.clone(),
             json!({"path": path, "mode": "100644", "type": "blob", "sha": blob, "size": size}),

@@ -1,5 +1,5 @@
 //! The fake's repository routes beyond git data: files of the default branch through the
-//! contents API (with ETags), check runs listed by commit, pull requests by commit, issues.
+//! contents API (with `ETags`), check runs listed by commit, pull requests by commit, issues.
 
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};

@@ -20,7 +20,7 @@ pub struct Server {
     pub addr: SocketAddr,
     pub child: Handle,
     http: reqwest::Client,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
 }
 
 fn free_port() -> SocketAddr {
@@ -62,7 +62,7 @@ impl Server {
                 .timeout(Duration::from_secs(30))
                 .build()
                 .unwrap(),
-            _dir: dir,
+            dir,
         };
         server.wait_ready().await;
         server
@@ -107,7 +107,7 @@ impl Server {
     }
 
     pub fn log(&self) -> String {
-        std::fs::read_to_string(self._dir.path().join("server.log")).unwrap_or_default()
+        std::fs::read_to_string(self.dir.path().join("server.log")).unwrap_or_default()
     }
 }
 

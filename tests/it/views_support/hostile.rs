@@ -99,8 +99,8 @@ pub fn hostile_record() -> Record {
         ),
     ];
     let mut r = record(history, 3, AuditState::AwaitingHuman);
-    r.goal = bad.to_owned();
-    r.completion_oracle = bad.to_owned();
+    bad.clone_into(&mut r.goal);
+    bad.clone_into(&mut r.completion_oracle);
     r
 }
 

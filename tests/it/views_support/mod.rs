@@ -66,7 +66,7 @@ pub fn finding(
         blocking,
         cross_remit: false,
         claim: claim.to_owned(),
-        evidence_refs: refs.iter().map(|r| r.to_string()).collect(),
+        evidence_refs: refs.iter().map(std::string::ToString::to_string).collect(),
     }
 }
 

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::{Applied, EventContext, Refusal};
-use crate::engine::record::{next_prev, AuditState, Dispatch, Event, EventKind, Record};
+use crate::engine::record::{AuditState, Dispatch, Event, EventKind, Record};
 use crate::ids::Artifact;
 
 /// What the app asks the auditor for: run `run` on `candidate`.
@@ -99,38 +99,9 @@ pub fn decide_dispatch(
         event_type: event_type.to_owned(),
         records_commit: records_commit.map(str::to_owned),
     });
-    Ok(DispatchDecision::Record(Box::new(append_dispatch(
+    Ok(DispatchDecision::Record(Box::new(super::append_again(
         record, kind, ctx,
     )?)))
-}
-
-/// Like `append`, but the delivery that carried a command may also record the dispatch
-/// that command made ready, so a delivery already in the history is no refusal here.
-fn append_dispatch(
-    record: &Record,
-    kind: EventKind,
-    ctx: &EventContext,
-) -> Result<Applied, Refusal> {
-    let event = Event {
-        kind,
-        at: ctx.at,
-        actor: ctx.actor.clone(),
-        comment_url: ctx.comment_url.clone(),
-        delivery: ctx.delivery.clone(),
-        prev: next_prev(&record.history),
-    };
-    let mut derived = crate::engine::record::Derived::stored(record);
-    derived
-        .step(record.history.len() + 1, &event)
-        .map_err(|e| Refusal::Inconsistent(e.to_string()))?;
-    let mut next = record.clone();
-    derived.write_to(&mut next);
-    next.history.push(event.clone());
-    Ok(Applied {
-        record: next,
-        event,
-        index: None,
-    })
 }
 
 /// The `client_payload` of the `repository_dispatch` (CONTRACT §11): at most ten

@@ -88,6 +88,16 @@ pub(crate) fn append(
             delivery: ctx.delivery.0.clone(),
         });
     }
+    append_again(record, kind, ctx)
+}
+
+/// [`append`] without the check that the delivery is new: for the dispatch a command's own
+/// delivery made ready.
+pub(crate) fn append_again(
+    record: &Record,
+    kind: EventKind,
+    ctx: &EventContext,
+) -> Result<Applied, Refusal> {
     let event = Event {
         kind,
         at: ctx.at,

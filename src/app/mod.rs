@@ -15,6 +15,7 @@ mod prefetch;
 mod pulls;
 mod reconcile;
 mod reply;
+mod runs;
 mod state;
 mod store;
 mod views;

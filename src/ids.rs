@@ -119,6 +119,14 @@ impl AuditId {
     }
 }
 
+impl CommitSha {
+    /// The first seven hex digits, as GitHub shows commits.
+    #[must_use]
+    pub fn short(&self) -> &str {
+        &self.0[..7]
+    }
+}
+
 impl From<CommitSha> for ObjectSha {
     /// A commit is a git object: no check needed, the forms are the same.
     fn from(sha: CommitSha) -> Self {
@@ -178,7 +186,7 @@ impl Artifact {
     /// The first seven hex digits, as GitHub shows commits.
     #[must_use]
     pub fn short(&self) -> &str {
-        &self.0.as_str()[..7]
+        self.0.short()
     }
 }
 
@@ -222,6 +230,40 @@ pub struct PrNumber(pub u64);
 impl fmt::Display for PrNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "#{}", self.0)
+    }
+}
+
+/// An issue number (an issue the app files; a PR's conversation is an issue too, but the
+/// app names those by [`PrNumber`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct IssueNumber(pub u64);
+
+impl fmt::Display for IssueNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The id of an issue comment (the `/audit` command's comment, or a reply).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CommentId(pub u64);
+
+impl fmt::Display for CommentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The id of a check run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CheckRunId(pub u64);
+
+impl fmt::Display for CheckRunId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
     }
 }
 

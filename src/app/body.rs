@@ -21,21 +21,21 @@ use crate::ids::{CommitSha, PrNumber};
 /// the check run published with it.
 pub async fn refresh_body(
     ctx: &Ctx,
-    number: u64,
+    number: PrNumber,
     state: &State,
     record: &Record,
 ) -> Result<Option<BodyStatus>, GitHubError> {
-    let fresh = rest::get_pull(&ctx.api, &ctx.repo, PrNumber(number)).await?;
+    let fresh = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
     if overtaken(ctx, state, &fresh.body, None).await? {
         tracing::info!(
-            pr = number,
+            pr = number.0,
             "a newer body stands; this view is not published"
         );
         return Ok(None);
     }
     let (status, patch) = spliced(ctx, &fresh.body, record, state.commit.as_ref());
     if let Some(body) = patch {
-        rest::set_pull_body(&ctx.api, &ctx.repo, PrNumber(number), &body).await?;
+        rest::set_pull_body(&ctx.api, &ctx.repo, number, &body).await?;
     }
     Ok(Some(status))
 }

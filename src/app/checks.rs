@@ -14,7 +14,7 @@ use crate::events::{
 };
 use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::{CommitSha, PrNumber};
+use crate::ids::CommitSha;
 use crate::server::Handled;
 
 async fn regate(
@@ -25,16 +25,16 @@ async fn regate(
     dispatch: bool,
 ) -> Result<Handled, GitHubError> {
     // The head goes into REST paths: anything but a SHA is not acted on.
-    if CommitSha::new(head.to_owned()).is_err() {
+    let Ok(head) = CommitSha::new(head.to_owned()) else {
         return Ok(Handled::Ignored);
-    }
-    let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?;
+    };
+    let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &head).await?;
     if pulls.is_empty() {
         return Ok(Handled::Ignored);
     }
     for pull in pulls {
-        let full = rest::get_pull(&ctx.api, &ctx.repo, PrNumber(pull.number)).await?;
-        let state = store::load(ctx, PrNumber(full.number), None).await?;
+        let full = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
+        let state = store::load(ctx, full.number, None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
         views::refresh_with(
             app,
@@ -128,17 +128,17 @@ pub async fn merge_group_event(
     let Some(number) = e.merge_group.queued_pull() else {
         return Ok(Handled::Ignored);
     };
-    if CommitSha::new(e.merge_group.head_sha.clone()).is_err() {
+    let Ok(head) = CommitSha::new(e.merge_group.head_sha.clone()) else {
         return Ok(Handled::Ignored);
-    }
-    let pull = rest::get_pull(&ctx.api, &ctx.repo, PrNumber(number)).await?;
-    let state = store::load(ctx, PrNumber(number), None).await?;
+    };
+    let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    let state = store::load(ctx, number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let checks = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
     let slug = app.bot_slug(ctx).await?;
     // A rewound branch fails the merge group as it fails the PR.
     let named = views::our_named_commit(&checks, &own_check(ctx), slug);
-    let (state, _) = store::verified(ctx, PrNumber(number), state, named.as_ref()).await?;
+    let (state, _) = store::verified(ctx, number, state, named.as_ref()).await?;
     let observed = views::observations(&checks, &own_check(ctx));
     let mut view = match (
         &ctx.config,
@@ -164,7 +164,7 @@ pub async fn merge_group_event(
     if let Err(why) = &state {
         view = crate::engine::views::check_run::records_unavailable(why);
     }
-    view.title = format!("#{number}: {}", view.title);
+    view.title = format!("{number}: {}", view.title);
     view.annotations.clear();
     if view.conclusion == Conclusion::InProgress {
         view.conclusion = Conclusion::Failure;
@@ -172,7 +172,7 @@ pub async fn merge_group_event(
     let check_name = own_check(ctx);
     let run = views::Publish {
         check_name: &check_name,
-        head: &e.merge_group.head_sha,
+        head: &head,
         ours: None,
         records_commit: commit.as_ref(),
         mode: RunMode::Create,

@@ -20,6 +20,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use crate::app::context::Ctx;
 use crate::github::rest;
 use crate::github::GitHubError;
+use crate::ids::CommitSha;
 
 /// Generations tried before giving up (the effect is then left to a later redelivery).
 const GENERATIONS: u32 = 3;
@@ -81,7 +82,7 @@ pub fn expired(name: &str, now: DateTime<Utc>) -> bool {
 pub async fn once<D, DF, A, AF>(
     ctx: &Ctx,
     effect: &str,
-    anchor: &str,
+    anchor: &CommitSha,
     done: D,
     act: A,
 ) -> Result<(), GitHubError>
@@ -102,7 +103,7 @@ where
 pub async fn claimed<D, DF, A, AF>(
     ctx: &Ctx,
     effect: &str,
-    anchor: &str,
+    anchor: &CommitSha,
     done: D,
     act: A,
 ) -> Result<(), GitHubError>
@@ -120,7 +121,7 @@ where
 async fn from_generation<D, DF, A, AF>(
     ctx: &Ctx,
     effect: &str,
-    anchor: &str,
+    anchor: &CommitSha,
     first: u32,
     done: D,
     act: A,
@@ -162,7 +163,7 @@ where
 pub async fn claimed_while<T, R, D, DF, A, AF>(
     ctx: &Ctx,
     effect: &str,
-    anchor: &str,
+    anchor: &CommitSha,
     ready: R,
     done: D,
     act: A,
@@ -229,7 +230,7 @@ where
 
 /// A claim that is never retried: the first process to make it acts, for good (a warning
 /// posted once per head, whatever the delivery).
-pub async fn first(ctx: &Ctx, key: &str, anchor: &str) -> Result<bool, GitHubError> {
+pub async fn first(ctx: &Ctx, key: &str, anchor: &CommitSha) -> Result<bool, GitHubError> {
     let name = format!("refs/auditloop/once/{}", segment(key));
     rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await
 }

@@ -17,7 +17,7 @@ use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::{Login, PrNumber};
+use crate::ids::{CommentId, Login, PrNumber};
 use crate::server::{Handled, HandlerError};
 
 pub async fn handle(
@@ -28,7 +28,7 @@ pub async fn handle(
     if e.action != CommentAction::Created || e.issue.pull_request.is_none() {
         return Ok(Handled::Ignored);
     }
-    let number = e.issue.number;
+    let number = PrNumber(e.issue.number);
     let parsed = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
         Ok(None) => return Ok(Handled::Ignored),
         Ok(Some(c)) => Ok(c),
@@ -54,7 +54,7 @@ pub async fn handle(
         }
         Err(CommandFailure::GitHub(err)) => return Err(err.into()),
         Err(CommandFailure::Internal(why)) => {
-            tracing::error!(repo = %ctx.repo, pr = number, why, "command failed inside the app; nothing was written");
+            tracing::error!(repo = %ctx.repo, pr = number.0, why, "command failed inside the app; nothing was written");
             return Err(HandlerError::Internal(why));
         }
     }
@@ -76,7 +76,7 @@ async fn run(
     actor: &Login,
     pull: &Pull,
 ) -> Result<Answered, CommandFailure> {
-    let number = e.issue.number;
+    let number = pull.number;
     if let ParsedCommand::Help = command {
         let text = reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table()));
         reply::answer_once(ctx, number, &pull.head_sha, e.comment.id, async {
@@ -123,7 +123,7 @@ async fn run(
             return Ok(Answered::Reacted);
         }
         ParsedCommand::Gate => {
-            let state = store::load(ctx, PrNumber(number), None).await?;
+            let state = store::load(ctx, number, None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
             let target = views::Target {
                 pull,
@@ -148,12 +148,12 @@ async fn run(
 async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
     let (runs, loaded) = futures::try_join!(
         ctx.seen.head_runs(&ctx.api, &ctx.repo, &pull.head_sha),
-        store::load(ctx, PrNumber(pull.number), None),
+        store::load(ctx, pull.number, None),
     )?;
     let slug = app.bot_slug(ctx).await?;
     let check_name = ctx.check_name();
     let named = views::our_named_commit(&runs, check_name, slug);
-    let (state, _) = store::verified(ctx, PrNumber(pull.number), loaded, named.as_ref()).await?;
+    let (state, _) = store::verified(ctx, pull.number, loaded, named.as_ref()).await?;
     let damage = match &state {
         Err(why) => Some(why.clone()),
         Ok(s) => match &s.record {
@@ -244,10 +244,10 @@ async fn commit(
     ctx: &Ctx,
     pull: &Pull,
     decision: CommandDecision,
-    comment: u64,
+    comment: CommentId,
     dispatch: bool,
 ) -> Result<Answered, CommandFailure> {
-    let pr = PrNumber(pull.number);
+    let pr = pull.number;
     // Our run on the head names the newest records commit GitHub has seen: nothing is
     // written on a branch that no longer contains it. The listing serves the views too.
     let runs = ctx

@@ -24,7 +24,7 @@ use crate::engine::transition::{self as t, DispatchDecision};
 use crate::github::api::status_error;
 use crate::github::rest::Pull;
 use crate::github::{Call, GitHubError};
-use crate::ids::{Artifact, CommitSha, Login, PrNumber};
+use crate::ids::{Artifact, CommitSha, Login};
 
 pub const POST_DISPATCH: &str = "POST /repos/{owner}/{repo}/dispatches";
 
@@ -128,7 +128,7 @@ pub async fn after_gate(
         }
     }
     let view = ctx.view();
-    let pr = PrNumber(pull.number);
+    let pr = pull.number;
     let message = format!(
         "Dispatch the auditor for run {} of {} on {}",
         record.runs_used() + 1,

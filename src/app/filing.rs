@@ -5,7 +5,7 @@
 use crate::app::context::Ctx;
 use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::{AuditId, FindingId};
+use crate::ids::{AuditId, CommitSha, FindingId, IssueNumber, PrNumber};
 
 /// The issue a `file` disposition of `finding` (of run `run` of `record`) opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,9 +16,9 @@ pub struct IssueToFile {
     /// The finding's claim, for the title.
     pub summary: String,
     pub note: String,
-    pub pull: u64,
+    pub pull: PrNumber,
     /// A commit of the repository for the claim ref (the PR's head).
-    pub anchor: String,
+    pub anchor: CommitSha,
 }
 
 impl IssueToFile {
@@ -30,7 +30,7 @@ impl IssueToFile {
 
 /// Opens the issue, or finds the one an earlier attempt opened. `None` when every claim is
 /// taken and the issue has not appeared: it is left to a redelivery.
-pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<u64>, GitHubError> {
+pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<IssueNumber>, GitHubError> {
     let IssueToFile {
         record,
         run,
@@ -48,7 +48,7 @@ pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<u64>, GitHub
     // The marker names the finding of its run, so a redelivery finds the issue it opened.
     let marker = format!("<!-- auditloop:filed:{record}:run-{run}:{finding} -->");
     let body = format!(
-        "Filed from pull request #{pull} by a `file` disposition of {finding} ({record}).\n\n{}\n\n{marker}",
+        "Filed from pull request {pull} by a `file` disposition of {finding} ({record}).\n\n{}\n\n{marker}",
         crate::engine::views::escape::block(note),
     );
     // Found by its marker on a redelivery; opened by one process when replicas race.

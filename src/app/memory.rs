@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use crate::engine::policy::Permission;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CommitSha, PrNumber, RepoName};
+use crate::ids::{CheckRunId, CommitSha, PrNumber, RepoName};
 use crate::locks::{KeyGuard, KeyedLocks};
 use crate::records::RecordsCache;
 
@@ -25,22 +25,22 @@ pub struct Memory {
     turns: KeyedLocks,
     /// The head each pull request had when last read, to list its check runs while the
     /// pull request itself is read again (a wrong guess costs a second listing).
-    heads: Mutex<HashMap<String, String>>,
+    heads: Mutex<HashMap<String, CommitSha>>,
 }
 
 /// A check run of ours: its id and the records commit it was computed from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OurRun {
-    pub id: u64,
-    pub records: Option<String>,
+    pub id: CheckRunId,
+    pub records: Option<CommitSha>,
 }
 
-fn run_key(repo: &RepoName, head: &str, name: &str) -> String {
+fn run_key(repo: &RepoName, head: &CommitSha, name: &str) -> String {
     format!("{}\n{head}\n{name}", repo.as_str().to_ascii_lowercase())
 }
 
 impl Memory {
-    pub fn run_of(&self, repo: &RepoName, head: &str, name: &str) -> Option<OurRun> {
+    pub fn run_of(&self, repo: &RepoName, head: &CommitSha, name: &str) -> Option<OurRun> {
         let runs = self
             .runs
             .lock()
@@ -48,7 +48,7 @@ impl Memory {
         runs.get(&run_key(repo, head, name)).cloned()
     }
 
-    pub fn remember_run(&self, repo: &RepoName, head: &str, name: &str, run: OurRun) {
+    pub fn remember_run(&self, repo: &RepoName, head: &CommitSha, name: &str, run: OurRun) {
         let mut runs = self
             .runs
             .lock()
@@ -70,7 +70,7 @@ impl Memory {
         self.turns.lock_noting_wait(&key).await
     }
 
-    pub fn head_of(&self, repo: &RepoName, pr: u64) -> Option<String> {
+    pub fn head_of(&self, repo: &RepoName, pr: PrNumber) -> Option<CommitSha> {
         let heads = self
             .heads
             .lock()
@@ -78,7 +78,7 @@ impl Memory {
         heads.get(&head_key(repo, pr)).cloned()
     }
 
-    pub fn remember_head(&self, repo: &RepoName, pr: u64, head: &str) {
+    pub fn remember_head(&self, repo: &RepoName, pr: PrNumber, head: &CommitSha) {
         let mut heads = self
             .heads
             .lock()
@@ -86,12 +86,12 @@ impl Memory {
         if heads.len() >= MAX_RUN_IDS {
             heads.clear();
         }
-        heads.insert(head_key(repo, pr), head.to_owned());
+        heads.insert(head_key(repo, pr), head.clone());
     }
 }
 
-fn head_key(repo: &RepoName, pr: u64) -> String {
-    format!("{}\n{pr}", repo.as_str().to_ascii_lowercase())
+fn head_key(repo: &RepoName, pr: PrNumber) -> String {
+    format!("{}\n{}", repo.as_str().to_ascii_lowercase(), pr.0)
 }
 
 /// The reads one delivery made, reused by its later steps.
@@ -99,10 +99,10 @@ fn head_key(repo: &RepoName, pr: u64) -> String {
 pub struct Seen {
     /// The records branch and where its ref was (`None`: absent).
     records: Mutex<Option<(String, Option<CommitSha>)>>,
-    pulls: Mutex<HashMap<u64, Pull>>,
+    pulls: Mutex<HashMap<PrNumber, Pull>>,
     permissions: Mutex<HashMap<String, Permission>>,
     /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
-    early_runs: Mutex<Vec<(String, Vec<CheckRunInfo>)>>,
+    early_runs: Mutex<Vec<(CommitSha, Vec<CheckRunInfo>)>>,
 }
 
 impl Seen {
@@ -134,7 +134,12 @@ impl Seen {
     }
 
     /// The pull request as read earlier in this delivery, or read now.
-    pub async fn pull(&self, api: &Api, repo: &RepoName, number: u64) -> Result<Pull, GitHubError> {
+    pub async fn pull(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Pull, GitHubError> {
         let known = self
             .pulls
             .lock()
@@ -144,7 +149,7 @@ impl Seen {
         if let Some(pull) = known {
             return Ok(pull);
         }
-        let pull = rest::get_pull(api, repo, PrNumber(number)).await?;
+        let pull = rest::get_pull(api, repo, number).await?;
         self.pulls
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -157,13 +162,13 @@ impl Seen {
         &self,
         api: &Api,
         repo: &RepoName,
-        head: &str,
+        head: &CommitSha,
     ) -> Result<(), GitHubError> {
         let runs = rest::check_runs(api, repo, head).await?;
         self.early_runs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((head.to_owned(), runs));
+            .push((head.clone(), runs));
         Ok(())
     }
 
@@ -173,7 +178,7 @@ impl Seen {
         &self,
         api: &Api,
         repo: &RepoName,
-        head: &str,
+        head: &CommitSha,
     ) -> Result<Vec<CheckRunInfo>, GitHubError> {
         let early = {
             let mut early = self

@@ -18,9 +18,9 @@ pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
         Event::PullRequest(e) => {
             // The new head for its check run; before a push, the old one too, whose run
             // names the records commit a rebind must extend.
-            let heads: Vec<&String> = std::iter::once(&e.pull_request.head.sha)
+            let heads: Vec<CommitSha> = std::iter::once(&e.pull_request.head.sha)
                 .chain(e.before.as_ref())
-                .filter(|h| CommitSha::new((*h).clone()).is_ok())
+                .filter_map(|h| CommitSha::new(h.clone()).ok())
                 .collect();
             let runs = futures::future::try_join_all(
                 heads
@@ -28,11 +28,15 @@ pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
                     .map(|h| ctx.seen.list_runs_early(&ctx.api, &ctx.repo, h)),
             );
             futures::try_join!(
-                async { store::load(ctx, PrNumber(e.number), None).await.map(drop) },
+                async { store::load(ctx, e.number, None).await.map(drop) },
                 runs
             )?;
-            ctx.memory
-                .remember_head(&ctx.repo, e.number, &e.pull_request.head.sha);
+            if let Some(head) = heads
+                .first()
+                .filter(|h| h.as_str() == e.pull_request.head.sha)
+            {
+                ctx.memory.remember_head(&ctx.repo, e.number, head);
+            }
             Ok(())
         }
         Event::IssueComment(e) => comment_reads(ctx, e).await,
@@ -41,7 +45,7 @@ pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
 }
 
 async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubError> {
-    let number = e.issue.number;
+    let number = PrNumber(e.issue.number);
     // Every answer is anchored at the PR's head (the claim that keeps a reply single), so a
     // refusal or `help` needs the pull request and nothing else.
     let command = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
@@ -77,11 +81,7 @@ async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubErr
     };
     let (pull, ..) = futures::try_join!(
         ctx.seen.pull(&ctx.api, &ctx.repo, number),
-        async {
-            store::load(ctx, PrNumber(number), named.as_ref())
-                .await
-                .map(drop)
-        },
+        async { store::load(ctx, number, named.as_ref()).await.map(drop) },
         permission,
         runs,
     )?;

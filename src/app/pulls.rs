@@ -11,7 +11,7 @@ use crate::engine::views::{sections, sections_tampered};
 use crate::events::{PullRequestAction, PullRequestEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::{Artifact, CommitSha, Login, PrNumber};
+use crate::ids::{Artifact, CommitSha, Login};
 use crate::records::Change;
 use crate::server::Handled;
 
@@ -34,24 +34,24 @@ pub async fn handle(
         A::Edited => RunMode::Update,
         A::Closed | A::Other => return Ok(Handled::Ignored),
     };
+    // The head goes into REST paths: a payload whose head is not a SHA is not acted on.
+    let Ok(head_sha) = CommitSha::new(e.pull_request.head.sha.clone()) else {
+        tracing::warn!(
+            pr = e.number.0,
+            "pull request event whose head is not a commit SHA; ignored"
+        );
+        return Ok(Handled::Ignored);
+    };
     let pull = Pull {
         number: e.number,
         open: e.pull_request.state == "open",
         merged: e.pull_request.merged.unwrap_or(false),
         body: e.pull_request.body.clone().unwrap_or_default(),
         author: e.pull_request.user.login.clone(),
-        head_sha: e.pull_request.head.sha.clone(),
+        head_sha,
         base_ref: e.pull_request.base.name.clone(),
     };
-    // The head goes into REST paths: a payload whose head is not a SHA is not acted on.
-    if CommitSha::new(pull.head_sha.clone()).is_err() {
-        tracing::warn!(
-            pr = e.number,
-            "pull request event whose head is not a commit SHA; ignored"
-        );
-        return Ok(Handled::Ignored);
-    }
-    let pr = PrNumber(e.number);
+    let pr = e.number;
     let mut state = store::load(ctx, pr, None).await?;
     let mut commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let enabled = ctx
@@ -74,7 +74,7 @@ pub async fn handle(
                     // Not a command anyone typed, so nothing is answered on the PR: the
                     // refusal is logged, and the gate judges the record on its old candidate.
                     if let Some(why) = refused {
-                        tracing::warn!(repo = %ctx.repo, pr = pull.number, ?cause, rule = why.rule(), %why, "the record was not rebound to the new head");
+                        tracing::warn!(repo = %ctx.repo, pr = pull.number.0, ?cause, rule = why.rule(), %why, "the record was not rebound to the new head");
                     }
                     state = Ok(*s);
                     commit = c;
@@ -83,7 +83,7 @@ pub async fn handle(
                 // The new head's run keeps naming the newest commit, so the rewind stays
                 // visible there; the log says which delivery met it.
                 Rebound::Damaged(why) => {
-                    tracing::warn!(repo = %ctx.repo, pr = pull.number, ?cause, why, "records damaged; the record was not rebound");
+                    tracing::warn!(repo = %ctx.repo, pr = pull.number.0, ?cause, why, "records damaged; the record was not rebound");
                     state = Err(why);
                     commit = named;
                 }
@@ -147,11 +147,7 @@ async fn named_on_candidate(
     };
     let runs = ctx
         .seen
-        .head_runs(
-            &ctx.api,
-            &ctx.repo,
-            record.candidate_artifact.sha().as_str(),
-        )
+        .head_runs(&ctx.api, &ctx.repo, record.candidate_artifact.sha())
         .await?;
     let slug = app.bot_slug(ctx).await?;
     let check_name = ctx.check_name();
@@ -174,63 +170,54 @@ async fn rebind(
     sender: &str,
     must_contain: Option<&CommitSha>,
 ) -> Result<Rebound, GitHubError> {
-    let (Ok(sha), Ok(actor)) = (
-        CommitSha::new(pull.head_sha.clone()),
-        Login::new(sender.to_owned()),
-    ) else {
+    let Ok(actor) = Login::new(sender.to_owned()) else {
         return Ok(Rebound::Unchanged);
     };
+    let sha = pull.head_sha.clone();
     let event = ctx.event(&actor, None);
     let view = ctx.view();
     let delivery = ctx.delivery.clone();
     let number = pull.number;
     let message = format!(
-        "Rebind the record of #{number} to {} ({cause:?}) after {sender}'s change",
-        &pull.head_sha[..7.min(pull.head_sha.len())]
+        "Rebind the record of {number} to {} ({cause:?}) after {sender}'s change",
+        pull.head_sha.short()
     );
     // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
     // reported after the loop.
     let refused = std::sync::Mutex::new(None);
-    let outcome = store::apply::<()>(
-        ctx,
-        PrNumber(number),
-        None,
-        must_contain,
-        &message,
-        |state| {
-            let record = match &state.record {
-                Some(Ok(r)) => r,
-                Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
-                None => return Ok(Change::default()),
-            };
-            if has_delivery(record, &delivery) {
-                return Err(Stop::AlreadyApplied);
+    let outcome = store::apply::<()>(ctx, number, None, must_contain, &message, |state| {
+        let record = match &state.record {
+            Some(Ok(r)) => r,
+            Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
+            None => return Ok(Change::default()),
+        };
+        if has_delivery(record, &delivery) {
+            return Err(Stop::AlreadyApplied);
+        }
+        // A reopened PR whose head is still the candidate has nothing to rebind.
+        if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
+            return Ok(Change::default());
+        }
+        let input = BaselineInput {
+            cause,
+            pull_request: number,
+            head: Artifact::commit(sha.clone()),
+            covered_tasks: None,
+            evidence: None,
+        };
+        let mut refused = refused
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *refused = None;
+        match t::baseline(record, input, &event) {
+            Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
+            Ok(None) => Ok(Change::default()),
+            Err(why) => {
+                *refused = Some(why);
+                Ok(Change::default())
             }
-            // A reopened PR whose head is still the candidate has nothing to rebind.
-            if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
-                return Ok(Change::default());
-            }
-            let input = BaselineInput {
-                cause,
-                pull_request: PrNumber(number),
-                head: Artifact::commit(sha.clone()),
-                covered_tasks: None,
-                evidence: None,
-            };
-            let mut refused = refused
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            *refused = None;
-            match t::baseline(record, input, &event) {
-                Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
-                Ok(None) => Ok(Change::default()),
-                Err(why) => {
-                    *refused = Some(why);
-                    Ok(Change::default())
-                }
-            }
-        },
-    )
+        }
+    })
     .await?;
     let refused = refused
         .into_inner()

@@ -267,7 +267,7 @@ impl Sweep<'_> {
             memory: self.app.memory.clone(),
             seen: crate::app::memory::Seen::default(),
         };
-        let open: Vec<PrNumber> = pulls.iter().map(|p| PrNumber(p.number)).collect();
+        let open: Vec<PrNumber> = pulls.iter().map(|p| p.number).collect();
         let wanted = records::PerRound(|files: &records::Files| {
             let paths: Vec<String> = state::index_of(files)
                 .map(|index| {
@@ -293,7 +293,7 @@ impl Sweep<'_> {
             if self.spent() {
                 break;
             }
-            let state = state::state_of(&snapshot, PrNumber(pull.number), None);
+            let state = state::state_of(&snapshot, pull.number, None);
             let Ok(State {
                 record: Some(Ok(record)),
                 ..
@@ -324,10 +324,10 @@ impl Sweep<'_> {
                 checked: false,
             };
             views::refresh(self.app, &ctx, target, mode, body_behind).await?;
-            tracing::info!(repo = %ctx.repo, pr = pull.number, run_behind, body_behind, "reconcile: views republished");
+            tracing::info!(repo = %ctx.repo, pr = pull.number.0, run_behind, body_behind, "reconcile: views republished");
             self.report
                 .republished
-                .push(format!("{}#{}", ctx.repo, pull.number));
+                .push(format!("{}{}", ctx.repo, pull.number));
         }
         Ok(())
     }

@@ -8,6 +8,7 @@ use crate::app::context::Ctx;
 use crate::engine::views::reply::{delivery_marker, refused};
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
+use crate::ids::{CommentId, CommitSha, PrNumber};
 
 /// What was wrong and how to put it right.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,25 +36,30 @@ impl From<crate::engine::transition::Refusal> for Refused {
 }
 
 /// Whether a reply for this delivery is on the issue already (a redelivery).
-async fn replied(ctx: &Ctx, issue: u64, marker: &str) -> Result<bool, GitHubError> {
+async fn replied(ctx: &Ctx, pr: PrNumber, marker: &str) -> Result<bool, GitHubError> {
     // GitHub redelivers for 3 days: a reply for this delivery can only be that recent.
     let since = ctx.now - chrono::Duration::days(3);
-    let existing = rest::comments_since(&ctx.api, &ctx.repo, issue, since).await?;
+    let existing = rest::comments_since(&ctx.api, &ctx.repo, pr, since).await?;
     Ok(existing.iter().any(|(_, b)| b.contains(marker)))
 }
 
 /// Posts `body` once: not when a reply for this delivery is already there (a redelivery),
 /// and by one process only when several handle the delivery at once (see
 /// [`crate::app::claim`]). `anchor` is a commit of the repository (the PR's head).
-pub async fn post_once(ctx: &Ctx, issue: u64, anchor: &str, body: &str) -> Result<(), GitHubError> {
+pub async fn post_once(
+    ctx: &Ctx,
+    pr: PrNumber,
+    anchor: &CommitSha,
+    body: &str,
+) -> Result<(), GitHubError> {
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
     claim::once(
         ctx,
-        &format!("reply-{issue}"),
+        &format!("reply-{}", pr.0),
         anchor,
-        || replied(ctx, issue, &marker),
+        || replied(ctx, pr, &marker),
         || async {
-            rest::create_comment(&ctx.api, &ctx.repo, issue, body).await?;
+            rest::create_comment(&ctx.api, &ctx.repo, pr, body).await?;
             Ok(())
         },
     )
@@ -67,9 +73,9 @@ pub async fn post_once(ctx: &Ctx, issue: u64, anchor: &str, body: &str) -> Resul
 /// may have posted it, so it is looked for first.
 pub async fn answer_once(
     ctx: &Ctx,
-    issue: u64,
-    anchor: &str,
-    comment: u64,
+    pr: PrNumber,
+    anchor: &CommitSha,
+    comment: CommentId,
     body: impl Future<Output = Result<String, GitHubError>>,
 ) -> Result<(), GitHubError> {
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
@@ -80,22 +86,27 @@ pub async fn answer_once(
     };
     claim::claimed_while(
         ctx,
-        &format!("reply-{issue}"),
+        &format!("reply-{}", pr.0),
         anchor,
         ready,
-        || replied(ctx, issue, &marker),
+        || replied(ctx, pr, &marker),
         |body: String| async move {
-            rest::create_comment(&ctx.api, &ctx.repo, issue, &body).await?;
+            rest::create_comment(&ctx.api, &ctx.repo, pr, &body).await?;
             Ok(())
         },
     )
     .await
 }
 
-pub async fn refuse(ctx: &Ctx, issue: u64, anchor: &str, why: &Refused) -> Result<(), GitHubError> {
+pub async fn refuse(
+    ctx: &Ctx,
+    pr: PrNumber,
+    anchor: &CommitSha,
+    why: &Refused,
+) -> Result<(), GitHubError> {
     post_once(
         ctx,
-        issue,
+        pr,
         anchor,
         &refused(&why.what, &why.fix, ctx.delivery.as_str_lossy()),
     )
@@ -123,6 +134,6 @@ pub fn with_marker(ctx: &Ctx, text: &str) -> String {
 
 /// GitHub keeps one reaction per user and content: a repeat answers 200 with the reaction
 /// that exists, so replicas reacting at once never double it.
-pub async fn carried_out(ctx: &Ctx, comment: u64) -> Result<(), GitHubError> {
+pub async fn carried_out(ctx: &Ctx, comment: CommentId) -> Result<(), GitHubError> {
     rest::react(&ctx.api, &ctx.repo, comment, "+1").await
 }

@@ -63,6 +63,9 @@ pub fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Optio
         })
         .map(|r| OurRun {
             id: r.id,
-            records: r.external_id.clone(),
+            records: r
+                .external_id
+                .as_deref()
+                .and_then(|s| CommitSha::new(s).ok()),
         })
 }

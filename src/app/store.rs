@@ -114,7 +114,7 @@ pub fn named_records_commit(
 /// commit it was computed from, recreates the branch there (CONTRACT §7): a lost branch
 /// never restarts the history at `AUD-1`. `false` when there is nothing to recover from.
 async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
-    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, pr.0).await?;
+    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, pr).await?;
     let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
     let Some(sha) = named_records_commit(&runs, &ctx.settings().check_name, None) else {
         return Ok(false);

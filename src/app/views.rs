@@ -20,7 +20,7 @@ use crate::github::rest::{
     self, CheckRunAction, CheckRunAnnotation, CheckRunBody, CheckRunInfo, CheckRunOutput, Pull,
 };
 use crate::github::GitHubError;
-use crate::ids::{CommitSha, PrNumber};
+use crate::ids::{CheckRunId, CommitSha};
 
 /// Whether the check run is created anew (new head, accepted report, re-requested) or the
 /// current one updated (GitHub appends annotations on every update, so updates carry none).
@@ -124,7 +124,7 @@ pub async fn refresh_with(
     let bot_slug = app.bot_slug(ctx).await?;
     let check_name = ctx.settings().check_name.clone();
     let record = record_of(state).ok().flatten();
-    let head = pull.head_sha.as_str();
+    let head = &pull.head_sha;
     // Our run on the head as this process last made it, for when the listing does not show
     // it yet, so that an update finds it and a redelivered create finds the run it made.
     let known_run = ctx.memory.run_of(&ctx.repo, head, &check_name);
@@ -160,7 +160,7 @@ pub async fn refresh_with(
         let fresh = match (wants_body, listed) {
             (false, _) => None,
             (true, Some(p)) => Some(p),
-            (true, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, PrNumber(pull.number)).await?),
+            (true, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?),
         };
         Ok::<_, GitHubError>((sharing, fresh))
     };
@@ -170,12 +170,11 @@ pub async fn refresh_with(
     let (checked, lineage) = if already_checked {
         (state.clone(), Lineage::Current)
     } else {
-        crate::app::store::verified(ctx, PrNumber(pull.number), state.clone(), named.as_ref())
-            .await?
+        crate::app::store::verified(ctx, pull.number, state.clone(), named.as_ref()).await?
     };
     if lineage == Lineage::Stale {
         tracing::info!(
-            pr = pull.number,
+            pr = pull.number.0,
             "a newer view stands; this one is not published"
         );
         return Ok(());
@@ -186,7 +185,7 @@ pub async fn refresh_with(
     if let (Some(fresh), Ok(s)) = (&fresh, &checked) {
         if crate::app::body::overtaken(ctx, s, &fresh.body, named.as_ref()).await? {
             tracing::info!(
-                pr = pull.number,
+                pr = pull.number.0,
                 "a newer body stands; this view is not published"
             );
             return Ok(());
@@ -225,11 +224,11 @@ pub async fn refresh_with(
         .filter(|p| p.number != pull.number)
         .collect();
     if let (Some(own), false) = (&gate, others.is_empty()) {
-        let mut results = vec![(PrNumber(pull.number), own.clone())];
+        let mut results = vec![(pull.number, own.clone())];
         for other in others {
-            let other_state = crate::app::store::load(ctx, PrNumber(other.number), None).await?;
+            let other_state = crate::app::store::load(ctx, other.number, None).await?;
             if let Some(g) = gate_for(ctx, operator_min, other, &other_state, &checks) {
-                results.push((PrNumber(other.number), g));
+                results.push((other.number, g));
             }
         }
         gate = Some(combine(&results));
@@ -313,7 +312,7 @@ pub async fn refresh_with(
     };
     let body = async {
         match &new_body {
-            Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, PrNumber(pull.number), b).await,
+            Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
             None => Ok(()),
         }
     };
@@ -342,7 +341,7 @@ const RERUN: &[CheckRunAction<'static>] = &[CheckRunAction {
 /// `ours`.
 pub struct Publish<'a> {
     pub check_name: &'a str,
-    pub head: &'a str,
+    pub head: &'a CommitSha,
     pub ours: Option<OurRun>,
     pub records_commit: Option<&'a CommitSha>,
     pub mode: RunMode,
@@ -374,15 +373,15 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
     };
     // A run already made from this very records commit is this view: a create whose
     // answer was lost, then redelivered, must not leave a second run on the head.
-    let same_records = |r: &OurRun| r.records.as_deref() == records_commit.map(CommitSha::as_str);
+    let same_records = |r: &OurRun| r.records.as_ref() == records_commit;
     let mode = match (mode, &ours) {
         (RunMode::Create, Some(r)) if same_records(r) => RunMode::Update,
         _ => mode,
     };
-    let remember = |id: u64| {
+    let remember = |id: CheckRunId| {
         let run = OurRun {
             id,
-            records: records_commit.map(|c| c.as_str().to_owned()),
+            records: records_commit.cloned(),
         };
         ctx.memory.remember_run(&ctx.repo, head, check_name, run);
     };

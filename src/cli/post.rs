@@ -10,6 +10,7 @@ use anyhow::{anyhow, bail};
 use super::remote::{load, run_async, RemoteArgs};
 use crate::engine::report::parse_report;
 use crate::github::rest;
+use crate::ids::PrNumber;
 
 /// GitHub refuses a comment longer than this (CONTRACT §5.1).
 pub const COMMENT_LIMIT: usize = 65_536;
@@ -63,7 +64,7 @@ pub fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
                 ));
             }
         }
-        let id = rest::create_comment(&api, &args.remote.repo, args.remote.pr, &body)
+        let id = rest::create_comment(&api, &args.remote.repo, PrNumber(args.remote.pr), &body)
             .await
             .map_err(|e| anyhow!("posting the report: {e}"))?;
         Ok(format!(

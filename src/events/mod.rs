@@ -4,6 +4,8 @@ mod payload;
 
 pub use payload::*;
 
+use crate::ids::PrNumber;
+
 /// A parsed delivery body. Events auditloop does not handle keep only their name.
 #[derive(Debug, Clone)]
 pub enum Event {
@@ -98,10 +100,14 @@ impl Event {
 
     /// The pull request a delivery is about, when the payload names one.
     #[must_use]
-    pub fn pull_number(&self) -> Option<u64> {
+    pub fn pull_number(&self) -> Option<PrNumber> {
         match self {
             Event::PullRequest(e) => Some(e.number),
-            Event::IssueComment(e) => e.issue.pull_request.as_ref().map(|_| e.issue.number),
+            Event::IssueComment(e) => e
+                .issue
+                .pull_request
+                .as_ref()
+                .map(|_| PrNumber(e.issue.number)),
             Event::CheckRun(e) => e.check_run.pull_requests.first().map(|p| p.number),
             Event::CheckSuite(e) => e.check_suite.pull_requests.first().map(|p| p.number),
             Event::MergeGroup(e) => e.merge_group.queued_pull(),
@@ -119,7 +125,7 @@ impl Event {
             return String::new();
         };
         match self.pull_number() {
-            Some(n) => format!("{}#{n}", repo.to_ascii_lowercase()),
+            Some(n) => format!("{}#{}", repo.to_ascii_lowercase(), n.0),
             None => repo.to_ascii_lowercase(),
         }
     }

@@ -4,6 +4,8 @@
 
 use serde::Deserialize;
 
+use crate::ids::{CheckRunId, CommentId, PrNumber};
+
 #[derive(Debug, Clone, Deserialize)]
 pub struct Repository {
     pub full_name: String,
@@ -35,7 +37,7 @@ pub struct GitRef {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PullRequest {
-    pub number: u64,
+    pub number: PrNumber,
     pub state: String,
     #[serde(default)]
     pub body: Option<String>,
@@ -81,7 +83,7 @@ pub struct PullRequestChanges {
 #[derive(Debug, Clone, Deserialize)]
 pub struct PullRequestEvent {
     pub action: PullRequestAction,
-    pub number: u64,
+    pub number: PrNumber,
     /// The head before a push (`synchronize` only).
     #[serde(default)]
     pub before: Option<String>,
@@ -117,7 +119,7 @@ pub struct Issue {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct Comment {
-    pub id: u64,
+    pub id: CommentId,
     #[serde(default)]
     pub body: Option<String>,
     pub user: Account,
@@ -157,12 +159,12 @@ pub struct App {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PullRequestRef {
-    pub number: u64,
+    pub number: PrNumber,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckRun {
-    pub id: u64,
+    pub id: CheckRunId,
     pub name: String,
     pub head_sha: String,
     #[serde(default)]
@@ -263,10 +265,10 @@ pub struct InstallationEvent {
 impl MergeGroup {
     /// The PR number in `gh-readonly-queue/<base>/pr-<N>-<sha>`.
     #[must_use]
-    pub fn queued_pull(&self) -> Option<u64> {
+    pub fn queued_pull(&self) -> Option<PrNumber> {
         let last = self.head_ref.rsplit('/').next()?;
         let rest = last.strip_prefix("pr-")?;
         let (number, _sha) = rest.split_once('-')?;
-        number.parse().ok()
+        number.parse().ok().map(PrNumber)
     }
 }

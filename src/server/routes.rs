@@ -116,7 +116,7 @@ async fn webhook(State(state): State<AppState>, delivery: Delivery) -> Response 
         event = delivery.event.name(),
         action = delivery.event.action().as_deref().unwrap_or(""),
         repo = delivery.event.repository().unwrap_or(""),
-        pr = delivery.event.pull_number(),
+        pr = delivery.event.pull_number().map(|n| n.0),
     );
     handle(state, delivery).instrument(span).await
 }

@@ -5,7 +5,7 @@ use crate::views_support;
 
 use auditloop::engine::record::*;
 use auditloop::engine::report::{Severity, Verdict};
-use auditloop::ids::{FindingId, LimitationId};
+use auditloop::ids::{FindingId, IssueNumber, LimitationId};
 use views_support::*;
 
 fn fid(s: &str) -> FindingId {
@@ -213,7 +213,10 @@ fn dispositions_in_force_keep_the_last_per_finding() {
         ]
     );
     let latest = r.latest_dispositions();
-    assert_eq!(latest.get(&fid("A-01")).and_then(|d| d.issue), Some(9));
+    assert_eq!(
+        latest.get(&fid("A-01")).and_then(|d| d.issue),
+        Some(IssueNumber(9))
+    );
 }
 
 fn veto(k: &str, from: u32, reason: &str) -> EventKind {

@@ -5,7 +5,7 @@ use crate::record_support;
 use auditloop::engine::record::{DispositionKind, EventKind, WaiverBasis};
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition;
-use auditloop::ids::FindingId;
+use auditloop::ids::{FindingId, IssueNumber};
 use record_support::*;
 
 fn with_findings(fx: &mut Fx) {
@@ -156,15 +156,24 @@ fn dispose_rules() {
         dispose(&mut fx, "A-02", DispositionKind::File, None),
         "issue-required",
     );
-    dispose(&mut fx, "A-02", DispositionKind::File, Some(77)).unwrap();
+    dispose(
+        &mut fx,
+        "A-02",
+        DispositionKind::File,
+        Some(IssueNumber(77)),
+    )
+    .unwrap();
     let d = fx.record.latest_dispositions();
-    assert_eq!(d.get(&fid("A-02")).and_then(|d| d.issue), Some(77));
+    assert_eq!(
+        d.get(&fid("A-02")).and_then(|d| d.issue),
+        Some(IssueNumber(77))
+    );
     assert_rule(
         dispose(&mut fx, "A-02", DispositionKind::Fix, None),
         "already-disposed",
     );
     dispose(&mut fx, "A-03", DispositionKind::FollowUp, None).unwrap();
-    dispose(&mut fx, "A-01", DispositionKind::Fix, Some(5)).unwrap();
+    dispose(&mut fx, "A-01", DispositionKind::Fix, Some(IssueNumber(5))).unwrap();
     let d = fx.record.latest_dispositions();
     assert_eq!(d.len(), 3);
     assert_eq!(d.get(&fid("A-01")).and_then(|d| d.issue), None);

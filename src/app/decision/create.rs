@@ -31,7 +31,7 @@ pub(super) fn decide(
         } => {
             let input = t::CreateInput {
                 repository: ctx.repo.clone(),
-                pull_request: PrNumber(pull.number),
+                pull_request: pull.number,
                 work_unit,
                 goal,
                 completion_oracle: oracle,
@@ -54,7 +54,7 @@ pub(super) fn decide(
     }
 }
 
-fn new_record(made: Made, input: t::CreateInput, number: u64) -> CommandDecision {
+fn new_record(made: Made, input: t::CreateInput, number: PrNumber) -> CommandDecision {
     let Made {
         event,
         view,
@@ -65,7 +65,7 @@ fn new_record(made: Made, input: t::CreateInput, number: u64) -> CommandDecision
     } = made;
     CommandDecision {
         named: None,
-        message: format!("Create the audit record for #{number} {by}"),
+        message: format!("Create the audit record for {number} {by}"),
         new_run: false,
         decide: Arc::new(move |state: &State, _: &Facts| {
             if let Some(Ok(record)) = &state.record {
@@ -82,7 +82,7 @@ fn new_record(made: Made, input: t::CreateInput, number: u64) -> CommandDecision
 
 /// The record named by id moves onto this PR; whether its source PR was closed unmerged
 /// is asked of GitHub only once the records allow the adoption.
-fn adopt(made: Made, audit_id: AuditId, number: u64) -> CommandDecision {
+fn adopt(made: Made, audit_id: AuditId, number: PrNumber) -> CommandDecision {
     let Made {
         event,
         view,
@@ -93,7 +93,7 @@ fn adopt(made: Made, audit_id: AuditId, number: u64) -> CommandDecision {
     } = made;
     CommandDecision {
         named: Some(audit_id.clone()),
-        message: format!("Adopt {audit_id} onto #{number} {by}"),
+        message: format!("Adopt {audit_id} onto {number} {by}"),
         new_run: false,
         decide: Arc::new(move |state: &State, facts: &Facts| -> Result<_, Halt> {
             let record = match &state.named {
@@ -109,19 +109,19 @@ fn adopt(made: Made, audit_id: AuditId, number: u64) -> CommandDecision {
             };
             if state.record.is_some() {
                 return Err(Stop::Refused(Refused::new(
-                    format!("#{number} already has an audit record"),
+                    format!("{number} already has an audit record"),
                     "use `/audit baseline` on this pull request instead",
                 )));
             }
             let source = record.pull_request;
-            let closed_unmerged = if source.0 == number {
+            let closed_unmerged = if source == number {
                 false
             } else {
                 let p = facts.pull(source)?;
                 !p.open && !p.merged
             };
             let input = t::AdoptInput {
-                pull_request: PrNumber(number),
+                pull_request: number,
                 head: head.clone(),
                 source_closed_unmerged: closed_unmerged,
                 covered_tasks: None,

@@ -28,7 +28,7 @@ use crate::engine::transition as t;
 use crate::events::IssueCommentEvent;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
-use crate::ids::{Artifact, AuditId, CommitSha, DeliveryId, Login, PrNumber};
+use crate::ids::{Artifact, AuditId, CommitSha, DeliveryId, IssueNumber, Login, PrNumber};
 use crate::records::Change;
 
 pub use report::decision_number;
@@ -65,7 +65,7 @@ pub struct Facts {
     pulls: HashMap<PrNumber, Pull>,
     decisions: Option<BTreeSet<u32>>,
     /// The issue number per [`IssueToFile::key`]; `None`: left to a redelivery.
-    issues: HashMap<String, Option<u64>>,
+    issues: HashMap<String, Option<IssueNumber>>,
 }
 
 impl Facts {
@@ -81,7 +81,7 @@ impl Facts {
             .ok_or(Stop::Needs(Need::DecisionRecords))
     }
 
-    pub fn issue(&self, wanted: IssueToFile) -> Result<Option<u64>, Halt> {
+    pub fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
         match self.issues.get(&wanted.key()) {
             Some(n) => Ok(*n),
             None => Err(Stop::Needs(Need::Issue(Box::new(wanted)))),
@@ -99,7 +99,7 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
     };
     match need {
         Need::Pull(number) => {
-            let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number.0).await?;
+            let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
             lock().pulls.insert(number, pull);
         }
         Need::DecisionRecords => {
@@ -145,7 +145,7 @@ pub fn for_command(
         policy: policy(app, ctx),
         delivery: ctx.delivery.clone(),
         head: head_of(pull)?,
-        by: format!("by {actor} in #{}", pull.number),
+        by: format!("by {actor} in {}", pull.number),
     };
     match command.clone() {
         ParsedCommand::New { .. } | ParsedCommand::Adopt { .. } => {

@@ -11,7 +11,6 @@ use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::record::{BaselineCause, DispositionKind, Record};
 use crate::engine::transition::{self as t, Applied, EventContext};
 use crate::github::rest::Pull;
-use crate::ids::PrNumber;
 use crate::records::Change;
 
 /// A transition of the record: `None` when it changes nothing.
@@ -35,7 +34,7 @@ pub(super) fn decide(
                 Box::new(move |record, _, ev| {
                     let input = t::BaselineInput {
                         cause: BaselineCause::Manual,
-                        pull_request: PrNumber(number),
+                        pull_request: number,
                         head: head.clone(),
                         covered_tasks: covered_tasks.clone(),
                         evidence: evidence.clone(),

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::report::{InvocationMode, Severity, Verdict};
 use crate::ids::{
-    Artifact, AuditId, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber, RepoName,
-    TaskId, WorkUnit,
+    Artifact, AuditId, DeliveryId, FindingId, FindingKey, IssueNumber, LimitationId, Login,
+    PrNumber, RepoName, TaskId, WorkUnit,
 };
 
 pub const SCHEMA_VERSION: u32 = 3;
@@ -258,7 +258,7 @@ pub struct Disposition {
     pub note: String,
     pub authority: String,
     /// The issue a `file` disposition opened.
-    pub issue: Option<u64>,
+    pub issue: Option<IssueNumber>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use super::{append, finding_ref, latest_finding, Applied, EventContext, Refusal}
 use crate::engine::record::{
     Disposition, DispositionKind, EventKind, FindingRef, Record, Veto, Waiver, WaiverBasis,
 };
-use crate::ids::{FindingId, FindingKey};
+use crate::ids::{FindingId, FindingKey, IssueNumber};
 
 /// `/audit waive A-NN[,A-NN] --basis B --reason T`: findings of the latest run.
 ///
@@ -98,7 +98,7 @@ pub fn dispose(
     id: &FindingId,
     disposition: DispositionKind,
     note: &str,
-    issue: Option<u64>,
+    issue: Option<IssueNumber>,
     ctx: &EventContext,
 ) -> Result<Applied, Refusal> {
     check_dispose(record, id, disposition)?;

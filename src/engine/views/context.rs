@@ -1,6 +1,6 @@
 //! Where the views link to: the GitHub host, the repository and the records branch.
 
-use crate::ids::{Artifact, AuditId, RepoName};
+use crate::ids::{Artifact, AuditId, IssueNumber, RepoName};
 
 /// What every view needs to build links. `html_base` is `https://github.com` or the
 /// GitHub Enterprise Server host, without a trailing slash (one is tolerated).
@@ -28,8 +28,8 @@ impl ViewContext {
 
     /// An issue (or pull request) of the repository.
     #[must_use]
-    pub fn issue_url(&self, number: u64) -> String {
-        super::escape::url(&format!("{}/issues/{number}", self.base()))
+    pub fn issue_url(&self, number: IssueNumber) -> String {
+        super::escape::url(&format!("{}/issues/{}", self.base(), number.0))
     }
 
     /// `records/AUD-n.json` on the records branch: the audit packet.

@@ -46,7 +46,7 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
     if let Some(d) = record.latest_dispositions().get(&f.id) {
         let issue = d
             .issue
-            .map(|n| format!(" [#{n}]({})", ctx.issue_url(n)))
+            .map(|n| format!(" [{n}]({})", ctx.issue_url(n)))
             .unwrap_or_default();
         parts.push(format!(
             "disposed {}{issue}: {} ({})",

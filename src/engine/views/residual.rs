@@ -27,7 +27,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         for d in filed {
             let issue = d.issue.map_or_else(
                 || "issue not yet opened".to_owned(),
-                |n| format!("[#{n}]({})", ctx.issue_url(n)),
+                |n| format!("[{n}]({})", ctx.issue_url(n)),
             );
             out.push_str(&format!(
                 "- {issue}: {}{}: {}\n",

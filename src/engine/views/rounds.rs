@@ -86,7 +86,7 @@ fn dispositions_of(record: &Record, run: u32, ctx: &ViewContext) -> String {
         if let Some(d) = disposed {
             let mut part = format!("{} {}", f.id, d.disposition.as_str());
             if let (DispositionKind::File, Some(issue)) = (d.disposition, d.issue) {
-                part.push_str(&format!(" [#{issue}]({})", ctx.issue_url(issue)));
+                part.push_str(&format!(" [{issue}]({})", ctx.issue_url(issue)));
             }
             parts.push(part);
         }

@@ -4,12 +4,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{path, LIST_CHECKS, PATCH_CHECK, POST_CHECK};
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::RepoName;
+use crate::ids::{CheckRunId, CommitSha, RepoName};
 
 /// A check run on a commit, as listed.
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckRunInfo {
-    pub id: u64,
+    pub id: CheckRunId,
     pub name: String,
     pub status: String,
     #[serde(default)]
@@ -47,7 +47,7 @@ pub struct CheckRunBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub head_sha: Option<&'a str>,
+    pub head_sha: Option<&'a CommitSha>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub external_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,7 +98,7 @@ pub struct CheckRunAnnotation<'a> {
 pub async fn check_runs(
     api: &Api,
     repo: &RepoName,
-    sha: &str,
+    sha: &CommitSha,
 ) -> Result<Vec<CheckRunInfo>, GitHubError> {
     #[derive(Deserialize)]
     struct List {
@@ -123,10 +123,10 @@ pub async fn create_check_run(
     api: &Api,
     repo: &RepoName,
     body: &CheckRunBody<'_>,
-) -> Result<u64, GitHubError> {
+) -> Result<CheckRunId, GitHubError> {
     #[derive(Deserialize)]
     struct Created {
-        id: u64,
+        id: CheckRunId,
     }
     let c: Created = api
         .json(Call::post(POST_CHECK, path(repo, "check-runs"), body))
@@ -141,7 +141,7 @@ pub async fn create_check_run(
 pub async fn update_check_run(
     api: &Api,
     repo: &RepoName,
-    id: u64,
+    id: CheckRunId,
     body: &CheckRunBody<'_>,
 ) -> Result<(), GitHubError> {
     api.send_ok(Call::patch(

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::{path, User, LIST_COMMENTS, LIST_ISSUES, POST_COMMENT, POST_ISSUE, POST_REACTION};
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::RepoName;
+use crate::ids::{CommentId, IssueNumber, PrNumber, RepoName};
 
 /// The body of a comment create.
 #[derive(Debug, Serialize)]
@@ -34,17 +34,17 @@ struct NewIssue<'a> {
 pub async fn create_comment(
     api: &Api,
     repo: &RepoName,
-    issue: u64,
+    pr: PrNumber,
     body: &str,
-) -> Result<u64, GitHubError> {
+) -> Result<CommentId, GitHubError> {
     #[derive(Deserialize)]
     struct Created {
-        id: u64,
+        id: CommentId,
     }
     let c: Created = api
         .json(Call::post(
             POST_COMMENT,
-            path(repo, &format!("issues/{issue}/comments")),
+            path(repo, &format!("issues/{}/comments", pr.0)),
             &NewComment { body },
         ))
         .await?;
@@ -61,7 +61,7 @@ pub async fn create_comment(
 pub async fn comments_since(
     api: &Api,
     repo: &RepoName,
-    issue: u64,
+    pr: PrNumber,
     since: chrono::DateTime<chrono::Utc>,
 ) -> Result<Vec<(String, String)>, GitHubError> {
     #[derive(Deserialize)]
@@ -73,7 +73,7 @@ pub async fn comments_since(
     let since = since.format("%Y-%m-%dT%H:%M:%SZ");
     let path = path(
         repo,
-        &format!("issues/{issue}/comments?since={since}&per_page=100"),
+        &format!("issues/{}/comments?since={since}&per_page=100", pr.0),
     );
     let mut out = Vec::new();
     for page in crate::github::pages::get_all(api, LIST_COMMENTS, &path).await? {
@@ -95,12 +95,12 @@ pub async fn comments_since(
 pub async fn react(
     api: &Api,
     repo: &RepoName,
-    comment: u64,
+    comment: CommentId,
     content: &str,
 ) -> Result<(), GitHubError> {
     let call = Call::post(
         POST_REACTION,
-        path(repo, &format!("issues/comments/{comment}/reactions")),
+        path(repo, &format!("issues/comments/{}/reactions", comment.0)),
         &NewReaction { content },
     )
     .idempotent(true);
@@ -117,12 +117,12 @@ pub async fn react(
 pub async fn react_is_new(
     api: &Api,
     repo: &RepoName,
-    comment: u64,
+    comment: CommentId,
     content: &str,
 ) -> Result<bool, GitHubError> {
     let call = Call::post(
         POST_REACTION,
-        path(repo, &format!("issues/comments/{comment}/reactions")),
+        path(repo, &format!("issues/comments/{}/reactions", comment.0)),
         &NewReaction { content },
     )
     .idempotent(true);
@@ -139,10 +139,10 @@ pub async fn create_issue(
     title: &str,
     body: &str,
     label: &str,
-) -> Result<u64, GitHubError> {
+) -> Result<IssueNumber, GitHubError> {
     #[derive(Deserialize)]
     struct Created {
-        number: u64,
+        number: IssueNumber,
     }
     let c: Created = api
         .json(Call::post(
@@ -171,10 +171,10 @@ pub async fn find_issue(
     repo: &RepoName,
     label: &str,
     marker: &str,
-) -> Result<Option<u64>, GitHubError> {
+) -> Result<Option<IssueNumber>, GitHubError> {
     #[derive(Deserialize)]
     struct Listed {
-        number: u64,
+        number: IssueNumber,
         #[serde(default)]
         body: Option<String>,
         #[serde(default)]

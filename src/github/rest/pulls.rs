@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{path, GET_PULL, LIST_PULLS, PATCH_PULL, PULLS_FOR_COMMIT};
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::{PrNumber, RepoName};
+use crate::ids::{CommitSha, PrNumber, RepoName};
 
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct User {
@@ -13,14 +13,14 @@ pub(super) struct User {
 
 #[derive(Debug, Clone, Deserialize)]
 struct Head {
-    sha: String,
+    sha: CommitSha,
     #[serde(rename = "ref", default)]
     name: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 struct PullBody {
-    number: u64,
+    number: PrNumber,
     state: String,
     #[serde(default)]
     merged: Option<bool>,
@@ -42,12 +42,12 @@ struct BodyPatch<'a> {
 /// A pull request as auditloop reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pull {
-    pub number: u64,
+    pub number: PrNumber,
     pub open: bool,
     pub merged: bool,
     pub body: String,
     pub author: String,
-    pub head_sha: String,
+    pub head_sha: CommitSha,
     pub base_ref: String,
 }
 
@@ -107,7 +107,7 @@ pub async fn set_pull_body(
 pub async fn open_pulls_for_commit(
     api: &Api,
     repo: &RepoName,
-    sha: &str,
+    sha: &CommitSha,
 ) -> Result<Vec<Pull>, GitHubError> {
     let list: Vec<PullBody> = api
         .json(Call::get(
@@ -118,7 +118,7 @@ pub async fn open_pulls_for_commit(
     Ok(list
         .into_iter()
         .map(Pull::from)
-        .filter(|p| p.open && p.head_sha == sha)
+        .filter(|p| p.open && p.head_sha == *sha)
         .collect())
 }
 

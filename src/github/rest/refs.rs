@@ -7,14 +7,14 @@ use serde::Serialize;
 use super::{path, DELETE_REF, MATCHING_REFS, POST_REF};
 use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::RepoName;
+use crate::ids::{CommitSha, RepoName};
 
 /// The body of a ref create.
 #[derive(Debug, Serialize)]
 struct NewRef<'a> {
     #[serde(rename = "ref")]
     name: &'a str,
-    sha: &'a str,
+    sha: &'a CommitSha,
 }
 
 /// `true` when this call created `name` (a full `refs/...` name) at `sha`; `false` when it
@@ -28,7 +28,7 @@ pub async fn create_ref(
     api: &Api,
     repo: &RepoName,
     name: &str,
-    sha: &str,
+    sha: &CommitSha,
 ) -> Result<bool, GitHubError> {
     let call =
         Call::post(POST_REF, path(repo, "git/refs"), &NewRef { name, sha }).idempotent(false);

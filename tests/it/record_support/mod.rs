@@ -368,8 +368,17 @@ impl Fx {
                     DispositionKind::FollowUp,
                 ];
                 let kind = kinds[usize::from(*kind) % 4];
-                self.apply(|r, c| transition::dispose(r, &id, kind, "note", Some(9), c))
-                    .is_ok()
+                self.apply(|r, c| {
+                    transition::dispose(
+                        r,
+                        &id,
+                        kind,
+                        "note",
+                        Some(auditloop::ids::IssueNumber(9)),
+                        c,
+                    )
+                })
+                .is_ok()
             }
         };
         if !ok {

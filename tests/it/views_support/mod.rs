@@ -119,7 +119,7 @@ pub fn dispose(f: FindingRef, kind: DispositionKind, note: &str, issue: Option<u
         disposition: kind,
         note: note.to_owned(),
         authority: "human: maint".to_owned(),
-        issue,
+        issue: issue.map(IssueNumber),
     })
 }
 

@@ -6,6 +6,7 @@ use crate::engine::record::Record;
 
 use super::context::{record_path, ViewContext};
 use super::escape::{block, inline, truncate};
+use super::finding_row::finding_row;
 use super::words;
 
 pub use super::annotations::{
@@ -19,7 +20,6 @@ pub const TEXT_LIMIT: usize = 65_535;
 
 const REASON_CHARS: usize = 500;
 const CLAIM_CHARS: usize = 400;
-const REF_CHARS: usize = 120;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckRunView {
@@ -202,26 +202,8 @@ fn findings_text(record: Option<&Record>) -> String {
         out.push_str("| Finding | Key | Severity | Blocking | Claim | Evidence |\n");
         out.push_str("| --- | --- | --- | --- | --- | --- |\n");
         for f in &run.findings {
-            let refs: Vec<String> = f
-                .evidence_refs
-                .iter()
-                .map(|r| inline(r, REF_CHARS))
-                .collect();
-            out.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} |\n",
-                f.id,
-                f.key
-                    .as_ref()
-                    .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), 100)),
-                f.severity.as_str(),
-                if f.blocking { "yes" } else { "no" },
-                inline(&f.claim, CLAIM_CHARS),
-                if refs.is_empty() {
-                    "—".to_owned()
-                } else {
-                    refs.join(", ")
-                },
-            ));
+            out.push_str(&finding_row(f, CLAIM_CHARS));
+            out.push('\n');
         }
     }
     if let Some(score) = run.elegance {

@@ -7,6 +7,7 @@ pub mod annotations;
 pub mod check_run;
 pub mod context;
 pub mod escape;
+mod finding_row;
 pub mod markers;
 pub mod open_findings;
 pub mod reply;

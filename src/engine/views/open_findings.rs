@@ -6,11 +6,10 @@ use crate::engine::report::Severity;
 
 use super::context::ViewContext;
 use super::escape::inline;
+use super::finding_row::finding_row;
 
 const CLAIM_CHARS: usize = 300;
-const REF_CHARS: usize = 120;
 const TEXT_CHARS: usize = 200;
-const KEY_CHARS: usize = 100;
 
 fn rank(severity: Severity) -> usize {
     Severity::ALL
@@ -92,25 +91,9 @@ pub fn render(record: &Record, ctx: &ViewContext) -> String {
     );
     out.push_str("| --- | --- | --- | --- | --- | --- | --- |\n");
     for f in ordered(&run.findings) {
-        let refs: Vec<String> = f
-            .evidence_refs
-            .iter()
-            .map(|r| inline(r, REF_CHARS))
-            .collect();
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
-            f.id,
-            f.key
-                .as_ref()
-                .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), KEY_CHARS)),
-            f.severity.as_str(),
-            if f.blocking { "yes" } else { "no" },
-            inline(&f.claim, CLAIM_CHARS),
-            if refs.is_empty() {
-                "—".to_owned()
-            } else {
-                refs.join(", ")
-            },
+            "{} {} |\n",
+            finding_row(f, CLAIM_CHARS),
             decided(record, run.run, f, ctx),
         ));
     }

@@ -1,0 +1,33 @@
+//! A finding as a Markdown table row, the same in the check run and the PR body.
+
+use crate::engine::record::FindingSummary;
+
+use super::escape::inline;
+
+const KEY_CHARS: usize = 100;
+const REF_CHARS: usize = 120;
+
+/// `| id | key | severity | blocking | claim | evidence |`, each cell escaped and bounded;
+/// the claim to `claim_chars`. A view with more columns appends its own cells.
+pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
+    let refs: Vec<String> = f
+        .evidence_refs
+        .iter()
+        .map(|r| inline(r, REF_CHARS))
+        .collect();
+    format!(
+        "| {} | {} | {} | {} | {} | {} |",
+        f.id,
+        f.key
+            .as_ref()
+            .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), KEY_CHARS)),
+        f.severity.as_str(),
+        if f.blocking { "yes" } else { "no" },
+        inline(&f.claim, claim_chars),
+        if refs.is_empty() {
+            "—".to_owned()
+        } else {
+            refs.join(", ")
+        },
+    )
+}

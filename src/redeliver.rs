@@ -12,6 +12,7 @@ use serde::Deserialize;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::github::pages::Listing;
 use crate::github::{Api, Call, GitHubApp, GitHubError};
 
 /// GitHub keeps deliveries, and accepts redelivery requests, for this long.
@@ -91,12 +92,6 @@ pub fn plan<S: BuildHasher>(
         .collect();
     ids.sort_unstable();
     ids
-}
-
-/// The relative path of the `rel="next"` page of a `Link` header, if there is one.
-#[must_use]
-pub fn next_page(link: &str) -> Option<String> {
-    crate::github::api::next_query(link).map(|query| format!("{LIST_PATH}?{query}"))
 }
 
 /// What the app has asked GitHub to redeliver, bounded in size and age, so a sweep that
@@ -210,12 +205,9 @@ async fn list(
 ) -> Result<Vec<HookDelivery>, GitHubError> {
     let cutoff = now - window();
     let mut items = Vec::new();
-    let mut next = Some(format!("{LIST_PATH}?per_page=100"));
-    while let Some(path) = next.take() {
-        if report.pages >= MAX_PAGES {
-            break;
-        }
-        let answer = api.send_ok(Call::get(LIST_ROUTE, path.as_str())).await?;
+    let path = format!("{LIST_PATH}?per_page=100");
+    let mut listing = Listing::new(api, LIST_ROUTE, &path, MAX_PAGES);
+    while let Some(answer) = listing.next_page().await? {
         report.pages += 1;
         let page: Vec<HookDelivery> = answer.json(LIST_ROUTE)?;
         let reached_cutoff = page.iter().any(|d| d.delivered_at <= cutoff);
@@ -223,11 +215,6 @@ async fn list(
         if reached_cutoff {
             break;
         }
-        next = answer
-            .headers
-            .get("link")
-            .and_then(|v| v.to_str().ok())
-            .and_then(next_page);
     }
     Ok(items)
 }

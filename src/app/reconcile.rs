@@ -15,8 +15,9 @@ use crate::app::views::{self, RunMode};
 use crate::app::AuditApp;
 use crate::engine::record::Record;
 use crate::engine::views::{sections, splice, SpliceOutcome};
+use crate::github::pages::Listing;
 use crate::github::rest::{self, CheckRunInfo, Pull};
-use crate::github::{Api, Call, GitHubError};
+use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, DeliveryId, PrNumber, RepoName};
 use crate::records::{self, Snapshot};
 
@@ -90,22 +91,10 @@ async fn pages<T>(
     items: impl Fn(&crate::github::ApiResponse) -> Result<Vec<T>, GitHubError>,
 ) -> Result<Vec<T>, GitHubError> {
     let mut all = Vec::new();
-    let mut next = Some("per_page=100".to_owned());
-    let mut count = 0;
-    while let Some(query) = next.take() {
-        if count >= max_pages {
-            break;
-        }
-        let answer = api
-            .send_ok(Call::get(route, format!("{base}?{query}")))
-            .await?;
-        count += 1;
+    let path = format!("{base}?per_page=100");
+    let mut listing = Listing::new(api, route, &path, max_pages);
+    while let Some(answer) = listing.next_page().await? {
         all.extend(items(&answer)?);
-        next = answer
-            .headers
-            .get("link")
-            .and_then(|v| v.to_str().ok())
-            .and_then(crate::github::api::next_query);
     }
     Ok(all)
 }

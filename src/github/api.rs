@@ -283,32 +283,6 @@ impl Api {
     }
 }
 
-/// The query of the `rel="next"` page of a `Link` header, if there is one. Only the query
-/// is kept from GitHub's absolute URL: the client joins its own base (and the Enterprise
-/// path prefix), and credentials are never sent to a host named by a header.
-#[must_use]
-pub fn next_query(link: &str) -> Option<String> {
-    link.split(',').find_map(|part| {
-        let mut pieces = part.split(';');
-        let target = pieces.next()?.trim();
-        let is_next = pieces.any(|p| {
-            let p = p.trim();
-            p == "rel=\"next\"" || p == "rel=next"
-        });
-        if !is_next {
-            return None;
-        }
-        let url = target.strip_prefix('<')?.strip_suffix('>')?;
-        let (_, query) = url.split_once('?')?;
-        let query = query.split('#').next().unwrap_or_default();
-        let safe = !query.is_empty()
-            && query
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b"-._~%&=+".contains(&b));
-        safe.then(|| query.to_owned())
-    })
-}
-
 /// GitHub's `message` field, bounded, for errors and logs.
 pub fn status_error(route: &'static str, r: &ApiResponse) -> GitHubError {
     let message = serde_json::from_slice::<serde_json::Value>(&r.body)

@@ -28,6 +28,7 @@ mod gate_props;
 mod gate_record_conditions;
 mod gate_run_conditions;
 mod github_client;
+mod github_pages;
 mod harden_effects;
 mod harden_process;
 mod harden_records;

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{path, GET_PULL, LIST_PULLS, PATCH_PULL, PULLS_FOR_COMMIT};
+use crate::github::pages::Listing;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::{CommitSha, PrNumber, RepoName};
 
@@ -134,23 +135,11 @@ pub async fn open_pulls(
     max_pages: usize,
 ) -> Result<Vec<Pull>, GitHubError> {
     let mut pulls = Vec::new();
-    let mut next = Some("state=open&per_page=100".to_owned());
-    let mut pages = 0;
-    while let Some(query) = next.take() {
-        if pages >= max_pages {
-            break;
-        }
-        let answer = api
-            .send_ok(Call::get(LIST_PULLS, path(repo, &format!("pulls?{query}"))))
-            .await?;
-        pages += 1;
+    let at = path(repo, "pulls?state=open&per_page=100");
+    let mut listing = Listing::new(api, LIST_PULLS, &at, max_pages);
+    while let Some(answer) = listing.next_page().await? {
         let page: Vec<PullBody> = answer.json(LIST_PULLS)?;
         pulls.extend(page.into_iter().map(Pull::from).filter(|p| p.open));
-        next = answer
-            .headers
-            .get("link")
-            .and_then(|v| v.to_str().ok())
-            .and_then(crate::github::api::next_query);
     }
     Ok(pulls)
 }

@@ -82,12 +82,6 @@ impl<'a> Listing<'a> {
         Ok(Some(page))
     }
 
-    /// How many pages were read.
-    #[must_use]
-    pub fn pages_read(&self) -> usize {
-        self.read
-    }
-
     /// Whether GitHub named a next page that `max_pages` left unread.
     #[must_use]
     pub fn cut_short(&self) -> bool {

@@ -222,50 +222,38 @@ impl std::str::FromStr for Artifact {
     }
 }
 
-/// A pull request number.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PrNumber(pub u64);
+macro_rules! number_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub u64);
 
-impl fmt::Display for PrNumber {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
-    }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, concat!($prefix, "{}"), self.0)
+            }
+        }
+    };
 }
 
-/// An issue number (an issue the app files; a PR's conversation is an issue too, but the
-/// app names those by [`PrNumber`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct IssueNumber(pub u64);
-
-impl fmt::Display for IssueNumber {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{}", self.0)
-    }
-}
-
-/// The id of an issue comment (the `/audit` command's comment, or a reply).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CommentId(pub u64);
-
-impl fmt::Display for CommentId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// The id of a check run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct CheckRunId(pub u64);
-
-impl fmt::Display for CheckRunId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+number_id!(
+    /// A pull request number, shown as `#42`.
+    PrNumber, "#"
+);
+number_id!(
+    /// An issue number, shown as `#42` (an issue the app files; a PR's conversation is an
+    /// issue too, but the app names those by [`PrNumber`]).
+    IssueNumber, "#"
+);
+number_id!(
+    /// The id of an issue comment (the `/audit` command's comment, or a reply).
+    CommentId, ""
+);
+number_id!(
+    /// The id of a check run.
+    CheckRunId, ""
+);
 
 /// GitHub's `X-GitHub-Delivery` GUID. Free-form on purpose: it is only compared.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -26,8 +26,9 @@ use crate::engine::repo_config::Assurance;
 use crate::engine::report::parse_report;
 use crate::ids::RepoName;
 
-/// How the tools reach GitHub: the rules `packet` and `post` follow (CONTRACT §2).
-#[derive(Debug, Clone)]
+/// How the tools reach GitHub: the rules `packet` and `post` follow (CONTRACT §2). No
+/// `Debug`: it holds the token.
+#[derive(Clone)]
 pub struct Remote {
     pub token: Option<String>,
     pub github_api_url: String,

@@ -404,8 +404,6 @@ async fn standard_output_carries_only_protocol_messages() {
         send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
             "params": {"name": "post_report", "arguments": {"repo": REPO}}}));
         read(&mut lines);
-        drop(send);
-        drop(read);
         drop(stdin);
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();

@@ -8,6 +8,7 @@ pub mod events;
 pub mod github;
 pub mod ids;
 pub mod locks;
+pub mod mcp;
 pub mod metrics;
 pub mod operator_config;
 pub mod reconcile;

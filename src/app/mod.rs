@@ -9,6 +9,7 @@ mod decision;
 mod dispatch;
 mod failure;
 mod filing;
+mod gate_now;
 mod lineage;
 mod memory;
 mod prefetch;
@@ -36,6 +37,7 @@ use crate::server::{Handled, Handler, HandlerError};
 
 pub use context::Ctx;
 pub use decision::decision_number;
+pub use gate_now::{gate_now, GateNow};
 pub use reconcile::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);

@@ -7,8 +7,7 @@ use crate::app::runs::our_run;
 pub use crate::app::runs::{forged, forged_words, observations, our_named_commit};
 use crate::app::store::State;
 use crate::app::AuditApp;
-use crate::engine::closing::closing_issues;
-use crate::engine::gate::{combine, evaluate, CheckObservation, Conclusion, GateInput, GateResult};
+use crate::engine::gate::{combine, pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
 use crate::engine::record::Record;
 use crate::engine::repo_config::Assurance;
 use crate::engine::transition::sent_marker;
@@ -30,7 +29,7 @@ pub enum RunMode {
     Update,
 }
 
-fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, String> {
+pub fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, String> {
     match state {
         Err(e) => Err(e.clone()),
         Ok(s) => match &s.record {
@@ -41,7 +40,7 @@ fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, String> {
     }
 }
 
-/// The gate for one PR at its head.
+/// The gate for one PR at its head (`auditloop status` calls the same [`pull_gate`]).
 pub fn gate_for(
     ctx: &Ctx,
     operator_min: Assurance,
@@ -50,15 +49,13 @@ pub fn gate_for(
     checks: &[CheckObservation],
 ) -> Option<GateResult> {
     let config = ctx.config.as_ref().ok()?;
-    let head = CommitSha::new(pull.head_sha.clone()).ok()?;
-    let closing = closing_issues(&pull.body, &ctx.repo);
-    let records = record_of(state).map(|r| r.into_iter().collect::<Vec<_>>());
-    Some(evaluate(&GateInput {
+    Some(pull_gate(&PullGate {
         config,
         operator_min,
-        head: &head,
-        records,
-        closing_issues: &closing,
+        repo: &ctx.repo,
+        head: &pull.head_sha,
+        body: &pull.body,
+        record: record_of(state),
         checks,
     }))
 }

@@ -2,6 +2,7 @@
 
 pub mod healthcheck;
 pub mod keygen;
+pub mod mcp;
 pub mod packet;
 pub mod post;
 pub mod remote;
@@ -9,6 +10,8 @@ pub mod root;
 pub mod serve;
 pub mod setup;
 pub mod sign;
+pub mod status;
+pub mod status_view;
 pub mod validate;
 
 use std::io::Read as _;

@@ -1,15 +1,16 @@
 //! `auditloop post --repo OWNER/REPO --pr N [--expect-run N] REPORT.json`: checks the
 //! report as `validate` does and posts it as one `/audit report` comment (CONTRACT §2, §11).
+//! The `post_report` tool (`mcp`) goes through [`prepare`] and [`send`] as well.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 
 use super::remote::{load, run_async, RemoteArgs};
-use crate::engine::report::parse_report;
-use crate::github::rest;
+use crate::engine::report::{parse_report, Problem};
+use crate::github::{rest, Api};
 use crate::ids::PrNumber;
 
 /// GitHub refuses a comment longer than this (CONTRACT §5.1).
@@ -33,45 +34,101 @@ pub fn comment_body(report_text: &str) -> String {
     format!("/audit report\n\n```json\n{}\n```\n", report_text.trim())
 }
 
+/// Why a report is not posted, before any call.
+#[derive(Debug)]
+pub enum Unpostable {
+    /// The problems `validate` finds, in its order.
+    Problems(Vec<Problem>),
+    /// The comment would pass GitHub's limit; the words say by how much.
+    TooLong(String),
+}
+
+/// The comment for the report `text`, or why it cannot be posted.
+///
+/// # Errors
+///
+/// [`Unpostable`] when the report has a problem or the comment would be too long.
+pub fn prepare(text: &str) -> Result<String, Unpostable> {
+    parse_report(text).map_err(Unpostable::Problems)?;
+    let body = comment_body(text);
+    let length = body.chars().count();
+    if length > COMMENT_LIMIT {
+        return Err(Unpostable::TooLong(format!(
+            "the report comment would be {length} characters, {} over GitHub's limit of 65,536; nothing was posted",
+            length - COMMENT_LIMIT
+        )));
+    }
+    Ok(body)
+}
+
+/// What [`send`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sent {
+    /// A comment was posted.
+    pub posted: bool,
+    /// The comment's address, when one was posted.
+    pub comment_url: Option<String>,
+    /// The line `post` prints.
+    pub message: String,
+}
+
+/// Posts `body` on the PR, unless `expect_run` names a run the record already has.
+///
+/// # Errors
+///
+/// When the record cannot be read (with `expect_run`) or the comment cannot be created.
+pub async fn send(
+    remote: &RemoteArgs,
+    api: &Api,
+    body: &str,
+    expect_run: Option<u32>,
+) -> anyhow::Result<Sent> {
+    if let Some(n) = expect_run {
+        let loaded = load(remote, api, false).await?;
+        if loaded.record.run(n).is_some() {
+            return Ok(Sent {
+                posted: false,
+                comment_url: None,
+                message: format!(
+                    "run {n} of {} already exists; nothing posted",
+                    loaded.record.id
+                ),
+            });
+        }
+    }
+    let (id, url) = rest::create_comment_at(api, &remote.repo, PrNumber(remote.pr), body)
+        .await
+        .map_err(|e| anyhow!("posting the report: {e}"))?;
+    Ok(Sent {
+        posted: true,
+        comment_url: url,
+        message: format!(
+            "posted the report to #{} of {} (comment {id})",
+            remote.pr, remote.repo
+        ),
+    })
+}
+
 /// # Errors
 ///
 /// When the report cannot be read, the comment would exceed GitHub's limit, the token is
 /// missing, or a GitHub call fails; a report with problems is exit code 1, not an error.
 pub fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = super::read_input(&args.report)?;
-    if let Err(problems) = parse_report(&text) {
-        for problem in problems {
-            writeln!(out, "{problem}")?;
-        }
-        return Ok(ExitCode::FAILURE);
-    }
-    let body = comment_body(&text);
-    let length = body.chars().count();
-    if length > COMMENT_LIMIT {
-        bail!(
-            "the report comment would be {length} characters, {} over GitHub's limit of 65,536; nothing was posted",
-            length - COMMENT_LIMIT
-        );
-    }
-    let message = run_async(async {
-        let api = args.remote.api()?;
-        if let Some(n) = args.expect_run {
-            let loaded = load(&args.remote, &api, false).await?;
-            if loaded.record.run(n).is_some() {
-                return Ok(format!(
-                    "run {n} of {} already exists; nothing posted",
-                    loaded.record.id
-                ));
+    let body = match prepare(&text) {
+        Ok(body) => body,
+        Err(Unpostable::Problems(problems)) => {
+            for problem in problems {
+                writeln!(out, "{problem}")?;
             }
+            return Ok(ExitCode::FAILURE);
         }
-        let id = rest::create_comment(&api, &args.remote.repo, PrNumber(args.remote.pr), &body)
-            .await
-            .map_err(|e| anyhow!("posting the report: {e}"))?;
-        Ok(format!(
-            "posted the report to #{} of {} (comment {id})",
-            args.remote.pr, args.remote.repo
-        ))
+        Err(Unpostable::TooLong(words)) => return Err(anyhow!(words)),
+    };
+    let sent = run_async(async {
+        let api = args.remote.api()?;
+        send(&args.remote, &api, &body, args.expect_run).await
     })?;
-    writeln!(out, "{message}")?;
+    writeln!(out, "{}", sent.message)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -41,6 +41,10 @@ pub enum Command {
     Packet(crate::cli::packet::PacketArgs),
     /// Check a report as `validate` does, then post it as one `/audit report` comment.
     Post(crate::cli::post::PostArgs),
+    /// Read-only: the gate of a PR's head now; exits 0 when it passes, 1 when not, 2 when it cannot tell.
+    Status(crate::cli::status::StatusArgs),
+    /// A Model Context Protocol server on standard input and output: packet, validate, status and post as tools.
+    Mcp(crate::cli::mcp::McpArgs),
 }
 
 fn offline(result: anyhow::Result<ExitCode>) -> ExitCode {
@@ -102,5 +106,7 @@ pub fn run() -> ExitCode {
             offline(crate::cli::packet::run(&args, &mut std::io::stdout()))
         }
         Some(Command::Post(args)) => offline(crate::cli::post::run(&args, &mut std::io::stdout())),
+        Some(Command::Status(args)) => crate::cli::status::run(&args, &mut std::io::stdout()),
+        Some(Command::Mcp(args)) => crate::cli::mcp::run(&args),
     }
 }

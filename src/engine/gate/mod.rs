@@ -8,6 +8,7 @@ mod evaluate;
 mod evidence;
 mod input;
 pub mod model;
+mod pull;
 mod record_conditions;
 mod run_conditions;
 
@@ -15,3 +16,4 @@ pub use combine::combine;
 pub use evaluate::evaluate;
 pub use input::{CheckObservation, CheckStatus, GateInput};
 pub use model::*;
+pub use pull::{pull_gate, PullGate};

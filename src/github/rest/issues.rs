@@ -37,9 +37,26 @@ pub async fn create_comment(
     pr: PrNumber,
     body: &str,
 ) -> Result<CommentId, GitHubError> {
+    Ok(create_comment_at(api, repo, pr, body).await?.0)
+}
+
+/// As [`create_comment`], also giving the comment's `html_url` for people to follow.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub async fn create_comment_at(
+    api: &Api,
+    repo: &RepoName,
+    pr: PrNumber,
+    body: &str,
+) -> Result<(CommentId, Option<String>), GitHubError> {
     #[derive(Deserialize)]
     struct Created {
         id: CommentId,
+        #[serde(default)]
+        html_url: Option<String>,
     }
     let c: Created = api
         .json(Call::post(
@@ -48,7 +65,7 @@ pub async fn create_comment(
             &NewComment { body },
         ))
         .await?;
-    Ok(c.id)
+    Ok((c.id, c.html_url))
 }
 
 /// Comments of an issue updated since `since`, every page, as (author login, body). The

@@ -1,0 +1,146 @@
+//! The gate of a PR's head as the app would publish it now, read with any client that can
+//! read the repository (`auditloop status`, the `gate_status` tool): the configuration from
+//! the default branch, the records branch checked against the records commit our check run
+//! names, the head's other checks, the PRs sharing the head, and the one gate function the
+//! views call ([`pull_gate`]). Nothing is written.
+
+use std::sync::Arc;
+
+use crate::app::context::{html_base, Ctx};
+use crate::app::lineage::repair;
+use crate::app::memory::{Memory, Seen};
+use crate::app::runs::observations;
+use crate::app::store::{self, named_records_commit, rewound_target};
+use crate::app::views::record_of;
+use crate::engine::gate::{combine, pull_gate, Conclusion, GateResult, Outcome, PullGate};
+use crate::engine::record::Record;
+use crate::engine::repo_config::{Assurance, RepoConfig, CONFIG_PATH};
+use crate::events::Repository;
+use crate::github::rest::{self, FileRead, Pull};
+use crate::github::{Api, Call, GitHubError};
+use crate::ids::{DeliveryId, PrNumber, RepoName};
+
+/// What the gate of a PR's head is now.
+#[derive(Debug)]
+pub enum GateNow {
+    /// `.github/auditloop.yml` on the default branch is invalid: the check run fails.
+    InvalidConfig(String),
+    Evaluated {
+        gate: GateResult,
+        record: Option<Box<Record>>,
+        /// The records cannot be trusted (missing, unreadable, rewound, edited): condition 1
+        /// fails saying so, and this says how to repair them.
+        damaged: Option<String>,
+    },
+}
+
+/// Reads what the gate of PR `pr` of `repo` needs and evaluates it. `records_branch`
+/// overrides the configured one.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a read fails (no access, no such repository or PR, GitHub down).
+pub async fn gate_now(
+    api: &Api,
+    repo: &RepoName,
+    pr: PrNumber,
+    records_branch: Option<&str>,
+    operator_min: Assurance,
+) -> Result<GateNow, GitHubError> {
+    let path = format!("/repos/{}/{}", repo.owner(), repo.name());
+    let repository: Repository = api
+        .json(Call::get("GET /repos/{owner}/{repo}", path))
+        .await?;
+    let default_branch = repository
+        .default_branch
+        .clone()
+        .unwrap_or_else(|| "main".to_owned());
+    let (read, pull) = futures::try_join!(
+        rest::read_file(api, repo, CONFIG_PATH, &default_branch, None),
+        rest::get_pull(api, repo, pr),
+    )?;
+    let mut config = match read {
+        FileRead::Found { text, .. } => RepoConfig::from_yaml(&text),
+        _ => Ok(RepoConfig::default()),
+    };
+    if let (Some(branch), Ok(c)) = (records_branch, &mut config) {
+        branch.clone_into(&mut c.records_branch);
+    }
+    let ctx = Ctx {
+        api: api.clone(),
+        repo: repo.clone(),
+        default_branch,
+        delivery: DeliveryId("auditloop-status".to_owned()),
+        config,
+        html_base: html_base(repository.html_url.as_deref()),
+        now: chrono::Utc::now(),
+        memory: Arc::new(Memory::default()),
+        seen: Seen::default(),
+    };
+    let config = match &ctx.config {
+        Err(e) => return Ok(GateNow::InvalidConfig(e.to_string())),
+        Ok(c) => c,
+    };
+    let check_name = ctx.check_name();
+    let (runs, loaded) = futures::try_join!(
+        rest::check_runs(api, repo, &pull.head_sha),
+        store::load(&ctx, pr, None),
+    )?;
+    // A token cannot ask which App it serves: the newest run of our check's name that
+    // names a records commit is taken as ours, as branch recovery does.
+    let named = named_records_commit(&runs, check_name, None);
+    let (state, _) = store::verified(&ctx, pr, loaded, named.as_ref()).await?;
+    let state = match (&state, &named) {
+        (Ok(s), Some(last)) if s.commit.is_none() => Err(format!(
+            "the records branch `{}` is missing; it was last at {last}, where the next command recreates it",
+            ctx.records_branch()
+        )),
+        _ => state,
+    };
+    let checks = observations(&runs, check_name);
+    let gate_of = |pull: &Pull, state: &store::Loaded| {
+        pull_gate(&PullGate {
+            config,
+            operator_min,
+            repo,
+            head: &pull.head_sha,
+            body: &pull.body,
+            record: record_of(state),
+            checks: &checks,
+        })
+    };
+    let own = gate_of(&pull, &state);
+    let broken = match record_of(&state) {
+        Err(why) => Some(why),
+        // A record that is read but fails condition 1 has a broken history.
+        Ok(Some(_)) => own
+            .conditions
+            .first()
+            .filter(|c| c.number == 1 && c.outcome == Outcome::Fail)
+            .map(|c| c.reason.clone()),
+        Ok(None) => None,
+    };
+    let mut gate = own;
+    // As the views do: a PR sharing the head can only make a passing gate worse.
+    if gate.conclusion != Conclusion::Failure {
+        let sharing = rest::open_pulls_for_commit(api, repo, &pull.head_sha).await?;
+        let mut results = vec![(pull.number, gate.clone())];
+        for other in sharing.iter().filter(|p| p.number != pull.number) {
+            let other_state = store::load(&ctx, other.number, None).await?;
+            results.push((other.number, gate_of(other, &other_state)));
+        }
+        gate = combine(&results);
+    }
+    let record = record_of(&state).ok().flatten().cloned().map(Box::new);
+    let damaged = broken.map(|why| {
+        format!(
+            "{why}. {}",
+            repair(ctx.records_branch(), rewound_target(&why).as_ref())
+        )
+    });
+    Ok(GateNow::Evaluated {
+        gate,
+        record,
+        damaged,
+    })
+}

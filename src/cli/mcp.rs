@@ -1,0 +1,39 @@
+//! `auditloop mcp`: the Model Context Protocol server on standard input and output
+//! (CONTRACT §12), reading the token and API URL as `packet` and `post` do.
+
+use std::process::ExitCode;
+
+use super::status::AssuranceArg;
+use crate::mcp::{serve, Remote};
+
+#[derive(clap::Args, Debug)]
+pub struct McpArgs {
+    /// A token that can read the repository (and, for `post_report`, comment on pull
+    /// requests).
+    #[arg(long, env = "GITHUB_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// REST base URL; GitHub Enterprise Server is `https://HOST/api/v3`.
+    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    pub github_api_url: String,
+    #[command(flatten)]
+    pub assurance: AssuranceArg,
+}
+
+/// Serves until the client closes the connection. A missing token is not fatal: each tool
+/// that needs GitHub says so, and `validate_report` works without one.
+#[must_use]
+pub fn run(args: &McpArgs) -> ExitCode {
+    let operator_min = match args.assurance.resolve() {
+        Ok(min) => min,
+        Err(e) => {
+            eprintln!("auditloop: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let remote = Remote {
+        token: args.token.clone(),
+        github_api_url: args.github_api_url.clone(),
+        operator_min,
+    };
+    super::block_on(serve(remote))
+}

@@ -1,0 +1,125 @@
+//! `auditloop status --repo OWNER/REPO --pr N [--json]`: the gate of the PR's head as the
+//! app computes it now, read-only (CONTRACT §2). Exits 0 when it passes, 1 when it does
+//! not, 2 when it cannot tell (no access, damaged records). The `gate_status` tool (`mcp`)
+//! answers with the same [`status`].
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context as _};
+
+use super::remote::{run_async, RemoteArgs};
+use super::status_view::GateStatus;
+use crate::app::{gate_now, GateNow};
+use crate::engine::repo_config::Assurance;
+use crate::github::Api;
+use crate::ids::PrNumber;
+
+#[derive(clap::Args, Debug)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    pub remote: RemoteArgs,
+    /// Print `{"passes", "conclusion", "conditions", "record"}` as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub assurance: AssuranceArg,
+}
+
+/// The operator's minimum assurance, which the gate holds a repository to (condition 9).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct AssuranceArg {
+    /// The operator minimum the app runs with, `standard` or `hardened`.
+    #[arg(long, env = "AUDITLOOP_MIN_ASSURANCE")]
+    pub min_assurance: Option<String>,
+}
+
+impl AssuranceArg {
+    /// # Errors
+    ///
+    /// When the word is neither `standard` nor `hardened`.
+    pub fn resolve(&self) -> anyhow::Result<Assurance> {
+        match self.min_assurance.as_deref().map(str::trim) {
+            None | Some("" | "standard") => Ok(Assurance::Standard),
+            Some("hardened") => Ok(Assurance::Hardened),
+            Some(other) => {
+                bail!("--min-assurance must be `standard` or `hardened`, not `{other}`")
+            }
+        }
+    }
+}
+
+/// The gate now, and, when the records cannot be trusted, why and how to repair them.
+///
+/// # Errors
+///
+/// When the repository, the PR or the records branch cannot be read.
+pub async fn status(
+    remote: &RemoteArgs,
+    api: &Api,
+    operator_min: Assurance,
+) -> anyhow::Result<(GateStatus, Option<String>)> {
+    let now = gate_now(
+        api,
+        &remote.repo,
+        PrNumber(remote.pr),
+        remote.records_branch.as_deref(),
+        operator_min,
+    )
+    .await
+    .with_context(|| format!("reading the gate of #{} of {}", remote.pr, remote.repo))?;
+    Ok(match now {
+        GateNow::InvalidConfig(e) => (GateStatus::invalid_config(&e), None),
+        GateNow::Evaluated {
+            gate,
+            record,
+            damaged,
+        } => (GateStatus::new(&gate, record.as_deref()), damaged),
+    })
+}
+
+/// The words for records that cannot be trusted.
+#[must_use]
+pub fn damaged_words(why: &str) -> String {
+    format!("cannot tell: the audit records are damaged: {why}")
+}
+
+const CANNOT_TELL: u8 = 2;
+
+/// Prints the gate and exits 0, 1 or 2; every failure is said on standard error.
+pub fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
+    let read = args.assurance.resolve().and_then(|min| {
+        run_async(async {
+            let api = args.remote.api()?;
+            status(&args.remote, &api, min).await
+        })
+    });
+    let (status, damaged) = match read {
+        Ok(read) => read,
+        Err(e) => {
+            eprintln!("auditloop: cannot tell: {e:#}");
+            return ExitCode::from(CANNOT_TELL);
+        }
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&status).map(|t| t + "\n")
+    } else {
+        Ok(status.text())
+    };
+    let written = text
+        .map_err(anyhow::Error::from)
+        .and_then(|t| Ok(out.write_all(t.as_bytes())?));
+    if let Err(e) = written {
+        eprintln!("auditloop: {e}");
+        return ExitCode::from(CANNOT_TELL);
+    }
+    if let Some(why) = damaged {
+        eprintln!("auditloop: {}", damaged_words(&why));
+        return ExitCode::from(CANNOT_TELL);
+    }
+    if status.passes {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,227 @@
+//! What `auditloop status` and the `gate_status` tool answer (CONTRACT §2, §12): the gate's
+//! conclusion and conditions as the check run states them, and the record behind them.
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use crate::engine::gate::{Conclusion, GateResult, Outcome};
+use crate::engine::record::Record;
+use crate::engine::views::open_findings::ordered;
+
+/// The gate of a PR's head as the app computes it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct GateStatus {
+    /// The gate passes: the check run concludes `success`, or `neutral` when the repository
+    /// requires no audit.
+    pub passes: bool,
+    /// The check run's conclusion: `success`, `failure`, `action_required`, `neutral` or
+    /// `in_progress` (waiting for a required evidence check).
+    pub conclusion: String,
+    /// The check run's title words.
+    pub title: String,
+    /// Every gate condition (CONTRACT §8), in order.
+    pub conditions: Vec<ConditionStatus>,
+    /// The PR's audit record, when it has one that can be read.
+    pub record: Option<RecordStatus>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ConditionStatus {
+    /// The condition's number, 1 to 9.
+    pub n: u8,
+    pub title: String,
+    /// It holds; a condition waiting for an evidence check does not hold yet.
+    pub passes: bool,
+    /// Why it holds, or what is missing.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct RecordStatus {
+    pub id: String,
+    /// `open`, `awaiting_human`, `certified` or `blocked`.
+    pub audit_state: String,
+    pub audit_blocked_reason: Option<String>,
+    pub latest_verdict: Option<String>,
+    pub candidate_artifact: String,
+    pub certified_artifact: Option<String>,
+    pub covered_tasks: Vec<String>,
+    pub budget: BudgetStatus,
+    /// The latest run's findings, blocking first, then by severity.
+    pub open_findings: Vec<OpenFinding>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct BudgetStatus {
+    pub audit_budget: u32,
+    pub runs_used: u32,
+    pub runs_left: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct OpenFinding {
+    /// The round (run) that reported it.
+    pub run: u32,
+    pub id: String,
+    pub key: Option<String>,
+    pub severity: String,
+    pub blocking: bool,
+    pub claim: String,
+    pub evidence_refs: Vec<String>,
+    pub waived: bool,
+    /// The disposition in force (`fix`, `file`, `reject`, …), if any.
+    pub disposition: Option<String>,
+}
+
+/// A value's serde word (`"open"`, `"commit:…"`), for enums and ids that serialize as one.
+fn word<T: Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+impl GateStatus {
+    /// The status of an evaluated gate over `record`.
+    #[must_use]
+    pub fn new(gate: &GateResult, record: Option<&Record>) -> Self {
+        let conclusion = gate.conclusion;
+        GateStatus {
+            passes: matches!(conclusion, Conclusion::Success | Conclusion::Neutral),
+            conclusion: conclusion.as_str().to_owned(),
+            title: gate.title.clone(),
+            conditions: gate
+                .conditions
+                .iter()
+                .map(|c| ConditionStatus {
+                    n: c.number,
+                    title: c.title.to_owned(),
+                    passes: c.outcome == Outcome::Pass,
+                    reason: c.reason.clone(),
+                })
+                .collect(),
+            record: record.map(RecordStatus::new),
+        }
+    }
+
+    /// An invalid `.github/auditloop.yml`: the check run fails without conditions.
+    #[must_use]
+    pub fn invalid_config(error: &str) -> Self {
+        GateStatus {
+            passes: false,
+            conclusion: Conclusion::Failure.as_str().to_owned(),
+            title: format!("invalid .github/auditloop.yml on the default branch: {error}"),
+            conditions: Vec::new(),
+            record: None,
+        }
+    }
+
+    /// What people read: the conclusion, each condition, the record's state and findings.
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "gate {}: {} ({})\n",
+            if self.passes { "passes" } else { "fails" },
+            self.title,
+            self.conclusion
+        );
+        for c in &self.conditions {
+            let mark = if c.passes { "pass" } else { "FAIL" };
+            let _ = writeln!(out, "  {mark} {}. {}: {}", c.n, c.title, c.reason);
+        }
+        let Some(r) = &self.record else {
+            out.push_str("no audit record\n");
+            return out;
+        };
+        let _ = writeln!(
+            out,
+            "record {}: {}{}; latest verdict {}; candidate {}",
+            r.id,
+            r.audit_state,
+            r.audit_blocked_reason
+                .as_deref()
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default(),
+            r.latest_verdict.as_deref().unwrap_or("none yet"),
+            r.candidate_artifact
+        );
+        let _ = writeln!(
+            out,
+            "budget: {} of {} runs used, {} left",
+            r.budget.runs_used, r.budget.audit_budget, r.budget.runs_left
+        );
+        for f in &r.open_findings {
+            let mut notes = Vec::new();
+            if f.blocking {
+                notes.push("blocking".to_owned());
+            }
+            if f.waived {
+                notes.push("waived".to_owned());
+            }
+            if let Some(d) = &f.disposition {
+                notes.push(format!("disposed {d}"));
+            }
+            let _ = writeln!(
+                out,
+                "  finding {} ({}{}): {}",
+                f.id,
+                f.severity,
+                notes.iter().fold(String::new(), |mut all, n| {
+                    all.push_str(", ");
+                    all.push_str(n);
+                    all
+                }),
+                f.claim
+            );
+        }
+        out
+    }
+}
+
+impl RecordStatus {
+    fn new(record: &Record) -> Self {
+        let waived = record.waived();
+        let dispositions = record.latest_dispositions();
+        let open_findings = record
+            .latest_run()
+            .map(|run| {
+                ordered(&run.findings)
+                    .into_iter()
+                    .map(|f| OpenFinding {
+                        run: run.run,
+                        id: f.id.to_string(),
+                        key: f.key.as_ref().map(word),
+                        severity: f.severity.as_str().to_owned(),
+                        blocking: f.blocking,
+                        claim: f.claim.clone(),
+                        evidence_refs: f.evidence_refs.clone(),
+                        waived: waived
+                            .iter()
+                            .any(|w| w.finding.run == run.run && w.finding.id == f.id),
+                        disposition: dispositions
+                            .get(&f.id)
+                            .map(|d| d.disposition.as_str().to_owned()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        RecordStatus {
+            id: record.id.to_string(),
+            audit_state: word(&record.audit_state),
+            audit_blocked_reason: record.audit_blocked_reason.as_ref().map(word),
+            latest_verdict: record.latest_verdict.map(|v| v.as_str().to_owned()),
+            candidate_artifact: word(&record.candidate_artifact),
+            certified_artifact: record.certified_artifact.as_ref().map(word),
+            covered_tasks: record.covered_tasks.iter().map(word).collect(),
+            budget: BudgetStatus {
+                audit_budget: record.audit_budget,
+                runs_used: record.runs_used(),
+                runs_left: record.budget_left(),
+            },
+            open_findings,
+        }
+    }
+}

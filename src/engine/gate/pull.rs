@@ -1,0 +1,44 @@
+//! The gate of one pull request at its head, from what the server and `auditloop status`
+//! both read: the one function either calls, so the two can never judge a PR differently.
+
+use super::evaluate::evaluate;
+use super::input::{CheckObservation, GateInput};
+use super::model::GateResult;
+use crate::engine::closing::closing_issues;
+use crate::engine::record::Record;
+use crate::engine::repo_config::{Assurance, RepoConfig};
+use crate::ids::{CommitSha, RepoName};
+
+/// One PR as the gate sees it.
+pub struct PullGate<'a> {
+    /// The configuration from the default branch.
+    pub config: &'a RepoConfig,
+    pub operator_min: Assurance,
+    pub repo: &'a RepoName,
+    /// The PR's head commit H.
+    pub head: &'a CommitSha,
+    /// The PR body, for the issues it closes now (condition 3).
+    pub body: &'a str,
+    /// The PR's record on the records branch: none yet, or why it cannot be read.
+    pub record: Result<Option<&'a Record>, String>,
+    /// The other checks on H (condition 8).
+    pub checks: &'a [CheckObservation],
+}
+
+/// The gate of the PR at its head.
+#[must_use]
+pub fn pull_gate(pull: &PullGate<'_>) -> GateResult {
+    let closing = closing_issues(pull.body, pull.repo);
+    let records = pull
+        .record
+        .clone()
+        .map(|r| r.into_iter().collect::<Vec<_>>());
+    evaluate(&GateInput {
+        config: pull.config,
+        operator_min: pull.operator_min,
+        head: pull.head,
+        records,
+        closing_issues: &closing,
+        checks: pull.checks,
+    })
+}

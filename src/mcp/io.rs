@@ -1,0 +1,119 @@
+//! The tools' inputs and outputs (CONTRACT §12), each with the JSON Schema `tools/list`
+//! shows.
+
+use std::borrow::Cow;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::engine::report::Problem;
+
+/// A pull request of a repository.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PullInput {
+    /// The repository, `OWNER/REPO`.
+    pub repo: String,
+    /// The pull request number.
+    pub pr: u64,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidateInput {
+    /// The `auditor_report_v1` report, as a JSON object (not a string).
+    pub report: Map<String, Value>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PostInput {
+    /// The repository, `OWNER/REPO`.
+    pub repo: String,
+    /// The pull request number.
+    pub pr: u64,
+    /// The `auditor_report_v1` report, as a JSON object (not a string).
+    pub report: Map<String, Value>,
+    /// Post nothing when run N of the record already exists, so that a repeated dispatch
+    /// never spends the budget twice.
+    #[serde(default)]
+    pub expect_run: Option<u32>,
+}
+
+/// One broken rule, as `auditloop validate` prints it (`rule: path: message`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ProblemOut {
+    /// Where: a JSON path such as `findings[0].claim`, or `$` for the whole report.
+    pub path: String,
+    /// The rule's stable name, such as `shape` or `placeholder`.
+    pub rule: String,
+    pub message: String,
+}
+
+impl From<&Problem> for ProblemOut {
+    fn from(p: &Problem) -> Self {
+        ProblemOut {
+            path: p.path.clone(),
+            rule: p.rule.name().to_owned(),
+            message: p.message.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ValidateOutput {
+    /// The report has no problem: `post_report` would post it.
+    pub ok: bool,
+    /// The normalized report's digest, `sha256:…`, when it is valid.
+    pub digest: Option<String>,
+    /// Every problem found, in `validate`'s order.
+    pub problems: Vec<ProblemOut>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct PostOutput {
+    /// One `/audit report` comment was posted.
+    pub posted: bool,
+    /// The comment's address, when posted.
+    pub comment_url: Option<String>,
+    /// Why nothing was posted.
+    pub reason: Option<String>,
+    /// The report's problems, when it has any.
+    pub problems: Vec<ProblemOut>,
+}
+
+/// The audit packet, exactly as `auditloop packet` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct Packet(pub Value);
+
+impl JsonSchema for Packet {
+    fn schema_name() -> Cow<'static, str> {
+        "AuditPacket".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "object",
+            "description": "auditloop_packet_v1: what an auditor or a fixer needs, read from the records branch",
+            "properties": {
+                "schema": {"const": "auditloop_packet_v1"},
+                "repository": {"type": "string"},
+                "pull_request": {"type": "integer"},
+                "audit_id": {"type": "string"},
+                "goal": {"type": "string"},
+                "completion_oracle": {"type": "string"},
+                "candidate_artifact": {"type": "string"},
+                "covered_tasks": {"type": "array", "items": {"type": "string"}},
+                "audit_state": {"type": "string"},
+                "budget": {"type": "object"},
+                "next_run": {"type": "integer"},
+                "runs": {"type": "array", "items": {"type": "object"}},
+                "report": {"type": "object"},
+                "records": {"type": "object"}
+            },
+            "required": ["schema", "repository", "pull_request", "audit_id", "candidate_artifact", "covered_tasks", "budget", "next_run", "runs", "report", "records"]
+        })
+    }
+}

@@ -9,12 +9,12 @@ use crate::app::AuditApp;
 use crate::engine::gate::Conclusion;
 use crate::engine::views::check_run::{check_run, disabled, invalid_config};
 use crate::events::{
-    CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, MergeGroupAction,
+    CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, Event, MergeGroupAction,
     MergeGroupEvent,
 };
 use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::CommitSha;
+use crate::ids::{CommitSha, PrNumber};
 use crate::server::Handled;
 
 async fn regate(
@@ -28,12 +28,16 @@ async fn regate(
     let Ok(head) = CommitSha::new(head.to_owned()) else {
         return Ok(Handled::Ignored);
     };
-    let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &head).await?;
-    if pulls.is_empty() {
+    let numbers = pulls_on(ctx, &head).await?;
+    if numbers.is_empty() {
         return Ok(Handled::Ignored);
     }
-    for pull in pulls {
-        let full = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
+    for number in numbers {
+        let full = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+        if full.head_sha != head || !full.open {
+            // A remembered head that moved since: that PR's own events gate its new head.
+            continue;
+        }
         let state = store::load(ctx, full.number, None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
         views::refresh_with(
@@ -53,6 +57,51 @@ async fn regate(
         .await?;
     }
     Ok(Handled::Done)
+}
+
+/// The open pull requests whose head is `head`. GitHub leaves pull requests from forks out
+/// of both a check run's `pull_requests` and a commit's pull-request listing, so the PRs
+/// this process last saw on that head come first (each is read again by the caller), then
+/// that listing, then the repository's open PRs filtered by head.
+async fn pulls_on(ctx: &Ctx, head: &CommitSha) -> Result<Vec<PrNumber>, GitHubError> {
+    let remembered = ctx.memory.pulls_with_head(&ctx.repo, head);
+    if !remembered.is_empty() {
+        return Ok(remembered);
+    }
+    let same_repository = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?;
+    if !same_repository.is_empty() {
+        return Ok(same_repository.into_iter().map(|p| p.number).collect());
+    }
+    let open = rest::open_pulls(&ctx.api, &ctx.repo, OPEN_PULL_PAGES).await?;
+    Ok(open
+        .into_iter()
+        .filter(|p| &p.head_sha == head)
+        .map(|p| p.number)
+        .collect())
+}
+
+/// Pages of open pull requests (100 each) searched for a fork's head.
+const OPEN_PULL_PAGES: usize = 10;
+
+/// Whether the event asks another App to run its check again: a re-run or a button on a
+/// run (or suite) named like ours but owned by another App is that App's to answer, and is
+/// ignored before any call. A payload that names no App is taken as ours.
+pub fn asks_another_app(event: &Event, app_id: u64) -> bool {
+    let owner = match event {
+        Event::CheckRun(e)
+            if matches!(
+                e.action,
+                CheckRunAction::Rerequested | CheckRunAction::RequestedAction
+            ) =>
+        {
+            e.check_run.app.as_ref()
+        }
+        Event::CheckSuite(e) if e.action == CheckSuiteAction::Rerequested => {
+            e.check_suite.app.as_ref()
+        }
+        _ => None,
+    };
+    owner.is_some_and(|a| a.id != app_id)
 }
 
 fn own_check(ctx: &Ctx) -> String {

@@ -70,6 +70,24 @@ impl Memory {
         self.turns.lock_noting_wait(&key).await
     }
 
+    /// The pull requests of `repo` whose head was `sha` when this process last read them
+    /// (a guess, confirmed by reading each): how a fork's PR is found from its head, since
+    /// GitHub leaves fork PRs out of a commit's pull-request listing.
+    pub fn pulls_with_head(&self, repo: &RepoName, sha: &CommitSha) -> Vec<PrNumber> {
+        let prefix = format!("{}\n", repo.as_str().to_ascii_lowercase());
+        let heads = self
+            .heads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut found: Vec<PrNumber> = heads
+            .iter()
+            .filter(|(key, head)| *head == sha && key.starts_with(&prefix))
+            .filter_map(|(key, _)| key[prefix.len()..].parse().ok().map(PrNumber))
+            .collect();
+        found.sort_by_key(|p| p.0);
+        found
+    }
+
     pub fn head_of(&self, repo: &RepoName, pr: PrNumber) -> Option<CommitSha> {
         let heads = self
             .heads

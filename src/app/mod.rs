@@ -92,6 +92,10 @@ impl AuditApp {
             .map(String::as_str)
     }
 
+    pub(crate) fn app_id(&self) -> u64 {
+        self.github.app_id()
+    }
+
     pub(crate) async fn bot_slug(&self, ctx: &Ctx) -> Result<&str, GitHubError> {
         self.slug_with(&ctx.api).await
     }
@@ -247,7 +251,7 @@ impl Handler for AuditApp {
             Event::Unhandled { .. } => return Ok(Handled::Ignored),
             _ => {}
         }
-        if !relevant(&delivery.event) {
+        if !relevant(&delivery.event) || checks::asks_another_app(&delivery.event, self.app_id()) {
             return Ok(Handled::Ignored);
         }
         let (Some(installation), Some(repository)) = (

@@ -7,10 +7,11 @@ use crate::app::store::{self, Applying, State, Stop};
 use crate::app::views::{self, RunMode};
 use crate::app::AuditApp;
 use crate::engine::record::{has_delivery, BaselineCause};
+use crate::engine::repo_config::CarryCertification;
 use crate::engine::transition::{self as t, BaselineInput};
 use crate::engine::views::{sections, sections_tampered};
 use crate::events::{PullRequestAction, PullRequestEvent};
-use crate::github::rest::Pull;
+use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login};
 use crate::records::Change;
@@ -84,8 +85,17 @@ pub async fn handle(
     );
     if let (Some(cause), true, true) = (cause, enabled, has_record) {
         if cause != BaselineCause::Push || on_push {
-            let named = named_on_candidate(app, ctx, &state).await?;
-            match rebind(ctx, &pull, cause, &e.sender.login, named.as_ref()).await? {
+            let (named, same_tree) = futures::try_join!(
+                named_on_candidate(app, ctx, &state),
+                identical_tree(ctx, &state, cause, &pull.head_sha),
+            )?;
+            let rebinding = Rebinding {
+                cause,
+                sender: &e.sender.login,
+                must_contain: named.as_ref(),
+                same_tree: same_tree.as_ref(),
+            };
+            match rebind(ctx, &pull, rebinding).await? {
                 Rebound::Done(s, c, refused) => {
                     // Not a command anyone typed, so nothing is answered on the PR: the
                     // refusal is logged, and the gate judges the record on its old candidate.
@@ -170,6 +180,43 @@ async fn named_on_candidate(
     Ok(views::our_named_commit(&runs, check_name, slug))
 }
 
+/// The candidate whose git tree the new head `head` has byte for byte, when the record
+/// could keep its certification on it (see [`t::may_carry`]): one comparison.
+async fn identical_tree(
+    ctx: &Ctx,
+    state: &store::Loaded,
+    cause: BaselineCause,
+    head: &CommitSha,
+) -> Result<Option<Artifact>, GitHubError> {
+    let Ok(State {
+        record: Some(Ok(record)),
+        ..
+    }) = state
+    else {
+        return Ok(None);
+    };
+    let carries = ctx
+        .config
+        .as_ref()
+        .is_ok_and(|c| c.carry_certification == CarryCertification::IdenticalTree);
+    if !carries || !t::may_carry(record, cause) || record.candidate_artifact.sha() == head {
+        return Ok(None);
+    }
+    let certified = record.candidate_artifact.sha();
+    let same = rest::same_tree(&ctx.api, &ctx.repo, certified, head).await?;
+    Ok((same == Some(true)).then(|| record.candidate_artifact.clone()))
+}
+
+/// What a rebind is asked to do, besides moving to the PR's head.
+struct Rebinding<'a> {
+    cause: BaselineCause,
+    sender: &'a str,
+    /// The records commit our check run names: nothing is written on a branch without it.
+    must_contain: Option<&'a CommitSha>,
+    /// The certified candidate whose tree the head has (see [`identical_tree`]).
+    same_tree: Option<&'a Artifact>,
+}
+
 enum Rebound {
     /// The state after the rebind, or as it stands when the transition refused it (nothing
     /// written then).
@@ -178,14 +225,15 @@ enum Rebound {
     Damaged(String),
 }
 
-/// Rebinds the record to the new head.
-async fn rebind(
-    ctx: &Ctx,
-    pull: &Pull,
-    cause: BaselineCause,
-    sender: &str,
-    must_contain: Option<&CommitSha>,
-) -> Result<Rebound, GitHubError> {
+/// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
+/// the certification.
+async fn rebind(ctx: &Ctx, pull: &Pull, rebinding: Rebinding<'_>) -> Result<Rebound, GitHubError> {
+    let Rebinding {
+        cause,
+        sender,
+        must_contain,
+        same_tree,
+    } = rebinding;
     let Ok(actor) = Login::new(sender.to_owned()) else {
         return Ok(Rebound::Unchanged);
     };
@@ -194,10 +242,17 @@ async fn rebind(
     let view = ctx.view();
     let delivery = ctx.delivery.clone();
     let number = pull.number;
-    let message = format!(
-        "Rebind the record of {number} to {} ({cause:?}) after {sender}'s change",
-        pull.head_sha.short()
-    );
+    let message = match same_tree {
+        Some(from) => format!(
+            "Carry the certification of {number} from {} to {} (identical tree, {cause:?}) after {sender}'s change",
+            from.short(),
+            pull.head_sha.short()
+        ),
+        None => format!(
+            "Rebind the record of {number} to {} ({cause:?}) after {sender}'s change",
+            pull.head_sha.short()
+        ),
+    };
     // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
     // reported after the loop.
     let refused = std::sync::Mutex::new(None);
@@ -225,7 +280,13 @@ async fn rebind(
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         *refused = None;
-        match t::baseline(record, input, &event) {
+        // The trees were compared against this very candidate; a record another writer
+        // moved since is rebound as usual.
+        let rebound = match same_tree {
+            Some(from) if from == &record.candidate_artifact => t::carry(record, input, &event),
+            _ => t::baseline(record, input, &event),
+        };
+        match rebound {
             Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
             Ok(None) => Ok(Change::default()),
             Err(why) => {

@@ -28,6 +28,7 @@ pub struct GitHubSettings {
 
 pub struct GitHubApp {
     app: Arc<Octocrab>,
+    app_id: u64,
     /// One client per installation, minted once however many deliveries ask at the same
     /// time: they wait on that installation's cell, not on a lock shared by all.
     installations: Mutex<HashMap<u64, Arc<OnceCell<Arc<Octocrab>>>>>,
@@ -62,10 +63,17 @@ impl GitHubApp {
             .map_err(|e| GitHubError::Setup(e.to_string()))?;
         Ok(Self {
             app: Arc::new(app),
+            app_id: settings.app_id,
             installations: Mutex::new(HashMap::new()),
             metrics,
             retry: settings.retry,
         })
+    }
+
+    /// The App's id, as GitHub names the App that owns a check run or suite.
+    #[must_use]
+    pub fn app_id(&self) -> u64 {
+        self.app_id
     }
 
     /// A client for calls made with the App's own JWT (`/app/...`).

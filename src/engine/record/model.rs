@@ -185,6 +185,20 @@ pub struct Baseline {
     pub candidate_artifact: Artifact,
     pub covered_tasks: Vec<TaskId>,
     pub evidence: Option<Evidence>,
+    /// The certified candidate this rebind carried the certification from; absent (and
+    /// not written, so older events hash as they did) when it carried nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_from: Option<Artifact>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<CarryReason>,
+}
+
+/// Why a rebind kept the certification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CarryReason {
+    /// The new head's git tree is byte for byte the certified candidate's.
+    IdenticalTree,
 }
 
 /// A finding named across events: its id in run `run`, and its key when it had one.

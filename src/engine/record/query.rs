@@ -8,7 +8,7 @@ use super::model::{
     Disposition, DispositionKind, Event, EventKind, FindingRef, FindingSummary, InvocationFailure,
     LimitationSummary, Record, ReportRun, Veto, Waiver,
 };
-use crate::ids::{DeliveryId, FindingId, FindingKey, LimitationId, Login};
+use crate::ids::{Artifact, DeliveryId, FindingId, FindingKey, LimitationId, Login};
 
 /// A limitation key a human accepted (`/audit resolve L-NN`), with that human's authority.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +80,38 @@ impl Record {
     #[must_use]
     pub fn latest_run(&self) -> Option<&ReportRun> {
         self.runs().last()
+    }
+
+    /// The commits the latest run's certification was carried to since, oldest first, each
+    /// with the commit it was carried from: rebinds onto identical trees (see
+    /// [`crate::engine::transition::carry`]). Empty when it was never carried.
+    #[must_use]
+    pub fn carries(&self) -> Vec<(&Artifact, &Artifact)> {
+        let after_run = self
+            .history
+            .iter()
+            .rposition(|e| matches!(e.kind, EventKind::Report(_)))
+            .map_or(0, |at| at + 1);
+        self.history[after_run..]
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Baseline(b) => Some((b.carried_from.as_ref()?, &b.candidate_artifact)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The commit the latest run's certification stands for now: the run's own candidate,
+    /// moved along each unbroken carry after it.
+    #[must_use]
+    pub fn certification_carried_to(&self) -> Option<&Artifact> {
+        let mut at = &self.latest_run()?.candidate_artifact;
+        for (from, to) in self.carries() {
+            if from == at {
+                at = to;
+            }
+        }
+        Some(at)
     }
 
     /// The run numbered `run`.

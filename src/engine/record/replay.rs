@@ -251,7 +251,17 @@ impl Derived {
                 let moved = b.candidate_artifact != self.candidate_artifact
                     || b.covered_tasks != self.covered_tasks
                     || matches!(b.cause, BaselineCause::BaseChange | BaselineCause::Adopt);
-                if moved {
+                // A carry moves a current certification of the very candidate it names, with
+                // the same tasks, to the new head; anything else claiming to be one is not.
+                let carries = b.carried_from.as_ref() == Some(&self.candidate_artifact)
+                    && b.reason.is_some()
+                    && self.audit_state == AuditState::Certified
+                    && self.certified_artifact.as_ref() == Some(&self.candidate_artifact)
+                    && b.covered_tasks == self.covered_tasks
+                    && matches!(b.cause, BaselineCause::Push | BaselineCause::Reopen);
+                if carries {
+                    self.certified_artifact = Some(b.candidate_artifact.clone());
+                } else if moved {
                     self.clear_certification();
                     if self.audit_state == AuditState::Certified {
                         self.audit_state = AuditState::Open;

@@ -47,6 +47,7 @@ pub struct RepoConfig {
     pub evidence: EvidenceConfig,
     pub permissions: PermissionsConfig,
     pub baseline_on_push: bool,
+    pub carry_certification: CarryCertification,
     pub allow_self_approval: bool,
     #[serde(deserialize_with = "decisions_path")]
     pub decisions_path: String,
@@ -66,6 +67,7 @@ impl Default for RepoConfig {
             evidence: EvidenceConfig::default(),
             permissions: PermissionsConfig::default(),
             baseline_on_push: true,
+            carry_certification: CarryCertification::IdenticalTree,
             allow_self_approval: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
@@ -118,6 +120,15 @@ impl RepoConfig {
     pub fn effective_assurance(&self, operator_min: Assurance) -> Assurance {
         effective_assurance(self.assurance, operator_min)
     }
+}
+
+/// Whether a new head whose git tree is the certified one keeps the certification
+/// (reference: "Identical content keeps its certification").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CarryCertification {
+    IdenticalTree,
+    Never,
 }
 
 /// A repository can raise the operator's minimum, never lower it.

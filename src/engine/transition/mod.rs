@@ -24,7 +24,7 @@ pub use dispatch::{
     client_payload, decide_dispatch, ready, sent_marker, DispatchDecision, DispatchPlan, NotReady,
 };
 pub use human::{accept_limitations, override_budget, resolve_decision, resolve_finding};
-pub use rebind::{adopt, baseline, AdoptInput, BaselineInput};
+pub use rebind::{adopt, baseline, carry, may_carry, AdoptInput, BaselineInput};
 pub use refusal::Refusal;
 pub use report::{
     accept_report, record_invocation_failure, FailureInput, ReportInput, VerifiedReceipt,

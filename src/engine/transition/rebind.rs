@@ -5,7 +5,8 @@
 
 use super::{append, Applied, EventContext, Refusal};
 use crate::engine::record::{
-    canonical_tasks, AuditState, Baseline, BaselineCause, EventKind, Evidence, Index, Record,
+    canonical_tasks, AuditState, Baseline, BaselineCause, CarryReason, EventKind, Evidence, Index,
+    Record,
 };
 use crate::ids::{Artifact, PrNumber, TaskId};
 
@@ -82,6 +83,62 @@ pub fn baseline(
         candidate_artifact: input.head,
         covered_tasks: tasks,
         evidence,
+        carried_from: None,
+        reason: None,
+    });
+    append(record, kind, ctx).map(Some)
+}
+
+/// Whether a rebind by `cause` could keep the record's certification if the new head's
+/// git tree is the certified one: the record is certified on its candidate, and the cause
+/// is a new head of the same pull request on the same base (a push or a reopen). A base
+/// change alters the integrated candidate whatever the tree; a manual baseline is a
+/// maintainer's explicit word that the candidate moved.
+#[must_use]
+pub fn may_carry(record: &Record, cause: BaselineCause) -> bool {
+    matches!(cause, BaselineCause::Push | BaselineCause::Reopen)
+        && record.audit_state == AuditState::Certified
+        && record.certified_artifact.as_ref() == Some(&record.candidate_artifact)
+}
+
+/// A rebind onto a head whose git tree the caller found byte for byte the certified
+/// candidate's (reference: "Identical content keeps its certification"): the certification
+/// moves to the new head, no run is spent, and evidence text carries (the content is the
+/// same). Anything that does not qualify (see [`may_carry`]; other tasks; evidence given
+/// anew) is an ordinary [`baseline`].
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
+pub fn carry(
+    record: &Record,
+    input: BaselineInput,
+    ctx: &EventContext,
+) -> Result<Option<Applied>, Refusal> {
+    let same_tasks = input
+        .covered_tasks
+        .as_ref()
+        .is_none_or(|t| canonical_tasks(t.clone()) == record.covered_tasks);
+    if !may_carry(record, input.cause)
+        || !same_tasks
+        || input.evidence.is_some()
+        || input.head == record.candidate_artifact
+        || input.pull_request != record.pull_request
+    {
+        return baseline(record, input, ctx);
+    }
+    let evidence = record.evidence.clone().map(|e| Evidence {
+        given_for: input.head.clone(),
+        ..e
+    });
+    let kind = EventKind::Baseline(Baseline {
+        cause: input.cause,
+        pull_request: record.pull_request,
+        candidate_artifact: input.head,
+        covered_tasks: record.covered_tasks.clone(),
+        evidence,
+        carried_from: Some(record.candidate_artifact.clone()),
+        reason: Some(CarryReason::IdenticalTree),
     });
     append(record, kind, ctx).map(Some)
 }
@@ -128,6 +185,8 @@ pub fn adopt(
         candidate_artifact: input.head,
         covered_tasks: tasks,
         evidence,
+        carried_from: None,
+        reason: None,
     });
     let mut applied = append(record, kind, ctx)?;
     let mut next = index.clone();

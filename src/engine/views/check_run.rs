@@ -67,6 +67,12 @@ pub fn check_run(
             verdict.unwrap_or("none yet"),
             grade.unwrap_or("none yet (no run)"),
         ));
+        if let Some(carried) = words::carried(record) {
+            summary.push_str(&format!(
+                "The {carried}: no run was spent on {}.\n\n",
+                record.candidate_artifact.short()
+            ));
+        }
         if let Some((event, asked)) = record.awaited_dispatch() {
             summary.push_str(&format!(
                 "Run {} on {} is awaited: auditor dispatched at {}.\n\n",

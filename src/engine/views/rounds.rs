@@ -59,8 +59,11 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
             ));
         }
     }
+    let carried = words::carried(record)
+        .map(|c| format!(", {c}"))
+        .unwrap_or_default();
     out.push_str(&format!(
-        "\nRecord [{}]({}): state {}, candidate [{}]({}).\n\n{}.\n",
+        "\nRecord [{}]({}): state {}, candidate [{}]({}){carried}.\n\n{}.\n",
         record.id,
         ctx.record_url(&record.id),
         words::state(record),

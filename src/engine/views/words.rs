@@ -17,6 +17,23 @@ pub(crate) fn state(record: &Record) -> String {
     }
 }
 
+/// `certification carried from abc1234 (identical tree)`, when the record's current
+/// certification was moved onto its candidate from an identical tree.
+pub(crate) fn carried(record: &Record) -> Option<String> {
+    if record.audit_state != AuditState::Certified
+        || record.certified_artifact.as_ref() != Some(&record.candidate_artifact)
+    {
+        return None;
+    }
+    let (from, to) = record.carries().into_iter().last()?;
+    (to == &record.candidate_artifact).then(|| {
+        format!(
+            "certification carried from {} (identical tree)",
+            from.short()
+        )
+    })
+}
+
 /// `Budget: 2 of 3 runs used`.
 pub(crate) fn budget(record: &Record) -> String {
     format!(

@@ -331,7 +331,27 @@ pub fn route(
                 "diverged" => (1, 1),
                 _ => (0, 0),
             };
-            reply(200, gh::comparison(repo, base, head, status, ahead, behind))
+            // The head's side, oldest first, each with its tree, as GitHub lists it.
+            let mut side = Vec::new();
+            let mut at = Some(head.to_string());
+            while let Some(c) = at.filter(|c| c != base && !git.is_ancestor(c, base)) {
+                let commit = &git.commits[&c];
+                side.push((c.clone(), commit.tree.clone()));
+                at = commit.parents.first().cloned();
+            }
+            side.reverse();
+            let base_tree = git.commits[base].tree.clone();
+            reply(
+                200,
+                gh::comparison(
+                    repo,
+                    (base, &base_tree),
+                    head,
+                    status,
+                    (ahead, behind),
+                    &side,
+                ),
+            )
         }
         _ => return None,
     };

@@ -101,6 +101,8 @@ pub fn route(
                 .pulls
                 .values()
                 .filter(|p| p["head"]["sha"] == *sha)
+                // As on GitHub: a pull request from a fork is not listed for the commit.
+                .filter(|p| p["head"]["repo"]["full_name"] == p["base"]["repo"]["full_name"])
                 .map(super::github_objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
@@ -202,6 +204,16 @@ impl FakeGitHub {
     /// The PR body as a person edited it (no `edited` event is delivered).
     pub fn set_pull_body(&self, number: u64, body: &str) {
         self.state().pulls.get_mut(&number).unwrap()["body"] = json!(body);
+    }
+
+    /// Makes PR `number` come from a fork (`forker/hello`), which GitHub leaves out of a
+    /// commit's pull-request listing and of a check run's `pull_requests`.
+    pub fn make_fork(&self, number: u64) {
+        let mut state = self.state();
+        let pr = state.pulls.get_mut(&number).expect("a pull request");
+        pr["head"]["repo"] = super::github_objects::repository("forker/hello");
+        pr["head"]["label"] = serde_json::json!("forker:feature");
+        pr["head"]["user"] = super::github_objects::user("forker");
     }
 
     pub fn set_pull_head(&self, number: u64, sha: &str) {

@@ -438,17 +438,17 @@ pub fn content(repo: &str, kind: &str, path: &str, sha: &str, size: usize) -> Va
            "_links": {"self": url, "git": git, "html": html}})
 }
 
-/// A comparison (`commit-comparison`) of two commits; the commits themselves are listed
-/// empty (the app reads only `status`).
+/// A comparison (`commit-comparison`) of two commits: the base with its tree, and the
+/// commits on the head's side (`side`: SHA and tree, oldest first).
 pub fn comparison(
     repo: &str,
-    base: &str,
+    (base, base_tree): (&str, &str),
     head: &str,
     status: &str,
-    ahead: u64,
-    behind: u64,
+    (ahead, behind): (u64, u64),
+    side: &[(String, String)],
 ) -> Value {
-    let commit = |sha: &str| {
+    let commit = |sha: &str, tree: &str| {
         json!({"sha": sha, "node_id": node_id("C", id_of(sha)),
                "url": format!("{API}/repos/{repo}/commits/{sha}"),
                "html_url": format!("{WEB}/{repo}/commit/{sha}"),
@@ -457,16 +457,17 @@ pub fn comparison(
                "commit": {"message": "", "comment_count": 0,
                           "url": format!("{API}/repos/{repo}/git/commits/{sha}"),
                           "author": null, "committer": null,
-                          "tree": {"sha": sha, "url": format!("{API}/repos/{repo}/git/trees/{sha}")}}})
+                          "tree": {"sha": tree, "url": format!("{API}/repos/{repo}/git/trees/{tree}")}}})
     };
     let html = format!("{WEB}/{repo}/compare/{base}...{head}");
+    let commits: Vec<Value> = side.iter().map(|(sha, tree)| commit(sha, tree)).collect();
     json!({
         "url": format!("{API}/repos/{repo}/compare/{base}...{head}"), "html_url": html,
         "permalink_url": html, "diff_url": format!("{html}.diff"),
         "patch_url": format!("{html}.patch"),
-        "base_commit": commit(base), "merge_base_commit": commit(base),
+        "base_commit": commit(base, base_tree), "merge_base_commit": commit(base, base_tree),
         "status": status, "ahead_by": ahead, "behind_by": behind,
-        "total_commits": ahead, "commits": [], "files": [],
+        "total_commits": ahead, "commits": commits, "files": [],
     })
 }
 

@@ -228,7 +228,9 @@ async fn the_deployment_uses_the_binarys_port_probes_and_variables() {
     assert!(
         pod["topologySpreadConstraints"]
             .as_array()
-            .is_some_and(|c| c.iter().any(|c| c["topologyKey"] == "kubernetes.io/hostname")),
+            .is_some_and(|c| c
+                .iter()
+                .any(|c| c["topologyKey"] == "kubernetes.io/hostname")),
         "replicas spread across nodes"
     );
 
@@ -285,10 +287,9 @@ fn service_autoscaler_and_budget_point_at_the_deployment() {
 #[tokio::test]
 async fn kustomize_and_a_plain_apply_take_the_same_objects_and_no_secret() {
     let dir = root().join("deploy/kubernetes");
-    let kustomization: Value = serde_saphyr::from_str(
-        &std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap(),
-    )
-    .unwrap();
+    let kustomization: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap())
+            .unwrap();
     let listed: BTreeSet<String> = kustomization["resources"]
         .as_array()
         .unwrap()
@@ -389,7 +390,10 @@ fn the_scrape_job_is_the_one_the_alerts_select() {
     let port_name = deployment["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"]
         .as_str()
         .unwrap();
-    assert!(text.contains(&format!("\"regex\":\"{port_name}\"")), "{text}");
+    assert!(
+        text.contains(&format!("\"regex\":\"{port_name}\"")),
+        "{text}"
+    );
     let alerts = std::fs::read_to_string(root().join("deploy/monitoring/alerts.yml")).unwrap();
     let rules: Value = serde_saphyr::from_str(&alerts).unwrap();
     for rule in rules["groups"][0]["rules"].as_array().unwrap() {

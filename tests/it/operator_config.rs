@@ -220,8 +220,8 @@ fn the_webhook_secret_can_come_from_a_mounted_file_trailing_newline_trimmed() {
         ..ServeArgs::default()
     };
     let e = env(&[("AUDITLOOP_APP_ID", "1"), ("AUDITLOOP_PRIVATE_KEY", PEM)]);
-    let cfg = ServeConfig::resolve(&args, &e, &one_file("/run/secrets/webhook", "old,new\n"))
-        .unwrap();
+    let cfg =
+        ServeConfig::resolve(&args, &e, &one_file("/run/secrets/webhook", "old,new\n")).unwrap();
     let secrets: Vec<&[u8]> = cfg.webhook_secrets.iter().collect();
     assert_eq!(secrets, [b"old".as_slice(), b"new".as_slice()]);
     assert!(!format!("{cfg:?}").contains("old"));
@@ -230,8 +230,14 @@ fn the_webhook_secret_can_come_from_a_mounted_file_trailing_newline_trimmed() {
 #[test]
 fn a_secret_and_its_file_together_are_refused_naming_both() {
     for (inline, file) in [
-        (("AUDITLOOP_WEBHOOK_SECRET", "a"), ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s")),
-        (("WEBHOOK_SECRET", "a"), ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s")),
+        (
+            ("AUDITLOOP_WEBHOOK_SECRET", "a"),
+            ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s"),
+        ),
+        (
+            ("WEBHOOK_SECRET", "a"),
+            ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s"),
+        ),
     ] {
         let e = env(&[
             ("AUDITLOOP_APP_ID", "1"),
@@ -269,7 +275,8 @@ fn an_unreadable_or_empty_secret_file_names_the_file_never_its_content() {
         ("AUDITLOOP_PRIVATE_KEY", PEM),
         ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s"),
     ]);
-    let err = ServeConfig::resolve(&ServeArgs::default(), &e, &one_file("/s", " , \n")).unwrap_err();
+    let err =
+        ServeConfig::resolve(&ServeArgs::default(), &e, &one_file("/s", " , \n")).unwrap_err();
     assert_eq!(
         err.to_string(),
         "AUDITLOOP_WEBHOOK_SECRET_FILE: /s holds no secret"

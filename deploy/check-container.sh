@@ -46,7 +46,9 @@ chown -R "$uid:$uid" "$work/secrets"
 chmod 0500 "$work/secrets"
 chmod 0400 "$work/secrets"/*
 
-"${podman[@]}" run -d --name "$name" --network host \
+# The image's HEALTHCHECK is exercised below with `podman exec`; podman would schedule it
+# through systemd, which a CI container does not run.
+"${podman[@]}" run -d --name "$name" --network host --no-healthcheck \
     --read-only --cap-drop ALL --security-opt no-new-privileges --user "$uid:$uid" \
     --ulimit nofile=4096:4096 --ulimit nproc=4096:4096 \
     -v "$work/secrets:/var/run/secrets/auditloop:ro" \
@@ -77,15 +79,18 @@ done
 
 # The settings the runtime applied are the ones asked for.
 settings=$("${podman[@]}" inspect --format \
-    '{{.HostConfig.ReadonlyRootfs}} {{.Config.User}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}}' "$name")
+    '{{.HostConfig.ReadonlyRootfs}} {{.Config.User}} {{.HostConfig.SecurityOpt}}' "$name")
 case $settings in
-    "true $uid:$uid "*ALL*no-new-privileges*) ;;
+    "true $uid:$uid "*no-new-privileges*) ;;
     *) fail "the container runs with $settings" ;;
 esac
 pid=$("${podman[@]}" inspect --format '{{.State.Pid}}' "$name")
 [ "$(stat -c %u "/proc/$pid")" = "$uid" ] || fail "the server does not run as uid $uid"
-caps=$(awk '/^CapEff/{print $2}' "/proc/$pid/status")
-[ "$caps" = 0000000000000000 ] || fail "the server holds capabilities $caps"
+for set in CapEff CapPrm CapBnd; do
+    caps=$(awk -v set="$set:" '$1 == set {print $2}' "/proc/$pid/status")
+    [ "$caps" = 0000000000000000 ] || fail "the server's $set is $caps, not empty"
+done
+grep -q '^NoNewPrivs:[[:space:]]*1' "/proc/$pid/status" || fail "the server may gain privileges"
 
 # A delivery signed with the secret from the file is answered; a forged one is refused.
 body='{"zen":"Keep it logically awesome.","hook_id":1,"hook":{"type":"App","id":1,"active":true,"events":["pull_request"],"config":{"content_type":"json","insecure_ssl":"0","url":"https://example.com/webhook"}}}'

@@ -26,6 +26,9 @@ pub struct ServeArgs {
     /// Webhook secret; several, comma-separated, while rotating [env: AUDITLOOP_WEBHOOK_SECRET, WEBHOOK_SECRET]
     #[arg(long)]
     pub webhook_secret: Option<String>,
+    /// File holding the webhook secret(s), as Docker and Kubernetes mount them; trailing newline trimmed [env: AUDITLOOP_WEBHOOK_SECRET_FILE]
+    #[arg(long)]
+    pub webhook_secret_file: Option<PathBuf>,
     /// REST base URL; GitHub Enterprise Server is https://HOST/api/v3 [env: AUDITLOOP_GITHUB_API_URL]
     #[arg(long)]
     pub github_api_url: Option<String>,
@@ -141,7 +144,7 @@ pub enum ConfigError {
 
 const APP_ID: &str = "AUDITLOOP_APP_ID (--app-id, or APP_ID)";
 const PRIVATE_KEY: &str = "AUDITLOOP_PRIVATE_KEY or AUDITLOOP_PRIVATE_KEY_PATH (--private-key, --private-key-path, or PRIVATE_KEY, PRIVATE_KEY_PATH)";
-const WEBHOOK_SECRET: &str = "AUDITLOOP_WEBHOOK_SECRET (--webhook-secret, or WEBHOOK_SECRET)";
+const WEBHOOK_SECRET: &str = "AUDITLOOP_WEBHOOK_SECRET or AUDITLOOP_WEBHOOK_SECRET_FILE (--webhook-secret, --webhook-secret-file, or WEBHOOK_SECRET)";
 
 /// Reads a setting: the flag, else the environment variable, else Probot's fallback name.
 fn pick(
@@ -170,6 +173,50 @@ fn seconds(
                 setting,
                 message: format!("{text:?} is not a number of seconds (0 disables)"),
             }),
+    }
+}
+
+/// The webhook secret(s): given inline, or read from the file a secret is mounted as.
+/// Both at once is refused rather than one silently winning.
+fn webhook_secret(
+    args: &ServeArgs,
+    env: &dyn Fn(&str) -> Option<String>,
+    read_file: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
+) -> Result<Option<String>, ConfigError> {
+    let inline = pick(
+        args.webhook_secret.clone(),
+        env,
+        &["AUDITLOOP_WEBHOOK_SECRET", "WEBHOOK_SECRET"],
+    );
+    let file = pick(
+        args.webhook_secret_file
+            .as_ref()
+            .map(|p| p.display().to_string()),
+        env,
+        &["AUDITLOOP_WEBHOOK_SECRET_FILE"],
+    );
+    match (inline, file) {
+        (Some(_), Some(_)) => Err(ConfigError::Invalid {
+            setting: "AUDITLOOP_WEBHOOK_SECRET_FILE",
+            message: "given together with AUDITLOOP_WEBHOOK_SECRET (--webhook-secret-file and --webhook-secret): give the secret one way only".into(),
+        }),
+        (inline, None) => Ok(inline),
+        (None, Some(path)) => {
+            // The error names the path only: the content is the secret.
+            let text = read_file(std::path::Path::new(&path)).map_err(|e| ConfigError::Invalid {
+                setting: "AUDITLOOP_WEBHOOK_SECRET_FILE",
+                message: format!("cannot read {path}: {e}"),
+            })?;
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            let text = text.strip_suffix('\r').unwrap_or(text);
+            if WebhookSecrets::parse(text).is_none() {
+                return Err(ConfigError::Invalid {
+                    setting: "AUDITLOOP_WEBHOOK_SECRET_FILE",
+                    message: format!("{path} holds no secret"),
+                });
+            }
+            Ok(Some(text.to_owned()))
+        }
     }
 }
 
@@ -216,11 +263,7 @@ impl ServeConfig {
             env,
             &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
         );
-        let secret = pick(
-            args.webhook_secret.clone(),
-            env,
-            &["AUDITLOOP_WEBHOOK_SECRET", "WEBHOOK_SECRET"],
-        );
+        let secret = webhook_secret(args, env, read_file)?;
 
         let mut missing = Vec::new();
         if app_id.is_none() {

@@ -94,6 +94,9 @@ pub fn router(state: AppState) -> Router {
         .route("/webhook", post(webhook))
         .route("/api/github/webhooks", post(webhook))
         .route("/healthz", get(|| async { "ok" }))
+        // Readiness: only this router has it, and it exists only once the App's key has
+        // parsed and its GitHub client is built; setup's router answers it 404.
+        .route("/readyz", get(|| async { "ready" }))
         .route("/metrics", get(metrics))
         .with_state(state)
 }

@@ -159,6 +159,20 @@ async fn the_action_signs_with_a_key_the_operator_pinned() {
             .exists(),
         "the key file is removed"
     );
+    // The signed report's path is a step output: nothing a later use of the action in this
+    // job would read.
+    for entry in std::fs::read_dir(dir.path().join("runner-temp")).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("GITHUB_ENV-")
+        {
+            let exported = std::fs::read_to_string(&path).unwrap();
+            assert!(!exported.contains("AUDITLOOP_SIGNED"), "{exported}");
+        }
+    }
     let body = l.gh.comments_on(42).last().unwrap().clone();
     assert!(body.contains("\"receipt\""), "{body}");
     deliver_posted(&mut l, &body).await;

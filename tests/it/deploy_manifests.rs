@@ -122,6 +122,8 @@ fn every_yaml_under_deploy_parses() {
         "HorizontalPodAutoscaler",
         "PodDisruptionBudget",
         "Secret",
+        "Namespace",
+        "NetworkPolicy",
     ] {
         assert!(kinds.contains(wanted), "{wanted} missing: {kinds:?}");
     }
@@ -157,55 +159,80 @@ async fn the_deployment_uses_the_binarys_port_probes_and_variables() {
     }
     for required in [
         "AUDITLOOP_APP_ID",
-        "AUDITLOOP_WEBHOOK_SECRET",
+        "AUDITLOOP_WEBHOOK_SECRET_FILE",
         "AUDITLOOP_PRIVATE_KEY_PATH",
     ] {
         assert!(names.contains(required), "{required} is not set");
     }
-    // The secrets come from the Secret, not from the manifest.
-    for secret in ["AUDITLOOP_APP_ID", "AUDITLOOP_WEBHOOK_SECRET"] {
-        let var = container["env"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == secret)
-            .unwrap();
-        assert!(var.get("value").is_none(), "{secret} is inline");
-        assert_eq!(var["valueFrom"]["secretKeyRef"]["name"], "auditloop");
+    // Secrets never travel as environment variables.
+    for secret in [
+        "AUDITLOOP_WEBHOOK_SECRET",
+        "WEBHOOK_SECRET",
+        "AUDITLOOP_PRIVATE_KEY",
+    ] {
+        assert!(!names.contains(secret), "{secret} is in the environment");
     }
-    // The key file is mounted where AUDITLOOP_PRIVATE_KEY_PATH points.
-    let key_path = container["env"]
+    let app_id = container["env"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|v| v["name"] == "AUDITLOOP_PRIVATE_KEY_PATH")
-        .unwrap()["value"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let mount = container["volumeMounts"][0]["mountPath"].as_str().unwrap();
-    let item = pod["volumes"][0]["secret"]["items"][0]["path"]
-        .as_str()
+        .find(|v| v["name"] == "AUDITLOOP_APP_ID")
         .unwrap();
-    assert_eq!(key_path, format!("{mount}/{item}"));
+    assert_eq!(app_id["valueFrom"]["secretKeyRef"]["name"], "auditloop");
+    // The key and the webhook secret are files of the Secret's volume, where the variables
+    // point.
+    let mount = container["volumeMounts"][0]["mountPath"].as_str().unwrap();
+    assert_eq!(container["volumeMounts"][0]["readOnly"], true);
+    let volume = &pod["volumes"][0]["secret"];
+    assert_eq!(volume["secretName"], "auditloop");
+    let items: Vec<(&str, &str)> = volume["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["key"].as_str().unwrap(), i["path"].as_str().unwrap()))
+        .collect();
+    for (variable, key) in [
+        ("AUDITLOOP_PRIVATE_KEY_PATH", "private-key.pem"),
+        ("AUDITLOOP_WEBHOOK_SECRET_FILE", "webhook-secret"),
+    ] {
+        let path = container["env"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == variable)
+            .unwrap()["value"]
+            .as_str()
+            .unwrap();
+        let item = items.iter().find(|(k, _)| *k == key).unwrap().1;
+        assert_eq!(path, format!("{mount}/{item}"), "{variable}");
+    }
 
-    for probe in ["readinessProbe", "livenessProbe"] {
+    // Readiness and liveness ask different questions, both of the App's own router.
+    let mut paths = BTreeSet::new();
+    for (probe, wanted) in [("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")] {
         let get = &container[probe]["httpGet"];
         let path = get["path"].as_str().unwrap();
-        assert_eq!(path, "/healthz", "{probe}");
+        assert_eq!(path, wanted, "{probe}");
         assert_eq!(served(path).await, 200, "{probe}: {path} is served");
+        paths.insert(path);
         let port = &get["port"];
         assert!(
             port.as_str() == Some(port_name) || port.as_u64() == Some(default_port()),
             "{probe} port {port:?}"
         );
     }
+    assert_eq!(paths.len(), 2);
     assert_eq!(served("/metrics").await, 200);
-    let prometheus_port = deployment["spec"]["template"]["metadata"]["annotations"]
-        ["prometheus.io/port"]
-        .as_str()
-        .unwrap();
-    assert_eq!(prometheus_port, default_port().to_string());
+    // The HorizontalPodAutoscaler owns the replica count.
+    assert!(deployment["spec"].get("replicas").is_none());
+    assert!(
+        pod["topologySpreadConstraints"]
+            .as_array()
+            .is_some_and(|c| c
+                .iter()
+                .any(|c| c["topologyKey"] == "kubernetes.io/hostname")),
+        "replicas spread across nodes"
+    );
 
     let security = &container["securityContext"];
     assert_eq!(security["readOnlyRootFilesystem"], true);
@@ -247,11 +274,138 @@ fn service_autoscaler_and_budget_point_at_the_deployment() {
     assert_eq!(&pdb["spec"]["selector"]["matchLabels"], labels);
     // Every key the Deployment reads from the Secret is in the example Secret.
     let secret = kind(&docs, "Secret");
+    assert_eq!(secret["metadata"]["namespace"], "auditloop");
     let text = serde_json::to_string(deployment).unwrap();
     for key in ["app-id", "webhook-secret", "private-key.pem"] {
         assert!(text.contains(key), "{key}");
         assert!(secret["stringData"].get(key).is_some(), "{key}");
     }
+}
+
+/// What `kubectl apply -k deploy/kubernetes` and `kubectl apply -f deploy/kubernetes/` apply is
+/// the same set of objects, all in one namespace, the image set by `images:`, and no Secret.
+#[tokio::test]
+async fn kustomize_and_a_plain_apply_take_the_same_objects_and_no_secret() {
+    let dir = root().join("deploy/kubernetes");
+    let kustomization: Value =
+        serde_saphyr::from_str(&std::fs::read_to_string(dir.join("kustomization.yaml")).unwrap())
+            .unwrap();
+    let listed: BTreeSet<String> = kustomization["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_owned())
+        .collect();
+    let mut present = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if name != "kustomization.yaml" {
+            present.insert(name);
+        }
+    }
+    assert_eq!(listed, present);
+    let namespace = kustomization["namespace"].as_str().unwrap();
+    let mut kinds = BTreeSet::new();
+    for name in &present {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        for doc in serde_saphyr::from_multiple::<Value>(&text).unwrap() {
+            let kind = doc["kind"].as_str().unwrap().to_owned();
+            assert_ne!(kind, "Secret", "{name} would overwrite the real Secret");
+            if kind == "Namespace" {
+                assert_eq!(doc["metadata"]["name"], namespace);
+            } else {
+                assert_eq!(doc["metadata"]["namespace"], namespace, "{name}");
+            }
+            kinds.insert(kind);
+        }
+    }
+    assert!(kinds.contains("Namespace") && kinds.contains("NetworkPolicy"));
+
+    let docs = documents();
+    let container = &kind(&docs, "Deployment")["spec"]["template"]["spec"]["containers"][0];
+    let image = container["image"].as_str().unwrap();
+    let entry = kustomization["images"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == image)
+        .unwrap_or_else(|| panic!("no images: entry for {image}"));
+    assert!(entry["newName"].as_str().unwrap().starts_with("ghcr.io/"));
+    let tag = entry["newTag"].as_str().unwrap();
+    assert!(
+        tag.split('.').count() == 3 && tag.split('.').all(|p| p.parse::<u32>().is_ok()),
+        "a release tag, not {tag}"
+    );
+
+    // The NetworkPolicy lets in the container port and lets out DNS and HTTPS only.
+    let policy = kind(&docs, "NetworkPolicy");
+    assert_eq!(
+        policy["spec"]["ingress"][0]["ports"][0]["port"].as_u64(),
+        Some(default_port())
+    );
+    let egress: BTreeSet<u64> = policy["spec"]["egress"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|rule| rule["ports"].as_array().unwrap())
+        .map(|p| p["port"].as_u64().unwrap())
+        .collect();
+    assert_eq!(egress, BTreeSet::from([53, 443]));
+
+    // Readiness is the App's: first-run setup does not answer it.
+    let launch: auditloop::setup::Launch =
+        Box::new(|_| Box::pin(async { Ok(axum::Router::new()) }));
+    let setup = auditloop::setup::app(
+        auditloop::setup::SetupOptions {
+            github_url: "https://github.com".into(),
+            api_url: None,
+            org: None,
+            webhook_url: None,
+            dir: std::env::temp_dir(),
+            manifest: String::new(),
+        },
+        launch,
+    );
+    let request = http::Request::get("/readyz")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let status = setup.oneshot(request).await.unwrap().status();
+    assert!(!status.is_success(), "setup answered /readyz {status}");
+}
+
+/// The scrape job the alerts select: auditloop's pods on the container port's name.
+#[test]
+fn the_scrape_job_is_the_one_the_alerts_select() {
+    let docs = documents();
+    let config = &docs
+        .iter()
+        .find(|(p, _)| p.ends_with("monitoring/prometheus.yml"))
+        .unwrap()
+        .1;
+    let job = &config["scrape_configs"][0];
+    assert_eq!(job["job_name"], "auditloop");
+    assert_eq!(job["metrics_path"], "/metrics");
+    let text = serde_json::to_string(job).unwrap();
+    let deployment = kind(&docs, "Deployment");
+    let port_name = deployment["spec"]["template"]["spec"]["containers"][0]["ports"][0]["name"]
+        .as_str()
+        .unwrap();
+    assert!(
+        text.contains(&format!("\"regex\":\"{port_name}\"")),
+        "{text}"
+    );
+    let alerts = std::fs::read_to_string(root().join("deploy/monitoring/alerts.yml")).unwrap();
+    let rules: Value = serde_saphyr::from_str(&alerts).unwrap();
+    for rule in rules["groups"][0]["rules"].as_array().unwrap() {
+        let expr = rule["expr"].as_str().unwrap();
+        for series in series_in(expr) {
+            assert!(
+                expr.contains(&format!("{series}{{job=\"auditloop\"")),
+                "{expr}"
+            );
+        }
+    }
+    assert!(alerts.contains("absent(up{job=\"auditloop\""));
 }
 
 /// Every series `/metrics` exports, each metric touched once so that all appear.

@@ -10,6 +10,7 @@ mod report_support;
 mod support;
 mod views_support;
 
+mod action_install;
 mod action_local;
 mod api_conformance;
 mod cli_binary;

@@ -180,3 +180,129 @@ fn the_binary_reads_dotenv_and_names_what_is_missing() {
     );
     assert!(!err.contains("abc"), "secrets are not echoed: {err}");
 }
+
+/// A file reader that knows one path.
+fn one_file(
+    path: &'static str,
+    content: &'static str,
+) -> impl Fn(&std::path::Path) -> std::io::Result<String> {
+    move |p| {
+        if p == std::path::Path::new(path) {
+            Ok(content.to_owned())
+        } else {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "No such file or directory",
+            ))
+        }
+    }
+}
+
+#[test]
+fn the_webhook_secret_can_come_from_a_mounted_file_trailing_newline_trimmed() {
+    let e = env(&[
+        ("AUDITLOOP_APP_ID", "1"),
+        ("AUDITLOOP_PRIVATE_KEY", PEM),
+        ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/run/secrets/webhook"),
+    ]);
+    let cfg = ServeConfig::resolve(
+        &ServeArgs::default(),
+        &e,
+        &one_file("/run/secrets/webhook", "s3cret\n"),
+    )
+    .unwrap();
+    let secrets: Vec<&[u8]> = cfg.webhook_secrets.iter().collect();
+    assert_eq!(secrets, [b"s3cret".as_slice()]);
+
+    // Comma-separated while rotating, as with the plain variable; the flag works too.
+    let args = ServeArgs {
+        webhook_secret_file: Some("/run/secrets/webhook".into()),
+        ..ServeArgs::default()
+    };
+    let e = env(&[("AUDITLOOP_APP_ID", "1"), ("AUDITLOOP_PRIVATE_KEY", PEM)]);
+    let cfg =
+        ServeConfig::resolve(&args, &e, &one_file("/run/secrets/webhook", "old,new\n")).unwrap();
+    let secrets: Vec<&[u8]> = cfg.webhook_secrets.iter().collect();
+    assert_eq!(secrets, [b"old".as_slice(), b"new".as_slice()]);
+    assert!(!format!("{cfg:?}").contains("old"));
+}
+
+#[test]
+fn a_secret_and_its_file_together_are_refused_naming_both() {
+    for (inline, file) in [
+        (
+            ("AUDITLOOP_WEBHOOK_SECRET", "a"),
+            ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s"),
+        ),
+        (
+            ("WEBHOOK_SECRET", "a"),
+            ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s"),
+        ),
+    ] {
+        let e = env(&[
+            ("AUDITLOOP_APP_ID", "1"),
+            ("AUDITLOOP_PRIVATE_KEY", PEM),
+            inline,
+            file,
+        ]);
+        let err =
+            ServeConfig::resolve(&ServeArgs::default(), &e, &one_file("/s", "b\n")).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("AUDITLOOP_WEBHOOK_SECRET_FILE: ")
+                && text.contains("with AUDITLOOP_WEBHOOK_SECRET (")
+                && text.contains("--webhook-secret-file and --webhook-secret)"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_unreadable_or_empty_secret_file_names_the_file_never_its_content() {
+    let e = env(&[
+        ("AUDITLOOP_APP_ID", "1"),
+        ("AUDITLOOP_PRIVATE_KEY", PEM),
+        ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/run/secrets/missing"),
+    ]);
+    let err = ServeConfig::resolve(&ServeArgs::default(), &e, &no_file).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with("AUDITLOOP_WEBHOOK_SECRET_FILE: cannot read /run/secrets/missing"),
+        "{text}"
+    );
+    let e = env(&[
+        ("AUDITLOOP_APP_ID", "1"),
+        ("AUDITLOOP_PRIVATE_KEY", PEM),
+        ("AUDITLOOP_WEBHOOK_SECRET_FILE", "/s"),
+    ]);
+    let err =
+        ServeConfig::resolve(&ServeArgs::default(), &e, &one_file("/s", " , \n")).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "AUDITLOOP_WEBHOOK_SECRET_FILE: /s holds no secret"
+    );
+}
+
+/// The binary reads the file it is given and never prints what is in it.
+#[test]
+fn the_binary_reads_the_secret_file_and_refuses_it_beside_the_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("webhook-secret");
+    std::fs::write(&file, "file-secret-value\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_auditloop"))
+        .current_dir(dir.path())
+        .env_clear()
+        .args(["serve", "--app-id", "1", &format!("--private-key={PEM}")])
+        .arg("--webhook-secret-file")
+        .arg(&file)
+        .env("AUDITLOOP_WEBHOOK_SECRET", "env-secret-value")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("AUDITLOOP_WEBHOOK_SECRET_FILE"), "{err}");
+    assert!(
+        !err.contains("secret-value"),
+        "secrets are not echoed: {err}"
+    );
+}

@@ -1,6 +1,7 @@
 //! Runs a composite action's `run` steps locally, as a GitHub-hosted runner would: each
 //! step's `env` evaluated (`${{ inputs.* }}`, `${{ github.token }}`,
-//! `${{ github.action_path }}`, `${{ runner.temp }}`; anything else fails the test), its
+//! `${{ github.action_path }}`, `${{ github.action_repository }}`, `${{ github.action_ref }}`,
+//! `${{ runner.temp }}`, `${{ steps.ID.outputs.NAME }}`; anything else fails the test), its
 //! script run with `bash --noprofile --norc -eo pipefail`, and `$GITHUB_ENV`,
 //! `$GITHUB_PATH` and `$GITHUB_OUTPUT` honoured between steps. The YAML is read into JSON
 //! values with serde-saphyr, the parser the app uses.
@@ -24,8 +25,15 @@ pub struct Runner {
     pub env: BTreeMap<String, String>,
     pub token: String,
     pub action_path: PathBuf,
+    /// `github.action_repository` and `github.action_ref`: how the workflow named the action.
+    pub action_repository: String,
+    pub action_ref: String,
     pub temp: PathBuf,
     pub workspace: PathBuf,
+    /// `RUNNER_TOOL_CACHE`, kept between runs of one runner.
+    pub tool_cache: PathBuf,
+    /// What each step with an `id` wrote to `$GITHUB_OUTPUT`, in this run.
+    outputs: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 fn yaml_str(v: &Yaml) -> String {
@@ -50,8 +58,10 @@ impl Runner {
     ) -> Self {
         let temp = dir.join("runner-temp");
         let workspace = dir.join("workspace");
+        let tool_cache = dir.join("tool-cache");
         std::fs::create_dir_all(&temp).unwrap();
         std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir_all(&tool_cache).unwrap();
         let mut env = BTreeMap::new();
         for (k, v) in [
             ("CI", "true"),
@@ -62,19 +72,25 @@ impl Runner {
             ("GITHUB_RUN_ID", "7001"),
             ("GITHUB_RUN_ATTEMPT", "1"),
             ("RUNNER_OS", "Linux"),
+            ("RUNNER_ARCH", "X64"),
         ] {
             env.insert(k.to_owned(), v.to_owned());
         }
         env.insert("RUNNER_TEMP".into(), temp.display().to_string());
         env.insert("GITHUB_WORKSPACE".into(), workspace.display().to_string());
+        env.insert("RUNNER_TOOL_CACHE".into(), tool_cache.display().to_string());
         env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
         env.insert("HOME".into(), dir.display().to_string());
         Self {
             env,
             token: token.to_owned(),
             action_path: action_path.to_owned(),
+            action_repository: "auditloop/auditloop".to_owned(),
+            action_ref: "v0.1.0".to_owned(),
             temp,
             workspace,
+            tool_cache,
+            outputs: BTreeMap::new(),
         }
     }
 
@@ -88,9 +104,20 @@ impl Runner {
                     .cloned()
                     .unwrap_or_else(|| panic!("the action has no input {name}"));
             }
+            if let Some(rest) = e.strip_prefix("steps.") {
+                let (id, name) = rest.split_once(".outputs.").expect("steps.ID.outputs.NAME");
+                return self
+                    .outputs
+                    .get(id)
+                    .and_then(|o| o.get(name))
+                    .cloned()
+                    .unwrap_or_default();
+            }
             match e {
                 "github.token" => self.token.clone(),
                 "github.action_path" => self.action_path.display().to_string(),
+                "github.action_repository" => self.action_repository.clone(),
+                "github.action_ref" => self.action_ref.clone(),
                 "runner.temp" => self.temp.display().to_string(),
                 other => panic!("expression not modelled by the local runner: {other}"),
             }
@@ -101,6 +128,12 @@ impl Runner {
     /// Runs every step of `action.yml` with inputs `with` (defaults from the file); stops
     /// at the first step that fails, as a runner does.
     pub fn run(&mut self, with: &[(&str, &str)]) -> Vec<Step> {
+        self.run_steps(with, usize::MAX)
+    }
+
+    /// Runs the first `count` steps of `action.yml`, as [`Runner::run`] runs them all.
+    pub fn run_steps(&mut self, with: &[(&str, &str)], count: usize) -> Vec<Step> {
+        self.outputs.clear();
         let text = std::fs::read_to_string(self.action_path.join("action.yml")).unwrap();
         let action: Yaml = serde_saphyr::from_str(&text).unwrap();
         assert_eq!(yaml_str(&action["runs"]["using"]), "composite");
@@ -134,6 +167,7 @@ impl Runner {
             .as_array()
             .expect("steps")
             .iter()
+            .take(count)
             .enumerate()
         {
             let name = yaml_str(&step["name"]);
@@ -169,6 +203,16 @@ impl Runner {
                 if let Some((k, v)) = line.split_once('=') {
                     self.env.insert(k.to_owned(), v.to_owned());
                 }
+            }
+            if let Some(id) = step.get("id").map(yaml_str) {
+                let written =
+                    std::fs::read_to_string(self.temp.join(format!("GITHUB_OUTPUT-{n}"))).unwrap();
+                let outputs = written
+                    .lines()
+                    .filter_map(|l| l.split_once('='))
+                    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                    .collect();
+                self.outputs.insert(id, outputs);
             }
             let paths =
                 std::fs::read_to_string(self.temp.join(format!("GITHUB_PATH-{n}"))).unwrap();

@@ -102,7 +102,7 @@ async fn stand_in() -> (String, Shared) {
     (format!("http://{addr}"), shared)
 }
 
-fn chromedriver() -> Option<PathBuf> {
+pub(crate) fn chromedriver() -> Option<PathBuf> {
     let named = std::env::var_os("CHROMEDRIVER").map(PathBuf::from);
     let candidates = named
         .into_iter()
@@ -115,9 +115,9 @@ fn chromium() -> PathBuf {
 }
 
 /// chromedriver on a free loopback port, killed on drop.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Drop for Driver {
@@ -127,7 +127,7 @@ impl Drop for Driver {
     }
 }
 
-async fn start_driver(binary: &std::path::Path) -> Driver {
+pub(crate) async fn start_driver(binary: &std::path::Path) -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -155,7 +155,7 @@ async fn start_driver(binary: &std::path::Path) -> Driver {
     panic!("chromedriver did not answer on {}", driver.url);
 }
 
-fn capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
+pub(crate) fn capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
     let args = [
         "--headless",
         "--no-sandbox",

@@ -32,7 +32,7 @@ pub struct ServeArgs {
     /// REST base URL; GitHub Enterprise Server is https://HOST/api/v3 [env: AUDITLOOP_GITHUB_API_URL]
     #[arg(long)]
     pub github_api_url: Option<String>,
-    /// Address to bind [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000]
+    /// Address to bind [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000 when serving; 127.0.0.1:3000 while the first run's setup page is up]
     #[arg(long)]
     pub listen: Option<String>,
     /// Operator-pinned Ed25519 auditor keys (TOML) [env: AUDITLOOP_TRUST_STORE]
@@ -133,7 +133,7 @@ pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// Names every missing setting, with its flag and environment names, on one line.
-    #[error("missing {}. Set them as flags, environment variables or in .env (README.md tells how to register the GitHub App)", .0.join("; "))]
+    #[error("missing {}. Set them as flags, environment variables or in .env (run `auditloop setup` to register the GitHub App; https://github.com/auditloop/auditloop/blob/main/docs/operations.md tells more)", .0.join("; "))]
     Missing(Vec<&'static str>),
     #[error("{setting}: {message}")]
     Invalid {

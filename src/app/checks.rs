@@ -211,7 +211,9 @@ pub async fn merge_group_event(
         (Ok(_), None) => return Ok(Handled::Ignored),
     };
     if let Err(why) = &state {
-        view = crate::engine::views::check_run::records_unavailable(why);
+        view = crate::engine::views::check_run::records_unavailable(
+            &crate::engine::views::md::Md::text_max(why, 2_000),
+        );
     }
     view.title = format!("{number}: {}", view.title);
     view.annotations.clear();

@@ -214,13 +214,13 @@ async fn run(
             Err(err) => {
                 return Err(Refused::new(
                     format!("the repository configuration is invalid: {err}"),
-                    "fix .github/auditloop.yml on the default branch; `/audit status` and `/audit help` still work",
+                    "fix `.github/auditloop.yml` on the default branch; `/audit status` and `/audit help` still work",
                 ).into())
             }
             Ok(c) if !c.enabled() => {
                 return Err(Refused::new(
                     "work-unit audit is disabled for this repository (work_unit_audit: disabled)",
-                    "set work_unit_audit: enabled in .github/auditloop.yml on the default branch",
+                    "set `work_unit_audit: enabled` in `.github/auditloop.yml` on the default branch",
                 ).into())
             }
             Ok(_) => {}
@@ -320,10 +320,11 @@ async fn authorize(
         || (role == Role::Maintainer && is_author && !config.allow_self_approval)
     {
         return Err(Refused::new(
-            format!(
-                "the pull request's author may not use `/audit {kind}` on their own pull request"
+            crate::md!(
+                "the pull request's author may not use {} on their own pull request",
+                crate::engine::views::md::Md::code(&format!("/audit {kind}"))
             ),
-            "ask another maintainer, or set allow_self_approval: true in .github/auditloop.yml",
+            "ask another maintainer, or set `allow_self_approval: true` in `.github/auditloop.yml`",
         )
         .into());
     }
@@ -353,13 +354,20 @@ async fn authorize(
         _ => thresholds.report,
     };
     let held_word = if held == Permission::None {
-        "no access".to_owned()
+        crate::engine::views::md::Md::lit("no access")
     } else {
-        format!("`{}`", held.as_str())
+        crate::engine::views::md::Md::code(held.as_str())
     };
     Err(Refused::new(
-        format!("`/audit {kind}` needs `{}` permission on {}; {actor} has {held_word}", needed.as_str(), ctx.repo),
-        "ask someone with that permission to run it, or have an admin adjust `permissions` in .github/auditloop.yml",
+        crate::md!(
+            "{} needs {} permission on {}; {} has {}",
+            crate::engine::views::md::Md::code(&format!("/audit {kind}")),
+            crate::engine::views::md::Md::code(needed.as_str()),
+            ctx.repo,
+            actor,
+            held_word
+        ),
+        "ask someone with that permission to run it, or have an admin adjust `permissions` in `.github/auditloop.yml`",
     ).into())
 }
 

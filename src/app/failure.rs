@@ -8,7 +8,7 @@ use crate::github::GitHubError;
 #[derive(Debug, thiserror::Error)]
 pub enum CommandFailure {
     /// What was wrong and how to fix it: one `auditloop: refused` reply, nothing recorded.
-    #[error("refused: {}", .0.what)]
+    #[error("refused: {}", .0.what.plain())]
     Refused(Refused),
     #[error(transparent)]
     GitHub(#[from] GitHubError),

@@ -117,7 +117,7 @@ pub async fn gate_now(
             .conditions
             .first()
             .filter(|c| c.number == 1 && c.outcome == Outcome::Fail)
-            .map(|c| c.reason.clone()),
+            .map(|c| c.reason.plain().to_owned()),
         Ok(None) => None,
     };
     let mut gate = own;
@@ -135,7 +135,7 @@ pub async fn gate_now(
     let damaged = broken.map(|why| {
         format!(
             "{why}. {}",
-            repair(ctx.records_branch(), rewound_target(&why).as_ref())
+            repair(ctx.records_branch(), rewound_target(&why).as_ref()).plain()
         )
     });
     Ok(GateNow::Evaluated {

@@ -9,8 +9,10 @@
 use crate::app::context::Ctx;
 use crate::app::state::State;
 use crate::engine::record::{Index, Record};
+use crate::engine::views::md::Md;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
+use crate::md;
 use crate::records;
 
 /// What a records commit is, next to the one a check run names.
@@ -140,7 +142,7 @@ fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Opt
             .any(|(k, v)| state.index.receipts.get(k) != Some(v))
     {
         return Some(format!(
-            "index.json on `{branch}` went back: it no longer holds what it held at records commit {named}"
+            "index.json on {branch} went back: it no longer holds what it held at records commit {named}"
         ));
     }
     let (path, old) = then.record.as_ref()?;
@@ -150,7 +152,7 @@ fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Opt
         Some(_) => return None,
         None => {
             return Some(format!(
-                "{path} was on `{branch}` at records commit {named} and is gone from the index now"
+                "{path} was on {branch} at records commit {named} and is gone from the index now"
             ))
         }
     };
@@ -225,15 +227,19 @@ impl Verifier {
 
 /// What a maintainer does about damaged records; the same words on the check run, in each
 /// refusal and in `/audit status`.
-pub fn repair(branch: &str, good: Option<&CommitSha>) -> String {
+pub fn repair(branch: &str, good: Option<&CommitSha>) -> Md {
     let target = match good {
-        Some(sha) => format!(
-            "move it back to {sha}, the newest records commit a check run was computed from (`git push --force origin {sha}:refs/heads/{branch}`)"
+        Some(sha) => md!(
+            "move it back to {}, the newest records commit a check run was computed from ({})",
+            Md::code(sha.short()),
+            Md::code(&format!("git push --force origin {sha}:refs/heads/{branch}"))
         ),
-        None => "move it back to its last good records commit (the `external_id` of the newest audit-gate check run names it) with `git push --force`".to_owned(),
+        None => Md::lit("move it back to its last good records commit (the `external_id` of the newest audit-gate check run names it) with `git push --force`"),
     };
-    format!(
-        "A maintainer with push access to `{branch}` must repair it: {target}, then run `/audit gate`. Until then the gate fails and commands that write are refused; `/audit status` still answers."
+    md!(
+        "A maintainer with push access to {} must repair it: {}, then run `/audit gate`. Until then the gate fails and commands that write are refused; `/audit status` still answers.",
+        Md::code(branch),
+        target
     )
 }
 
@@ -241,10 +247,10 @@ pub fn repair(branch: &str, good: Option<&CommitSha>) -> String {
 pub fn rewound(branch: &str, head: Option<&CommitSha>, named: &CommitSha) -> String {
     match head {
         Some(h) => format!(
-            "the records branch `{branch}` was rewound or rewritten: its head {h} no longer contains records commit {named}, which a check run was computed from"
+            "the records branch {branch} was rewound or rewritten: its head {h} no longer contains records commit {named}, which a check run was computed from"
         ),
         None => format!(
-            "the records branch `{branch}` was rewound or rewritten: it no longer contains records commit {named}, which a check run was computed from"
+            "the records branch {branch} was rewound or rewritten: it no longer contains records commit {named}, which a check run was computed from"
         ),
     }
 }

@@ -5,20 +5,22 @@ use std::future::Future;
 
 use crate::app::claim;
 use crate::app::context::Ctx;
+use crate::engine::views::md::Md;
 use crate::engine::views::reply::{delivery_marker, refused};
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{CommentId, CommitSha, PrNumber};
 
-/// What was wrong and how to put it right.
+/// What was wrong and how to put it right, as the reply shows them. An app literal keeps
+/// its Markdown; an owned string is untrusted and escaped (see [`Md`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {
-    pub what: String,
-    pub fix: String,
+    pub what: Md,
+    pub fix: Md,
 }
 
 impl Refused {
-    pub fn new(what: impl Into<String>, fix: impl Into<String>) -> Self {
+    pub fn new(what: impl Into<Md>, fix: impl Into<Md>) -> Self {
         Self {
             what: what.into(),
             fix: fix.into(),
@@ -29,7 +31,7 @@ impl Refused {
 impl From<crate::engine::transition::Refusal> for Refused {
     fn from(r: crate::engine::transition::Refusal) -> Self {
         Refused {
-            what: format!("{} ({})", r, r.rule()),
+            what: crate::md!("{} ({})", r.what_md(), Md::code(r.rule())),
             fix: r.fix(),
         }
     }

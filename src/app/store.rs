@@ -1,6 +1,8 @@
 //! The records branch as the app uses it: load the index and the records a PR needs, and
 //! apply one transition as one commit, validated again on the latest state after a conflict.
 
+use crate::engine::views::md::Md;
+use crate::md;
 use std::convert::Infallible;
 use std::future::Future;
 
@@ -63,7 +65,10 @@ pub async fn verified(
 /// to repair it, in the words the gate uses.
 pub fn damaged(ctx: &Ctx, why: &str) -> Refused {
     Refused::new(
-        format!("the records branch is damaged: {why}"),
+        md!(
+            "the records branch is damaged: {}",
+            Md::text_max(why, 2_000)
+        ),
         repair(ctx.records_branch(), rewound_target(why).as_ref()),
     )
 }
@@ -237,9 +242,7 @@ where
                     return Err(GitHubError::Status {
                         route: "records branch",
                         status: 409,
-                        message: format!(
-                            "`{branch}` moved under {verifies} verified heads in a row"
-                        ),
+                        message: format!("{branch} moved under {verifies} verified heads in a row"),
                     });
                 }
                 if let Some(verifier) = &mut verifier {

@@ -14,12 +14,14 @@ use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
     cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
+use crate::engine::views::md::Md;
 use crate::engine::views::{annotation_batches, Annotation, BodyStatus, CheckRunView};
 use crate::github::rest::{
     self, CheckRunAction, CheckRunAnnotation, CheckRunBody, CheckRunInfo, CheckRunOutput, Pull,
 };
 use crate::github::GitHubError;
 use crate::ids::{CheckRunId, CommitSha};
+use crate::md;
 
 /// Whether the check run is created anew (new head, accepted report, re-requested) or the
 /// current one updated (GitHub appends annotations on every update, so updates carry none).
@@ -254,8 +256,9 @@ pub async fn refresh_with(
         records_commit.or(lost.as_ref())
     };
     let repair = |why: &str| {
-        format!(
-            "{why}. {}",
+        md!(
+            "{}. {}",
+            Md::text_max(why, 2_000),
             crate::app::lineage::repair(
                 ctx.records_branch(),
                 crate::app::store::rewound_target(why).as_ref()
@@ -265,14 +268,14 @@ pub async fn refresh_with(
     let mut view = match (&ctx.config, &gate, record_of(state)) {
         (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
         (Ok(c), _, _) if !c.enabled() => disabled(),
-        (Ok(_), _, _) if lost.is_some() => records_unavailable(&format!(
-            "the records branch `{}` is missing; it was last at {}, where the next command recreates it",
-            ctx.records_branch(),
-            lost.as_ref().map(CommitSha::as_str).unwrap_or_default()
+        (Ok(_), _, _) if lost.is_some() => records_unavailable(&md!(
+            "the records branch {} is missing; it was last at {}, where the next command recreates it",
+            Md::code(ctx.records_branch()),
+            Md::code(lost.as_ref().map(CommitSha::short).unwrap_or_default())
         )),
         (Ok(_), Some(g), Ok(record)) => check_run(g, record, &ctx.view(), body_status),
         (Ok(_), Some(_), Err(why)) => records_unavailable(&repair(&why)),
-        (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),
+        (Ok(_), None, _) => records_unavailable(&Md::lit("the head commit is not a full SHA")),
     };
     let forgers = forged(&runs, &check_name, bot_slug);
     if !forgers.is_empty() {

@@ -10,7 +10,11 @@ use crate::operator_config::{LogArgs, LogConfig, ServeArgs};
 #[command(
     name = "auditloop",
     version,
-    about = "A GitHub App that runs PR-driven audit loops and gates protected branches on them"
+    about = "A GitHub App that runs PR-driven audit loops and gates protected branches on them",
+    after_help = "To start: run `auditloop` with no arguments and open the address it prints \
+                  (http://127.0.0.1:3000 unless --listen says otherwise). The first run \
+                  registers the GitHub App, writes .env, and then serves it.\n\
+                  Docs: https://github.com/auditloop/auditloop/tree/main/docs"
 )]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {

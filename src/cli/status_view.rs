@@ -92,7 +92,7 @@ impl GateStatus {
         GateStatus {
             passes: matches!(conclusion, Conclusion::Success | Conclusion::Neutral),
             conclusion: conclusion.as_str().to_owned(),
-            title: gate.title.clone(),
+            title: gate.title.plain().to_owned(),
             conditions: gate
                 .conditions
                 .iter()
@@ -100,7 +100,7 @@ impl GateStatus {
                     n: c.number,
                     title: c.title.to_owned(),
                     passes: c.outcome == Outcome::Pass,
-                    reason: c.reason.clone(),
+                    reason: c.reason.plain().to_owned(),
                 })
                 .collect(),
             record: record.map(RecordStatus::new),

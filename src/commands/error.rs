@@ -2,6 +2,8 @@
 //! `auditloop: refused` + [`CommandError::what`] + [`CommandError::fix`].
 
 use super::model::CommandName;
+use crate::engine::views::md::Md;
+use crate::md;
 
 /// The longest comment a command may be (GitHub's own limit for a comment body).
 pub const MAX_COMMENT_CHARS: usize = 65_536;
@@ -96,76 +98,162 @@ pub enum CommandError {
 }
 
 impl CommandError {
-    /// What was wrong, in one sentence.
+    /// What was wrong, in one sentence: the app's words keep their code spans, the words
+    /// the comment gave are escaped.
     #[must_use]
-    pub fn what(&self) -> String {
-        self.to_string()
+    pub fn what(&self) -> Md {
+        use CommandError as E;
+        let cmd = |c: &CommandName| Md::code(&format!("/audit {c}"));
+        match self {
+            E::TooLong { chars } => md!(
+                "the comment has {} characters; a command comment may have at most {}",
+                chars,
+                MAX_COMMENT_CHARS
+            ),
+            E::SeveralCommands { first, second } => md!(
+                "the comment holds more than one command (line {} and line {})",
+                first,
+                second
+            ),
+            E::MissingCommand => Md::lit("`/audit` is not followed by a command"),
+            E::UnknownCommand { given, .. } => {
+                md!("unknown command {}", Md::code(&format!("/audit {given}")))
+            }
+            E::UnterminatedQuote { column } => md!(
+                "the double quote at column {} of the command line is never closed",
+                column
+            ),
+            E::StrayQuote { word } => md!("stray double quote in {}", Md::code(word)),
+            E::UnknownFlag { command, flag, .. } => {
+                md!("{} has no flag {}", cmd(command), Md::code(flag))
+            }
+            E::MissingValue { command, flag } => {
+                md!("{} of {} needs a value", Md::code(flag), cmd(command))
+            }
+            E::DuplicateFlag { flag, .. } => md!("{} is given twice", Md::code(flag)),
+            E::MissingFlag { command, flag } => md!("{} needs {}", cmd(command), Md::code(flag)),
+            E::MissingArgument { command, what } => md!("{} needs {}", cmd(command), what),
+            E::UnexpectedArgument { command, argument } => md!(
+                "unexpected argument {} for {}",
+                Md::code(argument),
+                cmd(command)
+            ),
+            E::InvalidValue {
+                command,
+                field,
+                problem,
+                ..
+            } => md!(
+                "{} of {} is not valid: {}",
+                Md::code(field),
+                cmd(command),
+                Md::text(problem)
+            ),
+            E::Placeholder { flag, .. } => md!("{} is a placeholder, not text", Md::code(flag)),
+            E::CoveredTasksRequired { work_unit } => {
+                md!("work unit {} needs `--covered-tasks`", Md::code(work_unit))
+            }
+            E::HandoffNeedsFlag { flag } => {
+                md!("a `text` handoff block needs {}", Md::code(flag))
+            }
+            E::MissingPayload { .. } => {
+                Md::lit("no `json` or `text` block follows `/audit report`")
+            }
+            E::SeveralPayloads { count } => md!(
+                "{} `json` or `text` blocks follow `/audit report`; exactly one is read",
+                count
+            ),
+            E::UnclosedPayload { lang, line } => md!(
+                "the {} block opened on line {} is never closed",
+                Md::code(lang),
+                line
+            ),
+        }
     }
 
     /// How to put it right.
     #[must_use]
-    pub fn fix(&self) -> String {
+    pub fn fix(&self) -> Md {
         use CommandError as E;
         match self {
             E::TooLong { .. } => {
-                "shorten the comment, or submit the report with fewer words per finding".into()
+                Md::lit("shorten the comment, or submit the report with fewer words per finding")
             }
-            E::SeveralCommands { .. } => "post each command in its own comment".into(),
-            E::MissingCommand => "write a command after `/audit`; `/audit help` lists them".into(),
+            E::SeveralCommands { .. } => Md::lit("post each command in its own comment"),
+            E::MissingCommand => {
+                Md::lit("write a command after `/audit`; `/audit help` lists them")
+            }
             E::UnknownCommand { suggestion, .. } => match suggestion {
-                Some(name) => format!("did you mean `/audit {name}`?"),
-                None => "`/audit help` lists the commands".into(),
+                Some(name) => md!("did you mean {}?", Md::code(&format!("/audit {name}"))),
+                None => Md::lit("`/audit help` lists the commands"),
             },
             E::UnterminatedQuote { .. } => {
-                "close the quote; write `\\\"` for a quote inside the text".into()
+                Md::lit("close the quote; write `\\\"` for a quote inside the text")
             }
             E::StrayQuote { .. } => {
-                "quote the whole value, as in `--note \"a \\\"quoted\\\" word\"`".into()
+                Md::lit("quote the whole value, as in `--note \"a \\\"quoted\\\" word\"`")
             }
             E::UnknownFlag {
                 command,
                 suggestion,
                 ..
             } => match suggestion {
-                Some(flag) => format!("did you mean `{flag}`?"),
-                None => format!("`/audit help` lists the flags of `/audit {command}`"),
+                Some(flag) => md!("did you mean {}?", Md::code(flag)),
+                None => md!(
+                    "`/audit help` lists the flags of {}",
+                    Md::code(&format!("/audit {command}"))
+                ),
             },
-            E::MissingValue { flag, .. } => format!(
-                "give `{flag}` one word or a double-quoted string, as in `{flag} \"some text\"`"
+            E::MissingValue { flag, .. } => md!(
+                "give {} one word or a double-quoted string, as in {}",
+                Md::code(flag),
+                Md::code(&format!("{flag} \"some text\""))
             ),
-            E::DuplicateFlag { flag, .. } => format!("give `{flag}` once"),
-            E::MissingFlag { flag, .. } => format!("add `{flag}` with its value"),
-            E::MissingArgument { command, .. } => {
-                format!("`/audit help` shows how `/audit {command}` is written")
-            }
-            E::UnexpectedArgument { argument, .. } => format!(
-                "remove `{argument}`, or put the text in double quotes if it belongs to a flag"
+            E::DuplicateFlag { flag, .. } => md!("give {} once", Md::code(flag)),
+            E::MissingFlag { flag, .. } => md!("add {} with its value", Md::code(flag)),
+            E::MissingArgument { command, .. } => md!(
+                "`/audit help` shows how {} is written",
+                Md::code(&format!("/audit {command}"))
             ),
-            E::InvalidValue { expected, .. } => format!("write it as {expected}"),
-            E::Placeholder { flag, .. } => {
-                format!("write what `{flag}` asks for instead of a placeholder")
-            }
-            E::CoveredTasksRequired { .. } => {
-                "name the tasks it covers, as in `--covered-tasks T-1,T-2`; only `pr:` units take them from the PR body".into()
-            }
-            E::HandoffNeedsFlag { flag } => format!(
-                "a handoff carries no ids, so write `/audit report --audit-id AUD-n --invocation REF --candidate commit:SHA` (add `{flag}`)"
+            E::UnexpectedArgument { argument, .. } => md!(
+                "remove {}, or put the text in double quotes if it belongs to a flag",
+                Md::code(argument)
             ),
-            E::MissingPayload { other_blocks } if !other_blocks.is_empty() => format!(
-                "the blocks found are tagged {}; tag the report block ```json or the handoff ```text",
-                other_blocks
+            E::InvalidValue { expected, .. } => md!("write it as {}", Md::text(expected)),
+            E::Placeholder { flag, .. } => md!(
+                "write what {} asks for instead of a placeholder",
+                Md::code(flag)
+            ),
+            E::CoveredTasksRequired { .. } => Md::lit(
+                "name the tasks it covers, as in `--covered-tasks T-1,T-2`; only `pr:` units take them from the PR body",
+            ),
+            E::HandoffNeedsFlag { flag } => md!(
+                "a handoff carries no ids, so write `/audit report --audit-id AUD-n --invocation REF --candidate commit:SHA` (add {})",
+                Md::code(flag)
+            ),
+            E::MissingPayload { other_blocks } if !other_blocks.is_empty() => {
+                let tags: Vec<Md> = other_blocks
                     .iter()
-                    .map(|l| if l.is_empty() { "(nothing)".to_owned() } else { format!("`{l}`") })
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                    .map(|l| {
+                        if l.is_empty() {
+                            Md::lit("(nothing)")
+                        } else {
+                            Md::code(l)
+                        }
+                    })
+                    .collect();
+                md!(
+                    "the blocks found are tagged {}; tag the report block `json` or the handoff `text`",
+                    Md::join(&tags, ", ")
+                )
+            }
+            E::MissingPayload { .. } => Md::lit(
+                "put the report in a `json` block (or the handoff in a `text` block) under the command line",
             ),
-            E::MissingPayload { .. } => {
-                "put the report in a ```json block (or the handoff in a ```text block) under the command line".into()
-            }
-            E::SeveralPayloads { .. } => "submit one report per comment".into(),
-            E::UnclosedPayload { lang, .. } => {
-                format!("end the block with a closing fence at least as long as the opening one (```{lang} … ```)")
-            }
+            E::SeveralPayloads { .. } => Md::lit("submit one report per comment"),
+            E::UnclosedPayload { .. } => Md::lit(
+                "end the block with a closing fence at least as long as the opening one",
+            ),
         }
     }
 }

@@ -56,10 +56,10 @@ fn is_loopback(host: &url::Host<&str>) -> bool {
 /// An absolute `https://` URL, or `http://` to this machine (a local test or tunnel).
 fn web_url(text: &str, what: &str, example: &str) -> Result<url::Url, String> {
     let parsed = url::Url::parse(text)
-        .map_err(|_| format!("{what} {text:?} is not a full address; it looks like {example}"))?;
+        .map_err(|_| format!("{what} {text:?} is not a full address: write it with https:// and a host, such as {example}."))?;
     let Some(host) = parsed.host() else {
         return Err(format!(
-            "{what} {text:?} names no host; it looks like {example}"
+            "{what} {text:?} names no host: write it such as {example}."
         ));
     };
     match parsed.scheme() {
@@ -67,7 +67,7 @@ fn web_url(text: &str, what: &str, example: &str) -> Result<url::Url, String> {
         "http" if is_loopback(&host) => {}
         _ => {
             return Err(format!(
-                "{what} must start with https:// (GitHub sends secrets over it); only http://localhost is allowed without TLS"
+                "{what} must start with https:// (GitHub sends secrets over it); plain http:// works only for a GitHub Enterprise Server on this machine"
             ))
         }
     }
@@ -75,6 +75,21 @@ fn web_url(text: &str, what: &str, example: &str) -> Result<url::Url, String> {
         return Err(format!("{what} must not carry a user name or password"));
     }
     Ok(parsed)
+}
+
+/// Whether the GitHub address (as typed; empty is the default) is github.com, which
+/// delivers webhooks over the internet only.
+fn is_github_com(typed: &str) -> bool {
+    let typed = typed.trim().trim_end_matches('/');
+    typed.is_empty()
+        || [
+            "github.com",
+            "https://github.com",
+            "http://github.com",
+            "https://www.github.com",
+        ]
+        .iter()
+        .any(|g| typed.eq_ignore_ascii_case(g))
 }
 
 /// GitHub's rules for an account name: letters, digits and single hyphens, at most 39.
@@ -109,10 +124,20 @@ impl FormInput {
                 "The webhook URL",
                 "https://auditloop.example.com/webhook",
             ) {
-                Ok(u) if u.path() == "/" => {
+                Ok(u) if !u.path().ends_with("/webhook") => {
                     errors.push(FieldError {
                         field: "webhook_url",
-                        message: format!("The webhook URL {webhook:?} has no path: auditloop receives webhooks at /webhook, so it ends in /webhook."),
+                        message: format!("The webhook URL {webhook:?} must end in /webhook, where auditloop receives webhooks, such as https://auditloop.example.com/webhook."),
+                    });
+                    None
+                }
+                Ok(u)
+                    if is_github_com(&self.github_url)
+                        && u.host().is_some_and(|h| is_loopback(&h)) =>
+                {
+                    errors.push(FieldError {
+                        field: "webhook_url",
+                        message: format!("github.com cannot deliver to {webhook:?}: it is this machine's own address. Forward the port auditloop listens on with a tunnel or a load balancer, and give its public https:// address."),
                     });
                     None
                 }
@@ -154,7 +179,7 @@ impl FormInput {
             Ok(u) if u.path() != "/" || u.query().is_some() => {
                 errors.push(FieldError {
                     field: "github_url",
-                    message: format!("The GitHub address {host:?} is only the host, such as https://github.com or https://ghe.example.com."),
+                    message: format!("The GitHub address {host:?} has a path or a query: give the host only, such as https://github.com or https://ghe.example.com."),
                 });
                 None
             }
@@ -257,6 +282,22 @@ mod tests {
         let errors = input("https://x.example.com", "", "")
             .check(None)
             .unwrap_err();
-        assert!(errors[0].message.contains("/webhook"));
+        assert!(errors[0].message.contains("must end in /webhook"));
+        let errors = input("https://x.example.com/hooks", "", "")
+            .check(None)
+            .unwrap_err();
+        assert!(errors[0].message.contains("must end in /webhook"));
+        // github.com never delivers to this machine; a trial against an Enterprise host
+        // on the same machine may.
+        for host in ["", "https://github.com", "github.com"] {
+            let errors = input("http://localhost:3000/webhook", "", host)
+                .check(None)
+                .unwrap_err();
+            assert!(errors[0].message.contains("tunnel"), "{host}: {errors:?}");
+        }
+        let errors = input("https://127.0.0.1/webhook", "", "")
+            .check(None)
+            .unwrap_err();
+        assert!(errors[0].message.contains("cannot deliver"));
     }
 }

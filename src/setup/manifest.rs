@@ -24,6 +24,14 @@ pub fn manifest_json(
         Value::String(redirect_url.to_owned()),
     );
     if let Some(url) = webhook_url {
+        // The App's homepage: this server's public address (the webhook URL's origin),
+        // not github.com/apps/auditloop, which is someone else's App.
+        if let Ok(parsed) = url::Url::parse(url) {
+            obj.insert(
+                "url".to_owned(),
+                Value::String(parsed.origin().ascii_serialization()),
+            );
+        }
         let hook = obj
             .entry("hook_attributes")
             .or_insert_with(|| Value::Object(serde_json::Map::new()));
@@ -32,6 +40,43 @@ pub fn manifest_json(
         }
     }
     Ok(manifest)
+}
+
+/// The App's name: App names are unique on GitHub, so the default is
+/// `auditloop-<account>`; GitHub's confirmation page lets it be edited.
+pub fn set_name(manifest: &mut Value, account: Option<&str>) {
+    if let (Some(account), Some(obj)) = (account, manifest.as_object_mut()) {
+        obj.insert(
+            "name".to_owned(),
+            Value::String(format!("auditloop-{account}")),
+        );
+    }
+}
+
+/// `(permission, level, why)` for each of `default_permissions` in `app-manifest.yml`'s
+/// text, the reason taken from the line's comment.
+#[must_use]
+pub fn permission_reasons(yaml: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in yaml.lines() {
+        if !line.starts_with(' ') {
+            inside = line.trim_end() == "default_permissions:";
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let (pair, why) = line.split_once('#').unwrap_or((line, ""));
+        if let Some((name, level)) = pair.split_once(':') {
+            out.push((
+                name.trim().to_owned(),
+                level.trim().to_owned(),
+                why.trim().to_owned(),
+            ));
+        }
+    }
+    out
 }
 
 /// `.env` with `settings` set, every other line kept as it was.
@@ -80,7 +125,15 @@ mod tests {
             m["hook_attributes"]["url"],
             "https://tunnel.example/webhook"
         );
+        assert_eq!(m["url"], "https://tunnel.example");
         assert!(manifest_json("- a list", "r", None).is_err());
+        let reasons = permission_reasons(include_str!("../../app-manifest.yml"));
+        assert!(reasons.contains(&(
+            "checks".to_owned(),
+            "write".to_owned(),
+            "the audit-gate check run; check_run and check_suite events".to_owned()
+        )));
+        assert_eq!(reasons.len(), 6);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use tower::ServiceExt as _;
 
 pub use convert::{write_private, Registered, CONVERSION_ROUTE};
 pub use form::{api_url_for, Choice, FieldError, FormInput};
-pub use manifest::{html_attr, manifest_json, updated_env};
+pub use manifest::{html_attr, manifest_json, permission_reasons, set_name, updated_env};
 
 #[derive(Debug, Clone)]
 pub struct SetupOptions {
@@ -71,8 +71,28 @@ fn initial_input(opts: &SetupOptions) -> FormInput {
     }
 }
 
-async fn start_page(State(s): State<SetupState>) -> Html<String> {
-    Html(page::form(&initial_input(&s.opts), &[]))
+/// The form; "Change the answers" comes back with the answers in the query.
+async fn start_page(
+    State(s): State<SetupState>,
+    headers: HeaderMap,
+    Query(answers): Query<FormInput>,
+) -> Html<String> {
+    let input = if answers.webhook_url.is_empty() && answers.github_url.is_empty() {
+        initial_input(&s.opts)
+    } else {
+        answers
+    };
+    Html(page::form(&input, &[], own_port(&headers)))
+}
+
+/// The port the browser reached this server on: the one a tunnel forwards.
+fn own_port(headers: &HeaderMap) -> u16 {
+    headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.rsplit_once(':'))
+        .and_then(|(_, port)| port.parse().ok())
+        .unwrap_or(80)
 }
 
 /// The address the browser reached us at, for the redirect back; only host characters.
@@ -99,7 +119,7 @@ async fn review(
         Err(errors) => {
             return (
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Html(page::form(&input, &errors)),
+                Html(page::form(&input, &errors, own_port(&headers))),
             )
                 .into_response()
         }
@@ -114,7 +134,7 @@ async fn review(
         )
             .into_response();
     };
-    let manifest = match manifest_json(
+    let mut manifest = match manifest_json(
         &s.opts.manifest,
         &format!("{origin}/setup/callback"),
         Some(&choice.webhook_url),
@@ -128,6 +148,7 @@ async fn review(
                 .into_response()
         }
     };
+    set_name(&mut manifest, choice.org.as_deref());
     let state = hex::encode(rand::random::<[u8; 16]>());
     {
         let mut pending = s
@@ -139,7 +160,8 @@ async fn review(
             pending.pop_front();
         }
     }
-    Html(page::review(&choice, &state, &manifest)).into_response()
+    let reasons = permission_reasons(&s.opts.manifest);
+    Html(page::review(&choice, &input, &state, &manifest, &reasons)).into_response()
 }
 
 #[derive(Deserialize)]

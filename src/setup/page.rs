@@ -20,9 +20,16 @@ button{margin-top:1.5rem;font-size:1.125rem;padding:.65rem 1.3rem;border:0;borde
 background:#1f883d;color:#fff;cursor:pointer}\
 .error{color:#b42318;font-weight:600;margin:.3rem 0}\
 .problems{border-left:4px solid #b42318;padding:.2rem 1rem;background:#fff5f5}\
+.problems a{color:#b42318}[aria-invalid=true]{border:2px solid #b42318;background:#fff5f5}\
+h2{font-size:1.25rem;margin:1.5rem 0 .5rem}\
 pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:1rem;\
-overflow-x:auto;font-size:.95rem;line-height:1.45}\
-code{font-size:.95em}a{color:#0969da}";
+overflow-x:auto;font-size:.95rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere}\
+table{border-collapse:collapse;width:100%;font-size:1rem}\
+td,th{border:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}\
+td{overflow-wrap:anywhere}details{margin:1rem 0}summary{cursor:pointer}\
+code{font-size:.95em;overflow-wrap:anywhere}a{color:#0969da}\
+@media (max-width:600px){main{margin:0;padding:1rem;border:0;border-radius:0}\
+body{font-size:1rem}h1{font-size:1.4rem}}";
 
 fn document(title: &str, body: &str) -> String {
     format!(
@@ -64,13 +71,36 @@ fn field_errors(errors: &[FieldError], field: &str) -> String {
         })
 }
 
-/// Step 1: the form, filled with what was typed (or the command line's defaults).
-pub fn form(input: &FormInput, errors: &[FieldError]) -> String {
+/// `id="…-error"` of the field's first error, for `aria-describedby`.
+fn marks(errors: &[FieldError], field: &str) -> String {
+    let first = errors.first().is_some_and(|e| e.field == field);
+    if errors.iter().any(|e| e.field == field) {
+        format!(
+            " aria-invalid=\"true\" aria-describedby=\"{field}-error\"{}",
+            if first { " autofocus" } else { "" }
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// Step 1: the form, filled with what was typed (or the command line's defaults). `port`
+/// is the one this server listens on, which a tunnel or load balancer forwards.
+pub fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
     let problems = if errors.is_empty() {
         String::new()
     } else {
+        let items = errors.iter().fold(String::new(), |mut list, e| {
+            let _ = write!(
+                list,
+                "<li><a href=\"#{}\">{}</a></li>",
+                e.field,
+                html_attr(&e.message)
+            );
+            list
+        });
         format!(
-            "<div class=\"problems\" role=\"alert\"><p><strong>Please fix {}:</strong></p></div>",
+            "<div class=\"problems\" role=\"alert\" id=\"problems\"><p><strong>Please fix {}:</strong></p><ul>{items}</ul></div>",
             if errors.len() == 1 {
                 "this".to_owned()
             } else {
@@ -82,23 +112,31 @@ pub fn form(input: &FormInput, errors: &[FieldError]) -> String {
         "<h1>Set up auditloop</h1>\
          <p>auditloop runs as a GitHub App. No App is configured here yet, so this page registers one \
          for you in three steps:</p>{steps}{problems}\
+         <h2>How GitHub reaches this server</h2>\
+         <p id=\"reach\">GitHub sends webhooks from the internet to port <strong>{port}</strong>, where auditloop \
+         listens. Forward that port and use the public <code>https://</code> address it gets, for example:</p>\
+         <pre id=\"tunnels\">cloudflared tunnel --url http://localhost:{port}\nngrok http {port}</pre>\
+         <p class=\"hint\">On a server, point your load balancer or reverse proxy (with TLS) at port {port}. \
+         github.com cannot deliver to <code>localhost</code>.</p>\
          <form method=\"post\" action=\"/setup/review\">\
          <label for=\"webhook_url\">Public webhook URL</label>\
-         <p class=\"hint\">The address on the internet that reaches this server, ending in <code>/webhook</code>. \
-         It must be <code>https://</code> (a tunnel or your load balancer); <code>http://localhost</code> is accepted for trials.</p>\
-         {e1}<input type=\"url\" id=\"webhook_url\" name=\"webhook_url\" required \
+         <p class=\"hint\">The tunnel's or load balancer's <code>https://</code> address, ending in <code>/webhook</code>.</p>\
+         {e1}<input type=\"url\" id=\"webhook_url\" name=\"webhook_url\" required{m1} \
          placeholder=\"https://auditloop.example.com/webhook\" value=\"{webhook}\">\
          <label for=\"org\">Organization (optional)</label>\
          <p class=\"hint\">Register the App for this organization. Leave it empty to register it on your own account.</p>\
-         {e2}<input type=\"text\" id=\"org\" name=\"org\" placeholder=\"my-org\" value=\"{org}\">\
+         {e2}<input type=\"text\" id=\"org\" name=\"org\"{m2} placeholder=\"my-org\" value=\"{org}\">\
          <label for=\"github_url\">GitHub address</label>\
          <p class=\"hint\"><code>https://github.com</code>, or your GitHub Enterprise Server, such as <code>https://ghe.example.com</code>.</p>\
-         {e3}<input type=\"text\" id=\"github_url\" name=\"github_url\" value=\"{host}\">\
+         {e3}<input type=\"text\" id=\"github_url\" name=\"github_url\"{m3} value=\"{host}\">\
          <button type=\"submit\" id=\"review\">Review the App</button></form>",
         steps = steps(1),
         e1 = field_errors(errors, "webhook_url"),
         e2 = field_errors(errors, "org"),
         e3 = field_errors(errors, "github_url"),
+        m1 = marks(errors, "webhook_url"),
+        m2 = marks(errors, "org"),
+        m3 = marks(errors, "github_url"),
         webhook = html_attr(&input.webhook_url),
         org = html_attr(&input.org),
         host = html_attr(&input.github_url),
@@ -106,24 +144,53 @@ pub fn form(input: &FormInput, errors: &[FieldError]) -> String {
     document("Set up auditloop", &body)
 }
 
-/// Step 2: the manifest as it will be sent, and the button that sends it to GitHub.
-pub fn review(choice: &Choice, state: &str, manifest: &serde_json::Value) -> String {
+/// Step 2: what the App may do and why, the manifest as it will be sent (folded), and the
+/// button that sends it to GitHub. "Change the answers" keeps them.
+pub fn review(
+    choice: &Choice,
+    input: &FormInput,
+    state: &str,
+    manifest: &serde_json::Value,
+    reasons: &[(String, String, String)],
+) -> String {
     let pretty = serde_json::to_string_pretty(manifest).unwrap_or_default();
+    let rows = reasons
+        .iter()
+        .fold(String::new(), |mut rows, (name, level, why)| {
+            let _ = write!(
+                rows,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                html_attr(name),
+                html_attr(level),
+                html_attr(why)
+            );
+            rows
+        });
+    let back = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("webhook_url", &input.webhook_url)
+        .append_pair("org", &input.org)
+        .append_pair("github_url", &input.github_url)
+        .finish();
+    let name = manifest["name"].as_str().unwrap_or("auditloop");
     let body = format!(
         "<h1>Register the GitHub App</h1>{steps}\
-         <p>This registers the App below on <strong>{owner}</strong>; GitHub delivers its webhooks to \
+         <p>This registers the App <strong id=\"app-name\">{name}</strong> on <strong>{owner}</strong>; GitHub delivers its webhooks to \
          <code>{webhook}</code>. GitHub shows you the App and asks you to confirm (you may rename it there), \
          then sends you back to this page.</p>\
-         <p>The manifest GitHub will receive:</p><pre id=\"manifest\">{pretty}</pre>\
+         <p>What the App may do on the repositories you install it on, and why:</p>\
+         <table id=\"permissions\"><thead><tr><th>Permission</th><th>Access</th><th>Why</th></tr></thead><tbody>{rows}</tbody></table>\
+         <details><summary>The manifest GitHub will receive</summary><pre id=\"manifest\">{pretty}</pre></details>\
          <form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"manifest\" value=\"{value}\">\
          <button type=\"submit\" id=\"register\">Register GitHub App</button></form>\
-         <p><a href=\"/\">Change the answers</a></p>",
+         <p><a id=\"change\" href=\"/?{back}\">Change the answers</a></p>",
         steps = steps(2),
+        name = html_attr(name),
         owner = html_attr(&choice.owner_words()),
         webhook = html_attr(&choice.webhook_url),
         pretty = html_attr(&pretty),
         action = html_attr(&choice.new_app_url(state)),
         value = html_attr(&manifest.to_string()),
+        back = html_attr(&back),
     );
     document("Register the GitHub App", &body)
 }

@@ -276,7 +276,7 @@ async fn a_push_and_green_ci_lead_to_a_new_run_with_nobody_typing() {
         .contains("auditor dispatched"));
     let pr_body = l.gh.pull_body(42);
     assert!(
-        pr_body.contains("| 2 | [2222222]"),
+        pr_body.contains("| 2 | [`2222222`]"),
         "round 2 in the PR body: {pr_body}"
     );
 

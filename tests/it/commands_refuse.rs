@@ -341,7 +341,7 @@ fn refusals_name_what_is_missing() {
         ),
         (
             "/audit report --audit-id AUD-1\n```text\nAUDIT: FAIL\n```",
-            "a ```text handoff needs `--invocation`",
+            "a `text` handoff block needs `--invocation`",
         ),
     ];
     for (body, what) in cases {

@@ -38,7 +38,7 @@ fn conclusion_and_title_follow_the_contract() {
             "every condition holds",
             |_| {},
             Conclusion::Success,
-            "Certified (session_reported)",
+            "Certified — grade session-reported at commit:",
         ),
         (
             "authenticated",
@@ -49,7 +49,7 @@ fn conclusion_and_title_follow_the_contract() {
                 s.record().certification_grade = Some(Grade::Authenticated);
             },
             Conclusion::Success,
-            "Certified (authenticated)",
+            "Certified — grade authenticated at commit:",
         ),
         (
             "with accepted limitations",
@@ -61,7 +61,7 @@ fn conclusion_and_title_follow_the_contract() {
                 s.record().latest_verdict = Some(Verdict::CertifiedWithAcceptedLimitations);
             },
             Conclusion::Success,
-            "Certified with accepted limitations (session_reported)",
+            "Certified with accepted limitations (L-01) — grade session-reported at",
         ),
         (
             "disabled",
@@ -70,7 +70,7 @@ fn conclusion_and_title_follow_the_contract() {
                 s.records = Ok(vec![]);
             },
             Conclusion::Neutral,
-            "Audit disabled (work_unit_audit: disabled)",
+            "Audit disabled — work_unit_audit: disabled",
         ),
         (
             "awaiting a human",
@@ -79,7 +79,7 @@ fn conclusion_and_title_follow_the_contract() {
                 s.record().latest_verdict = Some(Verdict::NeedsHumanDecision);
             },
             Conclusion::ActionRequired,
-            "Awaiting a human decision",
+            "Awaiting a human decision — a maintainer answers with /audit resolve",
         ),
         (
             "awaiting a human, but the history is broken",
@@ -88,13 +88,13 @@ fn conclusion_and_title_follow_the_contract() {
                 s.record().history[1].prev = None;
             },
             Conclusion::Failure,
-            "Audit record history broken",
+            "Damaged records — AUD-",
         ),
         (
             "only an evidence check is running",
             pending_check,
             Conclusion::InProgress,
-            "Waiting for evidence checks",
+            "Evidence pending — required check test is still running",
         ),
         (
             "running check, but the head moved",
@@ -103,43 +103,43 @@ fn conclusion_and_title_follow_the_contract() {
                 s.head = sha('b');
             },
             Conclusion::Failure,
-            "Head moved: record not rebound",
+            "Head moved — the record is bound to commit:",
         ),
         (
             "rebound after a push",
             |s| s.record().audit_state = AuditState::Open,
             Conclusion::Failure,
-            "Certification stale: new report needed",
+            "Open — the certification is stale: post a new report",
         ),
         (
             "no record",
             |s| s.records = Ok(vec![]),
             Conclusion::Failure,
-            "No audit record",
+            "No audit record yet — start one with /audit new",
         ),
         (
             "unreadable records",
             |s| s.records = Err("gone".into()),
             Conclusion::Failure,
-            "Audit records unreadable",
+            "Damaged records — the audit records cannot be read: gone",
         ),
         (
             "several records",
             |s| s.records = Ok(vec![certified_record(), certified_record()]),
             Conclusion::Failure,
-            "Several audit records",
+            "Damaged records — 2 records are current",
         ),
         (
             "two blocking findings",
             |s| needs_remediation(s, 2),
             Conclusion::Failure,
-            "Needs remediation: 2 blocking findings",
+            "Needs remediation — A-01 (high, blocking) and 1 more: fix them, then post a new report · run",
         ),
         (
             "one blocking finding",
             |s| needs_remediation(s, 1),
             Conclusion::Failure,
-            "Needs remediation: 1 blocking finding",
+            "Needs remediation — A-01 (high, blocking): fix it, then post a new report · run",
         ),
         (
             "budget exhausted",
@@ -148,7 +148,7 @@ fn conclusion_and_title_follow_the_contract() {
                 s.record().audit_state = AuditState::Blocked;
             },
             Conclusion::Failure,
-            "Audit budget exhausted",
+            "Blocked: the audit budget is spent — a maintainer raises it with /audit override --budget",
         ),
         (
             "no report yet",
@@ -160,13 +160,13 @@ fn conclusion_and_title_follow_the_contract() {
                 r.audit_state = AuditState::Open;
             },
             Conclusion::Failure,
-            "Awaiting the first audit report",
+            "Open — waiting for the first report on commit:",
         ),
         (
             "evidence missing",
             |s| s.record().evidence = None,
             Conclusion::Failure,
-            "Gate fails: 8 (evidence exists for the head)",
+            "Evidence missing — no evidence for commit:",
         ),
     ];
     for (name, change, conclusion, title) in cases {
@@ -174,7 +174,11 @@ fn conclusion_and_title_follow_the_contract() {
         change(&mut s);
         let result = s.evaluate();
         assert_eq!(result.conclusion, *conclusion, "{name}: {result:#?}");
-        assert_eq!(result.title, *title, "{name}");
+        assert!(
+            result.title.plain().starts_with(*title),
+            "{name}: {:?}",
+            result.title.plain()
+        );
     }
 }
 
@@ -203,11 +207,22 @@ fn prs_sharing_a_head_pass_only_together() {
     let both = combine(&[pass.clone(), result(46, |_| {})]);
     assert_eq!(both.conclusion, Conclusion::Success);
     assert_eq!(both.conditions.len(), 18);
-    assert_eq!(both.title, "Certified (session_reported)");
+    assert!(
+        both.title.plain().starts_with("Certified — "),
+        "{:?}",
+        both.title
+    );
 
     let mixed = combine(&[pass.clone(), fail.clone()]);
     assert_eq!(mixed.conclusion, Conclusion::Failure);
-    assert_eq!(mixed.title, "PR #43: No audit record");
+    assert!(
+        mixed
+            .title
+            .plain()
+            .starts_with("PR #43: No audit record yet"),
+        "{:?}",
+        mixed.title
+    );
     assert!(mixed.conditions[..9]
         .iter()
         .all(|c| c.reason.starts_with("PR #42: ")));

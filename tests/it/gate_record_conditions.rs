@@ -143,9 +143,9 @@ fn conditions_2_to_9_are_not_evaluated_without_a_record() {
 #[test]
 fn condition_2_candidate_is_head() {
     run_table(2, &[
-        ("bound to head", |_| {}, Pass, "commit:aaaaaaaaaa"),
+        ("bound to head", |_| {}, Pass, "commit:aaaaaaa"),
         ("head moved", |s| s.head = sha('b'), Fail,
-            "the record is bound to commit:aaaaaaa but the head is commit:bbbbbbb; run /audit baseline or wait for the push rebind"),
+            "the record is bound to commit:aaaaaaa but the head is commit:bbbbbbb; run /audit baseline, or wait for the push to rebind it"),
         ("head moved, no push rebind", |s| {
             s.head = sha('b');
             s.config.baseline_on_push = false;
@@ -207,7 +207,7 @@ fn condition_4_verdict_and_state_certify() {
                     r.latest_verdict = Some(Verdict::NeedsRemediation);
                 },
                 Fail,
-                "audit budget exhausted (1 of 1 runs used, latest verdict needs_remediation)",
+                "the audit budget is spent (1 of 1 runs used, latest verdict needs_remediation)",
             ),
             (
                 "no report yet",

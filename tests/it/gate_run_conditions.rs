@@ -57,7 +57,7 @@ fn condition_6_no_unresolved_blocking_finding() {
                     s.push(veto("webhook-replay", 1));
                 },
                 Fail,
-                "A-02 (key webhook-replay) is under a veto since round 1",
+                "A-02 (webhook-replay) is under a veto since round 1",
             ),
             (
                 "veto not yet in force",
@@ -120,11 +120,11 @@ fn condition_7_limitations_have_an_authority() {
             with_limitation(s, Some("human: Maintainer"));
         }, Pass, "has an authority"),
         ("no authority", |s| with_limitation(s, None), Fail,
-            "L-01 (key no-ghes-e2e) has no authority; a maintainer accepts it with /audit resolve L-01"),
+            "L-01 (no-ghes-e2e) has no authority; a maintainer accepts it with /audit resolve L-01"),
         ("untyped authority", |s| with_limitation(s, Some("the team")), Fail, "neither `human: LOGIN` nor `D-<n>`"),
         ("bad decision number", |s| with_limitation(s, Some("D-0")), Fail, "neither"),
         ("human never accepted", |s| with_limitation(s, Some("human: maintainer")), Fail,
-            "no acceptance of key no-ghes-e2e by maintainer"),
+            "no acceptance of no-ghes-e2e by maintainer"),
         ("someone else accepted", |s| {
             s.push(acceptance("no-ghes-e2e"));
             with_limitation(s, Some("human: octocat"));
@@ -251,7 +251,7 @@ fn condition_6_a_later_veto_does_not_lift_an_earlier_one() {
                 s.push(veto("webhook-replay", 3));
             },
             Fail,
-            "A-02 (key webhook-replay) is under a veto since round 1",
+            "A-02 (webhook-replay) is under a veto since round 1",
         )],
     );
 }

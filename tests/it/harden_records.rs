@@ -125,7 +125,7 @@ async fn fails_closed(l: &mut Loop, found: &str) {
     l.comment(42, "reader", "/audit status").await;
     let status = l.last_reply(42);
     assert!(
-        status.starts_with("auditloop: status\n\nThe audit record is damaged"),
+        status.starts_with("auditloop: status\n\n**Damaged records — "),
         "{status}"
     );
     assert!(status.contains(found), "status lacks {found:?}:\n{status}");
@@ -299,7 +299,7 @@ async fn status_on_a_damaged_record_says_so_first_and_how_to_repair() {
     l.comment(42, "reader", "/audit status").await;
     let status = l.last_reply(42);
     assert!(
-        status.starts_with("auditloop: status\n\nThe audit record is damaged: records/AUD-1.json"),
+        status.starts_with("auditloop: status\n\n**Damaged records — records/AUD-1.json"),
         "{status}"
     );
     assert!(!status.contains("No audit record exists"), "{status}");
@@ -344,7 +344,7 @@ async fn a_deleted_records_branch_fails_the_gate_and_status_still_answers() {
     l.comment(42, "reader", "/audit gate").await;
     let s = summary(&l);
     assert_eq!(l.gate(SHA1)["conclusion"], "failure");
-    assert!(s.contains("is missing") && s.contains(&last), "{s}");
+    assert!(s.contains("is missing") && s.contains(&last[..7]), "{s}");
     l.comment(42, "reader", "/audit status").await;
     assert!(
         l.last_reply(42).starts_with("auditloop: status"),

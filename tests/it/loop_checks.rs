@@ -30,7 +30,7 @@ fn condition_8(gate: &Value) -> String {
     let summary = gate["output"]["summary"].as_str().unwrap_or_default();
     summary
         .lines()
-        .find(|l| l.contains("| 8 |"))
+        .find(|l| l.contains("**8. "))
         .unwrap_or_default()
         .to_owned()
 }

@@ -52,14 +52,16 @@ async fn a_process_that_never_saw_the_fork_finds_it_by_its_head() {
         )
         .await;
     assert_eq!(r.status(), 200);
-    assert!(r.text().await.unwrap().contains("handled"), "handled, not ignored");
+    assert!(
+        r.text().await.unwrap().contains("handled"),
+        "handled, not ignored"
+    );
     assert_eq!(l.gate(SHA1)["conclusion"], "success", "{:#}", l.gate(SHA1));
-    let listed = l
-        .gh
-        .requests()
-        .iter()
-        .filter(|r| r.method == "GET" && r.path.ends_with("/hello/pulls"))
-        .count();
+    let listed =
+        l.gh.requests()
+            .iter()
+            .filter(|r| r.method == "GET" && r.path.ends_with("/hello/pulls"))
+            .count();
     assert_eq!(listed, 1, "the open PRs were listed once");
 }
 

@@ -55,7 +55,7 @@ fn rows() -> Vec<Row> {
             Opened,
             "alice",
             "/audit stauts",
-            &["unknown command", "did you mean", "/audit status"],
+            &["unknown command", "Did you mean", "/audit status"],
         ),
         row(
             "unknown flag",

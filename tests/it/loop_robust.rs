@@ -426,7 +426,7 @@ async fn a_missing_records_branch_is_recreated_at_the_newest_external_id() {
     assert_eq!(gate["conclusion"], "failure");
     let summary = gate["output"]["summary"].as_str().unwrap_or_default();
     assert!(
-        summary.contains("| 1 |") && summary.contains("missing"),
+        summary.contains("**1. One valid audit record**") && summary.contains("missing"),
         "{summary}"
     );
     assert_eq!(gate["external_id"], json!(head), "{gate:#}");

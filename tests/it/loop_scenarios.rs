@@ -182,7 +182,7 @@ async fn an_edit_outside_the_markers_or_by_the_app_changes_nothing() {
     assert_eq!(l.gh.pull_body(42), human);
 
     // The App's own edit is ignored, even one that leaves the sections changed.
-    let tampered = human.replacen("Budget:", "Budget (edited):", 1);
+    let tampered = human.replacen("budget ", "budget (edited) ", 1);
     assert_ne!(tampered, human);
     l.gh.state().pulls.get_mut(&42).unwrap()["body"] = json!(tampered);
     let mut own = support::deliveries::pull_request("edited", 42, SHA1);

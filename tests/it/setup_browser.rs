@@ -102,7 +102,7 @@ async fn stand_in() -> (String, Shared) {
     (format!("http://{addr}"), shared)
 }
 
-fn chromedriver() -> Option<PathBuf> {
+pub(crate) fn chromedriver() -> Option<PathBuf> {
     let named = std::env::var_os("CHROMEDRIVER").map(PathBuf::from);
     let candidates = named
         .into_iter()
@@ -115,9 +115,9 @@ fn chromium() -> PathBuf {
 }
 
 /// chromedriver on a free loopback port, killed on drop.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Drop for Driver {
@@ -127,7 +127,7 @@ impl Drop for Driver {
     }
 }
 
-async fn start_driver(binary: &std::path::Path) -> Driver {
+pub(crate) async fn start_driver(binary: &std::path::Path) -> Driver {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -155,7 +155,7 @@ async fn start_driver(binary: &std::path::Path) -> Driver {
     panic!("chromedriver did not answer on {}", driver.url);
 }
 
-fn capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
+pub(crate) fn capabilities(profile: &std::path::Path) -> serde_json::Map<String, Value> {
     let args = [
         "--headless",
         "--no-sandbox",
@@ -193,6 +193,28 @@ async fn wait_for(c: &fantoccini::Client, css: &str) -> fantoccini::elements::El
         .unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
 }
 
+/// The page at 1280 and at 400 px (a phone): nothing scrolls sideways. Screenshots of
+/// both go to `target/setup-screenshots/`.
+async fn fits(c: &fantoccini::Client, dir: &std::path::Path, name: &str) {
+    for width in [1280u32, 400] {
+        c.set_window_size(width, 1000).await.unwrap();
+        let sizes = c
+            .execute(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("{name}-{width}.png")), png).unwrap();
+        assert!(
+            sizes[0].as_u64() <= sizes[1].as_u64(),
+            "{name} at {width} px scrolls sideways: {sizes}"
+        );
+    }
+    c.set_window_size(1280, 1000).await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
     let Some(driver_bin) = chromedriver() else {
@@ -205,6 +227,8 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
         return;
     };
     let (github, seen) = stand_in().await;
+    let shots = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/setup-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let profile = tempfile::tempdir().unwrap();
 
@@ -243,10 +267,16 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
         .await
         .expect("a Chromium session through chromedriver");
     let outcome = async {
-        // Step 1: the form, pre-filled from --webhook-url, explains the three steps.
+        // Step 1: the form, pre-filled from --webhook-url, explains the three steps and
+        // how GitHub reaches this server: the port it listens on, forwarded.
         c.goto(&format!("{ours}/")).await.unwrap();
         let page = text_of(&c, "main").await;
         assert!(page.contains("three steps"), "{page}");
+        let port = ours.rsplit(':').next().unwrap().to_owned();
+        assert!(page.contains(&format!("port {port}")), "{page}");
+        let tunnels = text_of(&c, "#tunnels").await;
+        assert!(tunnels.contains(&format!("ngrok http {port}")), "{tunnels}");
+        fits(&c, &shots, "setup-form").await;
         assert!(
             page.contains("Install the App on your repositories"),
             "{page}"
@@ -265,6 +295,36 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
             .unwrap();
         let error = text_of(&c, "#webhook_url-error").await;
         assert!(error.contains("must start with https://"), "{error}");
+        // The problems are listed on top, the field is marked and has the focus.
+        let listed = text_of(&c, "#problems").await;
+        assert!(listed.contains("must start with https://"), "{listed}");
+        let focus = c
+            .execute("return [document.activeElement.id, document.getElementById('webhook_url').getAttribute('aria-invalid')];", vec![])
+            .await
+            .unwrap();
+        assert_eq!(focus, json!(["webhook_url", "true"]));
+        fits(&c, &shots, "setup-errors").await;
+
+        // github.com never delivers to this machine: a localhost webhook is refused.
+        let webhook = c.find(Locator::Id("webhook_url")).await.unwrap();
+        webhook.clear().await.unwrap();
+        webhook
+            .send_keys("http://localhost:3000/webhook")
+            .await
+            .unwrap();
+        c.find(Locator::Id("review")).await.unwrap().click().await.unwrap();
+        // The click returns before the next page is in: wait for its words.
+        let mut error = String::new();
+        for _ in 0..600 {
+            if let Ok(e) = c.find(Locator::Css("#webhook_url-error")).await {
+                error = e.text().await.unwrap_or_default();
+            }
+            if error.contains("cannot deliver") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(error.contains("cannot deliver") && error.contains("tunnel"), "{error}");
 
         let webhook = c.find(Locator::Id("webhook_url")).await.unwrap();
         webhook.clear().await.unwrap();
@@ -282,8 +342,24 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
             .await
             .unwrap();
 
-        // Step 2: the manifest is shown before it is sent.
-        let shown: Value = serde_json::from_str(&text_of(&c, "#manifest").await).unwrap();
+        // Step 2: the permissions with their reasons, and the manifest (folded) shown
+        // before it is sent; "Change the answers" keeps them.
+        let perms = text_of(&c, "#permissions").await;
+        assert!(perms.contains("checks") && perms.contains("the audit-gate check run"), "{perms}");
+        fits(&c, &shots, "setup-review").await;
+        c.find(Locator::Id("change")).await.unwrap().click().await.unwrap();
+        let kept = wait_for(&c, "#webhook_url").await.prop("value").await.ok().flatten();
+        assert_eq!(kept.as_deref(), Some("https://hooks.example.com/webhook"));
+        let kept = wait_for(&c, "#github_url").await.prop("value").await.ok().flatten();
+        assert_eq!(kept.as_deref(), Some(github.as_str()));
+        c.find(Locator::Id("review")).await.unwrap().click().await.unwrap();
+        wait_for(&c, "#permissions").await;
+        let manifest = c
+            .execute("return document.getElementById('manifest').textContent;", vec![])
+            .await
+            .unwrap();
+        let shown: Value = serde_json::from_str(manifest.as_str().unwrap()).unwrap();
+        assert_eq!(shown["url"], "https://hooks.example.com");
         assert_eq!(
             shown["hook_attributes"]["url"],
             "https://hooks.example.com/webhook"

@@ -110,8 +110,18 @@ async fn the_form_refuses_mistakes_in_words() {
         assert!(unescape(&page).contains(words), "{fields:?}: {page}");
         assert!(page.contains("Please fix"), "{page}");
     }
-    // http://localhost is accepted for trials.
-    let (status, _) = review(&base, &[("webhook_url", "http://localhost:3000/webhook")]).await;
+    // github.com never delivers to this machine; an Enterprise host on it may, for trials.
+    let (status, page) = review(&base, &[("webhook_url", "http://localhost:3000/webhook")]).await;
+    assert_eq!(status, 422);
+    assert!(unescape(&page).contains("cannot deliver"), "{page}");
+    let (status, _) = review(
+        &base,
+        &[
+            ("webhook_url", "http://localhost:3000/webhook"),
+            ("github_url", "https://ghe.example.com"),
+        ],
+    )
+    .await;
     assert_eq!(status, 200);
     assert!(
         gh.requests().is_empty(),

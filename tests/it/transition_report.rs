@@ -181,7 +181,7 @@ fn stale_candidate_names_the_current_one() {
     let err = fx.try_submit(&r).unwrap_err();
     assert!(err.to_string().contains("stale"));
     assert!(err.to_string().contains(&sha(1).to_string()));
-    assert!(err.fix().contains(&sha(1).to_string()));
+    assert!(err.fix().contains(&format!("commit:{}", sha(1).short())));
 }
 
 #[test]

@@ -2,8 +2,9 @@
 
 use crate::views_support;
 
-use auditloop::engine::gate::{Conclusion, Outcome};
+use auditloop::engine::gate::{CheckObservation, CheckStatus, Conclusion, Outcome};
 use auditloop::engine::record::*;
+use auditloop::engine::repo_config::RepoConfig;
 use auditloop::engine::report::{Severity, Verdict};
 use auditloop::engine::views::{check_run, BodyStatus};
 use views_support::*;
@@ -21,64 +22,100 @@ fn hostile_text_is_escaped_in_the_check_run() {
     assert_contained(&v.text, 0);
 }
 
+/// A record with its history chained, as the records branch holds it.
+fn chained(mut r: Record) -> Record {
+    crate::gate_support::rechain(&mut r);
+    r
+}
+
+fn observed(name: &str, status: CheckStatus, conclusion: Option<&str>) -> CheckObservation {
+    CheckObservation {
+        name: name.to_owned(),
+        status,
+        conclusion: conclusion.map(str::to_owned),
+    }
+}
+
+/// A view's name, its record, the checks on the head, the body's status and the conclusion.
+type Case<'a> = (
+    &'static str,
+    Option<&'a Record>,
+    &'a [CheckObservation],
+    BodyStatus,
+    Conclusion,
+);
+
+/// The check run of every state a maintainer meets, each from the gate as the app
+/// evaluates it (no hand-made conditions).
 #[test]
 fn check_run_summaries() {
-    let certified = rich_record();
-    let remediation = record(certified.history[..7].to_vec(), 3, AuditState::Open);
-    let awaiting = record(
+    let certified = chained(rich_record());
+    let remediation = chained(record(certified.history[..7].to_vec(), 3, AuditState::Open));
+    let awaiting = chained(record(
         certified.history[..9].to_vec(),
         3,
         AuditState::AwaitingHuman,
-    );
-    let cases = [
+    ));
+    let fresh = chained(record(certified.history[..1].to_vec(), 3, AuditState::Open));
+    let mut config = RepoConfig::default();
+    config.evidence.required_checks = vec!["test".to_owned()];
+    let passed = [observed("test", CheckStatus::Completed, Some("success"))];
+    let running = [observed("test", CheckStatus::InProgress, None)];
+    let cases: [Case<'_>; 6] = [
         (
             "check_success",
-            &certified,
-            gate(Conclusion::Success, "Certified at the head commit", &[]),
+            Some(&certified),
+            &passed,
             BodyStatus::Current,
+            Conclusion::Success,
         ),
         (
             "check_failure",
-            &remediation,
-            gate(
-                Conclusion::Failure,
-                "Blocking findings remain",
-                &[
-                    (4, Outcome::Fail, "latest verdict is needs_remediation"),
-                    (6, Outcome::Fail, "A-01 (webhook-replay) is blocking"),
-                ],
-            ),
+            Some(&remediation),
+            &passed,
             BodyStatus::TooLong,
+            Conclusion::Failure,
         ),
         (
             "check_action_required",
-            &awaiting,
-            gate(
-                Conclusion::ActionRequired,
-                "Awaiting a human decision",
-                &[(
-                    4,
-                    Outcome::Fail,
-                    "needs_human_decision: a maintainer must `/audit resolve`",
-                )],
-            ),
+            Some(&awaiting),
+            &passed,
             BodyStatus::Summarized,
+            Conclusion::ActionRequired,
         ),
         (
             "check_in_progress",
-            &certified,
-            gate(
-                Conclusion::InProgress,
-                "Waiting for evidence",
-                &[(8, Outcome::Pending, "test is queued")],
-            ),
+            Some(&certified),
+            &running,
             BodyStatus::Current,
+            Conclusion::InProgress,
+        ),
+        (
+            "check_open",
+            Some(&fresh),
+            &passed,
+            BodyStatus::Current,
+            Conclusion::Failure,
+        ),
+        (
+            "check_no_record",
+            None,
+            &passed,
+            BodyStatus::Current,
+            Conclusion::Failure,
         ),
     ];
-    for (name, r, g, body) in cases {
-        let v = check_run::check_run(&g, Some(r), &ctx(), body);
-        assert_eq!(v.conclusion, g.conclusion);
+    for (name, r, checks, body, conclusion) in cases {
+        let head = r.map_or_else(|| commit('a'), |r| r.candidate_artifact.clone());
+        let g = evaluated(r, head.sha(), checks, &config);
+        let v = check_run::check_run(&g, r, &ctx(), body);
+        assert_eq!(v.conclusion, conclusion, "{name}: {g:#?}");
         assert!(v.title.chars().count() <= check_run::TITLE_LIMIT);
+        assert_eq!(
+            v.title,
+            g.title.plain(),
+            "{name}: the title is the verdict line"
+        );
         insta::assert_snapshot!(name, format!("{}\n---\n{}", v.title, v.summary));
     }
     insta::assert_snapshot!(
@@ -92,34 +129,35 @@ fn check_run_summaries() {
     assert_eq!(check_run::disabled().conclusion, Conclusion::Neutral);
 }
 
+/// One blocking finding: the summary leads with condition 6, which fails for a reason of
+/// its own and names the command; the conditions that only follow from it wait on it.
 #[test]
-fn check_run_special_cases() {
-    let no_record = check_run::check_run(
-        &gate(
-            Conclusion::Failure,
-            "No audit record",
-            &[(1, Outcome::Fail, "no record for pr:42")],
-        ),
-        None,
-        &ctx(),
-        BodyStatus::Current,
-    );
-    assert!(no_record.summary.contains("/audit new --goal"));
-    assert!(no_record.title.contains("no audit record"));
-
-    let bad = check_run::invalid_config("unknown field `budget` <b>", Some(3));
-    assert_eq!(bad.conclusion, Conclusion::Failure);
-    assert!(bad.summary.contains("at line 3"), "{}", bad.summary);
+fn root_cause_first_and_dependents_wait() {
+    let r = chained(record(
+        rich_record().history[..7].to_vec(),
+        3,
+        AuditState::Open,
+    ));
+    let mut config = RepoConfig::default();
+    config.evidence.required_checks = vec!["test".to_owned()];
+    let checks = [observed("test", CheckStatus::Completed, Some("success"))];
+    let g = evaluated(Some(&r), r.candidate_artifact.sha(), &checks, &config);
+    let v = check_run::check_run(&g, Some(&r), &ctx(), BodyStatus::Current);
+    assert_eq!(v.summary.matches("❌").count(), 1, "{}", v.summary);
+    let first = v.summary.find("- ❌ **6.").expect("condition 6 leads");
+    let waiting = v.summary.find("wait on 6").expect("dependents wait on 6");
+    let passing = v
+        .summary
+        .find("<details>")
+        .expect("passing conditions fold");
+    assert!(first < waiting && waiting < passing, "{}", v.summary);
+    assert!(v.summary.contains("`/audit report`"), "{}", v.summary);
     assert!(
-        bad.summary
-            .contains("unknown field &#96;budget&#96; &lt;b&gt;"),
+        v.title
+            .starts_with("Needs remediation — A-01 webhook-replay (critical, blocking)"),
         "{}",
-        bad.summary
+        v.title
     );
-
-    let gone = check_run::records_unavailable("the records branch auditloop-records is missing");
-    assert_eq!(gone.conclusion, Conclusion::Failure);
-    assert!(gone.summary.contains("| ❌ | 1 |") && gone.summary.contains("is missing"));
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use crate::views_support;
 
 use auditloop::engine::gate::{Conclusion, Outcome};
+use auditloop::engine::views::md::Md;
 use auditloop::engine::views::reply;
 use views_support::*;
 
@@ -16,7 +17,7 @@ fn hostile_text_is_escaped_in_replies() {
     );
     let status = reply::status(Some(&r), &g, &ctx(), "d-1");
     assert_contained(&status, 1);
-    let refusal = reply::refused(HOSTILE, HOSTILE, HOSTILE);
+    let refusal = reply::refused(&Md::text(HOSTILE), &Md::block(HOSTILE), HOSTILE);
     assert_escaped(&refusal, 1);
     assert!(
         refusal
@@ -31,28 +32,40 @@ fn hostile_text_is_escaped_in_replies() {
 #[test]
 fn replies() {
     let refusal = reply::refused(
-        "`--goal` is a placeholder (`TBD`)",
-        "Give the goal as text, e.g. `/audit new --goal \"…\" --oracle \"…\"`.",
+        &Md::lit("`--goal` is a placeholder (`TBD`)"),
+        &Md::lit("give the goal as text, e.g. `/audit new --goal \"…\" --oracle \"…\"`."),
         "72d3162e-cc78-11e3-81ab-4c9367dc0958",
     );
     assert!(refusal.starts_with("auditloop: refused"));
     insta::assert_snapshot!("reply_refused", refusal);
 
-    let g = gate(Conclusion::Success, "Certified at the head commit", &[]);
+    let mut rich = rich_record();
+    crate::gate_support::rechain(&mut rich);
+    rich.evidence = Some(auditloop::engine::record::Evidence {
+        text: "cargo test passed".to_owned(),
+        given_for: rich.candidate_artifact.clone(),
+    });
+    let head = rich.candidate_artifact.sha().clone();
+    let g = evaluated(
+        Some(&rich),
+        &head,
+        &[],
+        &auditloop::engine::repo_config::RepoConfig::default(),
+    );
     let status = reply::status(
-        Some(&rich_record()),
+        Some(&rich),
         &g,
         &ctx(),
         "72d3162e-cc78-11e3-81ab-4c9367dc0958",
     );
     insta::assert_snapshot!("reply_status", status);
-    assert!(status.contains("records/AUD-7.json") && status.contains("Budget: 3 of 4 runs used"));
+    assert!(status.contains("records/AUD-7.json") && status.contains("budget 3 of 4 runs used"));
 }
 
 #[test]
 fn replies_are_cut_above_the_limit() {
     let huge = "word ".repeat(50_000);
-    let refusal = reply::refused(&huge, &huge, "d");
+    let refusal = reply::refused(&Md::from(huge.clone()), &Md::from(huge.clone()), "d");
     assert!(refusal.chars().count() <= reply::REPLY_LIMIT);
     assert!(
         refusal.starts_with("auditloop: refused")

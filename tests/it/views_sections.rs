@@ -34,11 +34,7 @@ fn empty_sections_say_so() {
     let s = views::sections(Some(&r), &ctx());
     assert!(s.waivers.contains("No waivers."), "{}", s.waivers);
     assert!(s.residual.contains("None."), "{}", s.residual);
-    assert!(
-        s.rounds.contains("Budget: 0 of 3 runs used"),
-        "{}",
-        s.rounds
-    );
+    assert!(s.rounds.contains("budget 0 of 3 runs used"), "{}", s.rounds);
 }
 
 #[test]
@@ -46,9 +42,9 @@ fn rounds_rows_links_and_budget() {
     let s = views::sections(Some(&rich_record()), &ctx());
     let c = "c".repeat(40);
     assert!(s.rounds.contains(&format!(
-        "[ccccccc](https://github.com/octo/widgets/commit/{c})"
+        "[`ccccccc`](https://github.com/octo/widgets/commit/{c})"
     )));
-    assert!(s.rounds.contains("Budget: 3 of 4 runs used"));
+    assert!(s.rounds.contains("budget 3 of 4 runs used"));
     assert!(s
         .rounds
         .contains("(https://github.com/octo/widgets/blob/auditloop-records/records/AUD-7.json)"));
@@ -58,7 +54,7 @@ fn rounds_rows_links_and_budget() {
     assert!(s
         .rounds
         .contains("A-01 fix, A-02 reject, A-03 waived, A-04 follow-up"));
-    assert!(s.rounds.contains("session_reported") && s.rounds.contains("authenticated"));
+    assert!(s.rounds.contains("session-reported") && s.rounds.contains("authenticated"));
     assert!(s.rounds.contains("ci-run-88"), "invocation failure listed");
 }
 
@@ -297,7 +293,7 @@ fn handoff_runs_are_marked() {
     let r = record(vec![event(kind, at(11, 0), "bot")], 3, AuditState::Open);
     let rounds = views::sections(Some(&r), &ctx()).rounds;
     assert!(
-        rounds.contains("| needs_remediation (handoff) | none |"),
+        rounds.contains("#verdicts) (handoff) | 0 / 0 |"),
         "{rounds}"
     );
 }

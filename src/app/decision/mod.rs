@@ -182,13 +182,19 @@ pub fn carries_receipt(payload: &ReportPayload) -> bool {
     }
 }
 
-fn problems_text(problems: &[crate::engine::report::Problem]) -> String {
-    problems
+/// The problems as a Markdown list, each problem's words escaped (they quote the report).
+fn problems_text(problems: &[crate::engine::report::Problem]) -> crate::engine::views::md::Md {
+    let items: Vec<crate::engine::views::md::Md> = problems
         .iter()
         .take(30)
-        .map(|p| format!("- {p}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|p| {
+            crate::md!(
+                "- {}",
+                crate::engine::views::md::Md::text_max(&p.to_string(), 2_000)
+            )
+        })
+        .collect();
+    crate::engine::views::md::Md::join(&items, "\n")
 }
 
 /// The PR's record, or why there is none to act on.

@@ -54,8 +54,8 @@ fn json(
                 problems.len(),
                 if problems.len() == 1 { "" } else { "s" }
             ),
-            format!(
-                "correct these and post the report again:\n{}",
+            crate::md!(
+                "correct these and post the report again:\n\n{}",
                 problems_text(&problems)
             ),
         )
@@ -134,8 +134,8 @@ fn handoff(
     let handoff = parse_handoff(text).map_err(|problems| {
         Refused::new(
             "the handoff block is not a seed-002 completion handoff",
-            format!(
-                "correct these and post it again:\n{}",
+            crate::md!(
+                "correct these and post it again:\n\n{}",
                 problems_text(&problems)
             ),
         )

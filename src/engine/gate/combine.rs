@@ -1,7 +1,9 @@
 //! Two open PRs sharing the head H share one check run: it passes only if every gate passes.
 
 use super::model::{Conclusion, Condition, GateResult};
+use crate::engine::views::md::Md;
 use crate::ids::PrNumber;
+use crate::md;
 
 /// Worst first: a failure outweighs everything, success nothing.
 fn severity(conclusion: Conclusion) -> u8 {
@@ -22,7 +24,7 @@ pub fn combine(results: &[(PrNumber, GateResult)]) -> GateResult {
         return GateResult {
             conditions: Vec::new(),
             conclusion: Conclusion::Failure,
-            title: "No gate to combine".into(),
+            title: Md::lit("No gate to combine"),
         };
     };
     if let [(_, only)] = results {
@@ -32,7 +34,7 @@ pub fn combine(results: &[(PrNumber, GateResult)]) -> GateResult {
         .iter()
         .flat_map(|(pr, r)| {
             r.conditions.iter().map(move |c| Condition {
-                reason: format!("PR {pr}: {}", c.reason),
+                reason: md!("PR {}: {}", pr, c.reason),
                 ..c.clone()
             })
         })
@@ -40,7 +42,7 @@ pub fn combine(results: &[(PrNumber, GateResult)]) -> GateResult {
     let title = if worst.conclusion == Conclusion::Success {
         worst.title.clone()
     } else {
-        format!("PR {worst_pr}: {}", worst.title)
+        md!("PR {}: {}", worst_pr, worst.title)
     };
     GateResult {
         conditions,

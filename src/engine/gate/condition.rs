@@ -1,59 +1,47 @@
 //! Building conditions: the fixed titles of CONTRACT §8 and small constructors.
 
 use super::model::{Condition, Outcome};
+use crate::engine::views::md::Md;
 use crate::ids::TaskId;
 
-const TITLES: [&str; 9] = [
-    "One valid audit record",
-    "Candidate is the head commit",
-    "Covered tasks are exact",
-    "Verdict and state certify",
-    "Certification matches the last run",
-    "No unresolved blocking finding",
-    "Limitations have an authority",
-    "Evidence exists for the head",
-    "Grade meets the assurance policy",
-];
-
 pub(crate) fn title(number: u8) -> &'static str {
-    TITLES
-        .get(usize::from(number).wrapping_sub(1))
-        .copied()
-        .unwrap_or("Gate condition")
+    Condition::title_of(number)
 }
 
-pub(crate) fn condition(number: u8, outcome: Outcome, reason: impl Into<String>) -> Condition {
+/// A condition of CONTRACT §8. `pub` so that tests can build gate results as the gate does.
+pub fn condition(number: u8, outcome: Outcome, reason: impl Into<Md>) -> Condition {
     Condition {
         number,
         title: title(number),
         outcome,
         reason: reason.into(),
+        waits_on: None,
     }
 }
 
-pub(crate) fn pass(number: u8, reason: impl Into<String>) -> Condition {
+pub(crate) fn pass(number: u8, reason: impl Into<Md>) -> Condition {
     condition(number, Outcome::Pass, reason)
 }
 
-pub(crate) fn fail(number: u8, reason: impl Into<String>) -> Condition {
+pub(crate) fn fail(number: u8, reason: impl Into<Md>) -> Condition {
     condition(number, Outcome::Fail, reason)
 }
 
 /// Passes when there are no problems, else fails with all of them.
-pub(crate) fn from_problems(number: u8, problems: &[String], ok: impl Into<String>) -> Condition {
+pub(crate) fn from_problems(number: u8, problems: &[Md], ok: impl Into<Md>) -> Condition {
     if problems.is_empty() {
         pass(number, ok)
     } else {
-        fail(number, problems.join("; "))
+        fail(number, Md::join(problems, "; "))
     }
 }
 
 /// `#12, T-041`, or `none` for an empty set.
-pub(crate) fn task_list<'a>(tasks: impl IntoIterator<Item = &'a TaskId>) -> String {
-    let list: Vec<&str> = tasks.into_iter().map(TaskId::as_str).collect();
+pub(crate) fn task_list<'a>(tasks: impl IntoIterator<Item = &'a TaskId>) -> Md {
+    let list: Vec<Md> = tasks.into_iter().map(|t| Md::text(t.as_str())).collect();
     if list.is_empty() {
-        "none".into()
+        Md::lit("none")
     } else {
-        list.join(", ")
+        Md::join(&list, ", ")
     }
 }

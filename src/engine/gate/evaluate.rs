@@ -2,7 +2,7 @@
 //! check-run conclusion they lead to. One small function per condition.
 
 use super::chain::structural_problem;
-use super::condition::{fail, pass, title};
+use super::condition::{fail, pass};
 use super::evidence::evidence_for_head;
 use super::input::GateInput;
 use super::model::{Conclusion, Condition, GateResult, Outcome};
@@ -13,6 +13,9 @@ use super::run_conditions::{
     grade_meets_assurance, limitations_have_authority, no_blocking_finding,
 };
 use crate::engine::record::{AuditState, Record};
+use crate::engine::views::md::Md;
+use crate::engine::views::verdict;
+use crate::md;
 
 #[must_use]
 pub fn evaluate(input: &GateInput) -> GateResult {
@@ -20,7 +23,7 @@ pub fn evaluate(input: &GateInput) -> GateResult {
         return GateResult {
             conditions: Vec::new(),
             conclusion: Conclusion::Neutral,
-            title: "Audit disabled (work_unit_audit: disabled)".into(),
+            title: verdict::disabled(),
         };
     }
     let (first, record) = single_record(input);
@@ -28,11 +31,13 @@ pub fn evaluate(input: &GateInput) -> GateResult {
     match record {
         Some(record) => conditions.extend(record_conditions(input, record)),
         None => conditions.extend((2..=9).map(|n| {
-            fail(
-                n,
-                "not evaluated: the gate needs exactly one valid audit record (condition 1)",
-            )
+            let mut c = fail(n, "not evaluated without exactly one valid audit record");
+            c.waits_on = Some(1);
+            c
         })),
+    }
+    if let Some(record) = record {
+        mark_waiting(&mut conditions, record, input);
     }
     let conclusion = conclusion(&conditions, record);
     let title = headline(input, record, &conditions, conclusion);
@@ -49,7 +54,10 @@ fn single_record<'a>(input: &GateInput<'a>) -> (Condition, Option<&'a Record>) {
     let records = match &input.records {
         Err(reason) => {
             return (
-                fail(1, format!("the audit records cannot be read: {reason}")),
+                fail(
+                    1,
+                    md!("the audit records cannot be read: {}", Md::text(reason)),
+                ),
                 None,
             )
         }
@@ -59,8 +67,7 @@ fn single_record<'a>(input: &GateInput<'a>) -> (Condition, Option<&'a Record>) {
         [] => (
             fail(
                 1,
-                "no audit record for this PR; start one with /audit new --goal \"…\" \
-                 --oracle \"…\"",
+                "no audit record for this PR; start one with `/audit new --goal \"…\" --oracle \"…\"`",
             ),
             None,
         ),
@@ -68,18 +75,23 @@ fn single_record<'a>(input: &GateInput<'a>) -> (Condition, Option<&'a Record>) {
             Some(problem) => (
                 fail(
                     1,
-                    format!("{} fails structural validation: {problem}", record.id),
+                    md!(
+                        "{} fails structural validation: {}",
+                        record.id,
+                        Md::text(&problem)
+                    ),
                 ),
                 Some(*record),
             ),
             None => (
                 pass(
                     1,
-                    format!(
-                        "{} is the one record of {}; its history of {} events is intact",
+                    md!(
+                        "{} is the one record of {}; its history of {} event{} is intact",
                         record.id,
                         record.work_unit,
-                        record.history.len()
+                        record.history.len(),
+                        if record.history.len() == 1 { "" } else { "s" }
                     ),
                 ),
                 Some(*record),
@@ -90,10 +102,10 @@ fn single_record<'a>(input: &GateInput<'a>) -> (Condition, Option<&'a Record>) {
             (
                 fail(
                     1,
-                    format!(
+                    md!(
                         "{} records are current for this work unit ({}); exactly one may be",
                         many.len(),
-                        ids.join(", ")
+                        Md::text(&ids.join(", "))
                     ),
                 ),
                 None,
@@ -135,68 +147,83 @@ fn conclusion(conditions: &[Condition], record: Option<&Record>) -> Conclusion {
     }
 }
 
-/// A few words for the check run's title: the verdict, or the main thing in the way.
+/// The verdict line (see [`verdict`]): what the check run's title and summary lead with.
 fn headline(
     input: &GateInput,
     record: Option<&Record>,
     conditions: &[Condition],
     conclusion: Conclusion,
-) -> String {
-    let failing = |n: u8| {
-        conditions
-            .iter()
+) -> Md {
+    match (record, &input.records) {
+        (Some(record), _) => verdict::of_record(record, Some((conditions, conclusion))),
+        (None, Ok(list)) if list.is_empty() => verdict::no_record(),
+        (None, _) => verdict::damaged(&conditions[0].reason),
+    }
+}
+
+/// Marks the conditions that fail only because another does (CONTRACT §8 numbers): the
+/// certification's conditions (3, 5, 9) wait on a certifying verdict (4) while nothing
+/// current is certified; a run's conditions (6, 7) wait on 4 while there is no run; 4 waits
+/// on 6 while blocking findings are what keep the verdict from certifying, and on 2 while
+/// the head moved away from a certification. Chains are followed to their root.
+fn mark_waiting(conditions: &mut [Condition], record: &Record, input: &GateInput) {
+    let fails = |cs: &[Condition], n: u8| {
+        cs.iter()
             .any(|c| c.number == n && c.outcome != Outcome::Pass)
     };
-    match conclusion {
-        Conclusion::ActionRequired => return "Awaiting a human decision".into(),
-        Conclusion::InProgress => return "Waiting for evidence checks".into(),
-        Conclusion::Neutral => return "Audit disabled".into(),
-        Conclusion::Success | Conclusion::Failure => {}
-    }
-    let Some(record) = record.filter(|_| !failing(1)) else {
-        return match &input.records {
-            Err(_) => "Audit records unreadable".into(),
-            Ok(list) if list.is_empty() => "No audit record".into(),
-            Ok(list) if list.len() > 1 => "Several audit records".into(),
-            Ok(_) => "Audit record history broken".into(),
-        };
-    };
-    let grade = record
-        .certification_grade
-        .map_or("ungraded", super::super::record::model::Grade::as_str);
-    if conclusion == Conclusion::Success {
-        return match record.latest_verdict {
-            Some(v) if v.as_str() == "certified_with_accepted_limitations" => {
-                format!("Certified with accepted limitations ({grade})")
-            }
-            _ => format!("Certified ({grade})"),
-        };
-    }
-    if record.audit_state == AuditState::Blocked {
-        return "Audit budget exhausted".into();
-    }
-    let Some(run) = record.latest_run() else {
-        return "Awaiting the first audit report".into();
-    };
-    let blocking = run.findings.iter().filter(|f| f.blocking).count();
-    if failing(6) && blocking > 0 {
-        let s = if blocking == 1 { "" } else { "s" };
-        return format!("Needs remediation: {blocking} blocking finding{s}");
-    }
-    if failing(2) {
-        return "Head moved: record not rebound".into();
-    }
-    if record.audit_state == AuditState::Open
+    let certified_now = record.audit_state == AuditState::Certified
+        && record.certified_artifact.as_ref() == Some(&record.candidate_artifact);
+    let no_run = record.latest_run().is_none();
+    let closes_uncovered = input
+        .closing_issues
+        .iter()
+        .any(|t| !record.covered_tasks.contains(t));
+    let stale = record.audit_state == AuditState::Open
         && record
             .latest_verdict
-            .is_some_and(super::super::report::model::Verdict::certifies)
-    {
-        return "Certification stale: new report needed".into();
+            .is_some_and(super::super::report::model::Verdict::certifies);
+    let blocking = record
+        .latest_run()
+        .is_some_and(|r| r.findings.iter().any(|f| f.blocking));
+    let mut waits: Vec<(u8, u8)> = Vec::new();
+    if fails(conditions, 4) && !certified_now {
+        if !closes_uncovered {
+            waits.push((3, 4));
+        }
+        waits.push((5, 4));
+        if record.certification_grade.is_none() || stale {
+            waits.push((9, 4));
+        }
     }
-    let numbers: Vec<String> = conditions
+    if no_run {
+        waits.extend([(6, 4), (7, 4)]);
+    }
+    let awaiting = matches!(
+        record.audit_state,
+        AuditState::AwaitingHuman | AuditState::Blocked
+    );
+    if !awaiting && blocking && fails(conditions, 6) {
+        waits.push((4, 6));
+    } else if !awaiting && stale && fails(conditions, 2) {
+        waits.push((4, 2));
+    }
+    let root = |mut n: u8| {
+        for _ in 0..9 {
+            match waits.iter().find(|(from, _)| *from == n) {
+                Some((_, to)) if fails(conditions, *to) => n = *to,
+                _ => break,
+            }
+        }
+        n
+    };
+    let marks: Vec<(u8, u8)> = waits
         .iter()
-        .filter(|c| c.outcome != Outcome::Pass)
-        .map(|c| format!("{} ({})", c.number, title(c.number).to_lowercase()))
+        .filter(|(from, to)| fails(conditions, *from) && fails(conditions, *to))
+        .map(|(from, _)| (*from, root(*from)))
         .collect();
-    format!("Gate fails: {}", numbers.join(", "))
+    for (from, to) in marks {
+        if let Some(c) = conditions.iter_mut().find(|c| c.number == from) {
+            c.waits_on = Some(to);
+        }
+    }
 }

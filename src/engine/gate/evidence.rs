@@ -7,15 +7,17 @@ use super::input::CheckObservation;
 use super::model::{Condition, Outcome};
 use crate::engine::record::Record;
 use crate::engine::repo_config::RepoConfig;
+use crate::engine::views::md::Md;
 use crate::ids::{Artifact, CommitSha};
+use crate::md;
 
 /// One part's verdict; the condition takes the worst (fail over pending over pass).
 struct Part {
     outcome: Outcome,
-    reason: String,
+    reason: Md,
 }
 
-fn part(outcome: Outcome, reason: String) -> Part {
+fn part(outcome: Outcome, reason: Md) -> Part {
     Part { outcome, reason }
 }
 
@@ -69,29 +71,28 @@ pub(crate) fn evidence_for_head(
     } else {
         Outcome::Pass
     };
-    let reasons: Vec<String> = parts.into_iter().map(|p| p.reason).collect();
-    condition(8, outcome, reasons.join("; "))
+    let reasons: Vec<Md> = parts.into_iter().map(|p| p.reason).collect();
+    condition(8, outcome, Md::join(&reasons, "; "))
 }
 
 fn evidence_text(record: &Record, head: &Artifact) -> Part {
     match &record.evidence {
         Some(e) if &e.given_for == head => {
-            part(Outcome::Pass, format!("evidence text was given for {head}"))
+            part(Outcome::Pass, md!("evidence text was given for {}", head))
         }
         Some(e) => part(
             Outcome::Fail,
-            format!(
-                "the evidence text was given for commit:{}, not the head commit:{}; give it with \
-                 /audit baseline --evidence \"…\" or set evidence.required_checks",
-                e.given_for.short(),
-                head.short()
+            md!(
+                "the evidence text was given for {}, not the head {}; give it with `/audit baseline --evidence \"…\"` or set `evidence.required_checks`",
+                e.given_for,
+                head
             ),
         ),
         None => part(
             Outcome::Fail,
-            format!(
-                "no evidence for {head}; give it with /audit baseline --evidence \"…\" or set \
-                 evidence.required_checks"
+            md!(
+                "no evidence for {}; give it with `/audit baseline --evidence \"…\"` or set `evidence.required_checks`",
+                head
             ),
         ),
     }
@@ -101,22 +102,32 @@ fn required_check(checks: &[CheckObservation], name: &str, own: &str, head: &Art
     match find(checks, name, own) {
         Some(c) if c.succeeded() => part(
             Outcome::Pass,
-            format!("required check `{name}` succeeded on {head}"),
+            md!("required check {} succeeded on {}", Md::code(name), head),
         ),
         Some(c) if c.running() => part(
             Outcome::Pending,
-            format!("required check `{name}` is still running on {head}"),
+            md!(
+                "required check {} is still running on {}",
+                Md::code(name),
+                head
+            ),
         ),
         Some(c) => part(
             Outcome::Fail,
-            format!(
-                "required check `{name}` concluded {} on {head}",
-                c.conclusion.as_deref().unwrap_or("without a conclusion")
+            md!(
+                "required check {} concluded {} on {}; fix it and run it again",
+                Md::code(name),
+                Md::code(c.conclusion.as_deref().unwrap_or("without a conclusion")),
+                head
             ),
         ),
         None => part(
             Outcome::Fail,
-            format!("required check `{name}` has no run on {head}"),
+            md!(
+                "required check {} has no run on {}; run it on the head",
+                Md::code(name),
+                head
+            ),
         ),
     }
 }
@@ -132,9 +143,11 @@ fn completion_gate(
     if names.is_empty() {
         return part(
             Outcome::Fail,
-            format!(
-                "completion gate `{gate}` of archetype {archetype} maps to no check; add \
-                 evidence.gates.{gate} in .github/auditloop.yml"
+            md!(
+                "completion gate {} of archetype {} maps to no check; add {} in `.github/auditloop.yml`",
+                Md::code(gate),
+                Md::code(archetype),
+                Md::code(&format!("evidence.gates.{gate}"))
             ),
         );
     }
@@ -142,25 +155,36 @@ fn completion_gate(
         .iter()
         .filter_map(|n| find(checks, n, &config.check_name))
         .collect();
-    let list = names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let list = Md::join(&names.iter().map(|n| Md::code(n)).collect::<Vec<_>>(), ", ");
     if let Some(ok) = found.iter().find(|c| c.succeeded()) {
         return part(
             Outcome::Pass,
-            format!("completion gate `{gate}` proven by `{}` on {head}", ok.name),
+            md!(
+                "completion gate {} proven by {} on {}",
+                Md::code(gate),
+                Md::code(&ok.name),
+                head
+            ),
         );
     }
     if found.iter().any(|c| c.running()) {
         return part(
             Outcome::Pending,
-            format!("completion gate `{gate}` waits for {list} on {head}"),
+            md!(
+                "completion gate {} waits for {} on {}",
+                Md::code(gate),
+                list,
+                head
+            ),
         );
     }
     part(
         Outcome::Fail,
-        format!("completion gate `{gate}`: none of {list} succeeded on {head}"),
+        md!(
+            "completion gate {}: none of {} succeeded on {}",
+            Md::code(gate),
+            list,
+            head
+        ),
     )
 }

@@ -13,6 +13,7 @@ mod record_conditions;
 mod run_conditions;
 
 pub use combine::combine;
+pub use condition::condition;
 pub use evaluate::evaluate;
 pub use input::{CheckObservation, CheckStatus, GateInput};
 pub use model::*;

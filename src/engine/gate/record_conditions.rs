@@ -6,7 +6,9 @@ use super::condition::{fail, from_problems, pass, task_list};
 use super::model::Condition;
 use crate::engine::record::{AuditState, Record};
 use crate::engine::repo_config::RepoConfig;
+use crate::engine::views::md::Md;
 use crate::ids::{Artifact, CommitSha, TaskId};
+use crate::md;
 
 fn set(tasks: &[TaskId]) -> BTreeSet<&TaskId> {
     tasks.iter().collect()
@@ -20,19 +22,20 @@ pub(crate) fn candidate_is_head(
 ) -> Condition {
     let head = Artifact::commit(head.clone());
     if record.candidate_artifact == head {
-        return pass(2, format!("the record is bound to the head {head}"));
+        return pass(2, md!("the record is bound to the head {}", head));
     }
     let how = if config.baseline_on_push {
-        "run /audit baseline or wait for the push rebind"
+        "run `/audit baseline`, or wait for the push to rebind it"
     } else {
-        "run /audit baseline (baseline_on_push is off)"
+        "run `/audit baseline` (`baseline_on_push` is off)"
     };
     fail(
         2,
-        format!(
-            "the record is bound to commit:{} but the head is commit:{}; {how}",
-            record.candidate_artifact.short(),
-            head.short()
+        md!(
+            "the record is bound to {} but the head is {}; {}",
+            record.candidate_artifact,
+            head,
+            how
         ),
     )
 }
@@ -43,12 +46,12 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
     let covered = set(&record.covered_tasks);
     let mut problems = Vec::new();
     match &record.certified_covered_tasks {
-        None => problems.push(format!(
+        None => problems.push(md!(
             "no task set is certified yet (covered tasks: {})",
             task_list(covered.iter().copied())
         )),
-        Some(certified) if set(certified) != covered => problems.push(format!(
-            "the certified tasks ({}) differ from the covered tasks ({}); submit a new report",
+        Some(certified) if set(certified) != covered => problems.push(md!(
+            "the certified tasks ({}) differ from the covered tasks ({}); post a new report with `/audit report`",
             task_list(certified),
             task_list(covered.iter().copied())
         )),
@@ -57,17 +60,17 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
     let uncovered: BTreeSet<&TaskId> = closing.iter().filter(|t| !covered.contains(t)).collect();
     if !uncovered.is_empty() {
         let all: BTreeSet<&TaskId> = covered.union(&uncovered).copied().collect();
-        problems.push(format!(
-            "the PR body closes {}, not among the covered tasks; run /audit baseline \
-             --covered-tasks {} or stop closing it",
+        let list = all.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",");
+        problems.push(md!(
+            "the PR body closes {}, not among the covered tasks; run {} or stop closing it",
             task_list(uncovered.iter().copied()),
-            all.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")
+            Md::code(&format!("/audit baseline --covered-tasks {list}"))
         ));
     }
     from_problems(
         3,
         &problems,
-        format!(
+        md!(
             "the certified tasks equal the covered tasks ({}) and the PR closes no other issue",
             task_list(covered)
         ),
@@ -85,32 +88,42 @@ pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition 
         .latest_verdict
         .is_some_and(super::super::report::model::Verdict::certifies);
     let head = Artifact::commit(head.clone());
+    let verdict_md = Md::code(verdict);
     let reason = match record.audit_state {
         AuditState::Certified if certifies => {
-            return pass(4, format!("latest verdict {verdict}, state certified"));
+            return pass(4, md!("latest verdict {}, state certified", verdict_md));
         }
-        AuditState::Certified => {
-            format!(
-                "the state is certified but the latest verdict is {verdict}: the record is \
-                 inconsistent"
-            )
-        }
-        AuditState::AwaitingHuman => "the last run asks for a human decision; a maintainer \
-            answers with /audit resolve --note \"…\""
-            .to_string(),
-        AuditState::Blocked => format!(
-            "audit budget exhausted ({used} of {budget} runs used, latest verdict {verdict}); \
-             a maintainer may raise it with /audit override --budget N --note \"…\""
+        AuditState::Certified => md!(
+            "the state is certified but the latest verdict is {}: the record is inconsistent",
+            verdict_md
         ),
-        AuditState::Open if used == 0 => {
-            format!("no report yet; an auditor submits one with /audit report for {head}")
-        }
-        AuditState::Open if certifies => format!(
-            "the certification is stale since the candidate moved; submit a new report for {head}"
+        AuditState::AwaitingHuman => md!(
+            "the last run asks for a human decision; a maintainer answers with {}",
+            crate::engine::views::verdict::resolve_command(record)
         ),
-        AuditState::Open => format!(
-            "latest verdict {verdict}; address the findings and submit a new report ({used} of \
-             {budget} runs used)"
+        AuditState::Blocked => md!(
+            "the audit budget is spent ({} of {} runs used, latest verdict {}); a maintainer raises it with {}",
+            used,
+            budget,
+            verdict_md,
+            Md::code(&format!(
+                "/audit override --budget {} --note \"…\"",
+                used.saturating_add(1)
+            ))
+        ),
+        AuditState::Open if used == 0 => md!(
+            "no report yet; an auditor posts one for {} with `/audit report`",
+            head
+        ),
+        AuditState::Open if certifies => md!(
+            "the certification is stale since the candidate moved; post a new report for {} with `/audit report`",
+            head
+        ),
+        AuditState::Open => md!(
+            "latest verdict {}; fix the findings, then post a new report ({} of {} runs used)",
+            verdict_md,
+            used,
+            budget
         ),
     };
     fail(4, reason)
@@ -125,10 +138,10 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
     if certified != &record.candidate_artifact {
         return fail(
             5,
-            format!(
-                "the certification is for commit:{} but the candidate is commit:{}; it is stale",
-                certified.short(),
-                record.candidate_artifact.short()
+            md!(
+                "the certification is for {} but the candidate is {}; it is stale",
+                certified,
+                record.candidate_artifact
             ),
         );
     }
@@ -141,10 +154,10 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
         .certification_carried_to()
         .unwrap_or(&run.candidate_artifact);
     if backed != certified {
-        problems.push(format!(
-            "its artifact is commit:{}, the certification's commit:{}",
-            run.candidate_artifact.short(),
-            certified.short()
+        problems.push(md!(
+            "its artifact is {}, the certification's {}",
+            run.candidate_artifact,
+            certified
         ));
     }
     let certified_tasks = record
@@ -152,47 +165,51 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
         .as_deref()
         .unwrap_or_default();
     if set(&run.covered_tasks) != set(certified_tasks) {
-        problems.push(format!(
+        problems.push(md!(
             "its tasks are {}, the certification's {}",
             task_list(&run.covered_tasks),
             task_list(certified_tasks)
         ));
     }
     if Some(run.verdict) != record.latest_verdict {
-        problems.push(format!(
+        problems.push(md!(
             "its verdict is {}, the record's {}",
-            run.verdict.as_str(),
-            record
-                .latest_verdict
-                .map_or("none", super::super::report::model::Verdict::as_str)
+            Md::code(run.verdict.as_str()),
+            Md::code(
+                record
+                    .latest_verdict
+                    .map_or("none", super::super::report::model::Verdict::as_str)
+            )
         ));
     }
     if Some(run.grade) != record.certification_grade {
-        problems.push(format!(
+        problems.push(md!(
             "its grade is {}, the certification's {}",
-            run.grade.as_str(),
-            record
-                .certification_grade
-                .map_or("none", super::super::record::model::Grade::as_str)
+            Md::code(run.grade.as_str()),
+            Md::code(
+                record
+                    .certification_grade
+                    .map_or("none", super::super::record::model::Grade::as_str)
+            )
         ));
     }
     if problems.is_empty() {
         return pass(
             5,
-            format!(
-                "run {} certified commit:{} for {}",
+            md!(
+                "run {} certified {} for {}",
                 run.run,
-                certified.short(),
+                certified,
                 task_list(certified_tasks)
             ),
         );
     }
     fail(
         5,
-        format!(
+        md!(
             "run {} does not match the certification: {}",
             run.run,
-            problems.join(", ")
+            Md::join(&problems, ", ")
         ),
     )
 }

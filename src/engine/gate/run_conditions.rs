@@ -8,7 +8,9 @@ use super::condition::{fail, from_problems, pass};
 use super::model::Condition;
 use crate::engine::record::{Grade, LimitationSummary, Record};
 use crate::engine::repo_config::{Assurance, RepoConfig};
+use crate::engine::views::md::Md;
 use crate::ids::Login;
+use crate::md;
 
 static DECISION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^D-[1-9][0-9]*$").expect("valid decision regex"));
@@ -28,27 +30,30 @@ pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
         .map(|f| f.id.as_str())
         .collect();
     if !blocking.is_empty() {
-        problems.push(format!(
-            "run {} reports {} blocking finding{} ({}); fix and submit a new report",
+        problems.push(md!(
+            "run {} reports {} blocking finding{} ({}); fix {}, then post a new report with `/audit report`",
             run.run,
             blocking.len(),
             if blocking.len() == 1 { "" } else { "s" },
-            blocking.join(", ")
+            Md::text(&blocking.join(", ")),
+            if blocking.len() == 1 { "it" } else { "them" }
         ));
     }
     for finding in &run.findings {
         let Some(key) = &finding.key else { continue };
         if let Some(veto) = record.veto_on(key, run.run) {
-            problems.push(format!(
-                "{} (key {key}) is under a veto since round {}; it must be fixed",
-                finding.id, veto.effective_from_round
+            problems.push(md!(
+                "{} ({}) is under a veto since round {}; fix it, then post a new report",
+                finding.id,
+                Md::code(key.as_str()),
+                veto.effective_from_round
             ));
         }
     }
     from_problems(
         6,
         &problems,
-        format!(
+        md!(
             "run {} reports no blocking finding and none under a veto",
             run.run
         ),
@@ -62,9 +67,9 @@ pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
         return fail(7, "no report yet, so no limitations to check");
     };
     if run.limitations.is_empty() {
-        return pass(7, format!("run {} records no limitation", run.run));
+        return pass(7, md!("run {} records no limitation", run.run));
     }
-    let problems: Vec<String> = run
+    let problems: Vec<Md> = run
         .limitations
         .iter()
         .filter_map(|l| authority_problem(record, l))
@@ -73,20 +78,22 @@ pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
     from_problems(
         7,
         &problems,
-        format!(
+        md!(
             "every limitation of run {} ({}) has an authority",
             run.run,
-            ids.join(", ")
+            Md::text(&ids.join(", "))
         ),
     )
 }
 
-fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<String> {
+fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<Md> {
     let (id, key) = (&limitation.id, &limitation.key);
     let Some(authority) = limitation.authority.as_deref() else {
-        return Some(format!(
-            "{id} (key {key}) has no authority; a maintainer accepts it with /audit resolve {id} \
-             --note \"…\" and a later report cites it"
+        return Some(md!(
+            "{} ({}) has no authority; a maintainer accepts it with {} and a later report cites it",
+            id,
+            Md::code(key.as_str()),
+            Md::code(&format!("/audit resolve {id} --note \"…\""))
         ));
     };
     if DECISION.is_match(authority) {
@@ -94,11 +101,19 @@ fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<
     }
     match human_login(authority) {
         Some(login) if record.accepted_by(key, &login) => None,
-        Some(login) => Some(format!(
-            "{id} cites human: {login}, but no acceptance of key {key} by {login} is recorded"
+        Some(login) => Some(md!(
+            "{} cites {}, but no acceptance of {} by {} is recorded; {} runs {} on a run that lists it",
+            id,
+            Md::code(&format!("human: {login}")),
+            Md::code(key.as_str()),
+            login,
+            login,
+            Md::code(&format!("/audit resolve {id} --note \"…\""))
         )),
-        None => Some(format!(
-            "{id}'s authority {authority:?} is neither `human: LOGIN` nor `D-<n>`"
+        None => Some(md!(
+            "{}'s authority {} is neither `human: LOGIN` nor `D-<n>`",
+            id,
+            Md::code(authority)
         )),
     }
 }
@@ -118,25 +133,29 @@ pub(crate) fn grade_meets_assurance(
 ) -> Condition {
     let effective = config.effective_assurance(operator_min);
     let policy = if operator_min > config.assurance {
-        format!("{} (operator minimum)", effective.as_str())
+        md!("{} (operator minimum)", Md::code(effective.as_str()))
     } else {
-        effective.as_str().to_string()
+        Md::code(effective.as_str())
     };
     let Some(grade) = record.certification_grade else {
-        return fail(9, format!("no certified grade yet; assurance is {policy}"));
+        return fail(9, md!("no certified grade yet; assurance is {}", policy));
     };
     if effective == Assurance::Hardened && grade != Grade::Authenticated {
         return fail(
             9,
-            format!(
-                "certified at grade {}, but assurance is {policy}, which needs authenticated; \
-                 submit a report carrying a signed receipt",
-                grade.as_str()
+            md!(
+                "certified at grade {}, but assurance is {}, which needs `authenticated`; post a report signed with `auditloop sign`",
+                Md::code(grade.as_str()),
+                policy
             ),
         );
     }
     pass(
         9,
-        format!("grade {} meets {policy} assurance", grade.as_str()),
+        md!(
+            "grade {} meets {} assurance",
+            Md::code(grade.as_str()),
+            policy
+        ),
     )
 }

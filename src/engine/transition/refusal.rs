@@ -2,7 +2,9 @@
 //! wrong (Display) and how to put it right (`fix`).
 
 use crate::engine::record::{AuditState, DispositionKind};
+use crate::engine::views::md::Md;
 use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, PrNumber, WorkUnit};
+use crate::md;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
@@ -202,9 +204,53 @@ impl Refusal {
         }
     }
 
+    /// What was wrong, for the reply: the app's words keep their code spans, the values
+    /// that came from a report or a command are escaped.
+    #[must_use]
+    pub fn what_md(&self) -> Md {
+        use Refusal::{
+            AlreadyDisposed, AuthorityUnrecognized, FindingNotRejected, FollowUpBlocking,
+            IssueRequired, StaleCandidate,
+        };
+        match self {
+            StaleCandidate { report, current } => md!(
+                "the report audits {}, which is stale: the current candidate is {}",
+                Md::code(&format!("commit:{}", report.short())),
+                Md::code(&format!("commit:{}", current.short()))
+            ),
+            AuthorityUnrecognized { id, authority } => md!(
+                "limitation {} cites {}, which is neither `human: LOGIN` nor `D-<n>`",
+                id,
+                Md::code(authority)
+            ),
+            FindingNotRejected { id, run } => md!(
+                "finding {} of run {} is not contested: it was not disposed `reject`",
+                id,
+                run
+            ),
+            AlreadyDisposed {
+                id,
+                run,
+                disposition,
+            } => md!(
+                "finding {} of run {} is already disposed {}",
+                id,
+                run,
+                Md::code(disposition.as_str())
+            ),
+            FollowUpBlocking { id } => md!(
+                "finding {} is blocking; `follow-up` is only for non-blocking findings",
+                id
+            ),
+            IssueRequired { id } => md!("a `file` disposition of {} needs the issue it opened", id),
+            // No Markdown of the app's own in the rest: all of it is escaped as text.
+            other => Md::text_max(&other.to_string(), 4_000),
+        }
+    }
+
     /// How to put it right, for the reply.
     #[must_use]
-    pub fn fix(&self) -> String {
+    pub fn fix(&self) -> Md {
         use Refusal::{
             AdoptSourceActive, AlreadyCertified, AlreadyDisposed, AlreadyWaived, AuditIdMismatch,
             AuthorityUnrecognized, AwaitingHuman, BudgetExhausted, CoveredTasksMismatch,
@@ -218,76 +264,99 @@ impl Refusal {
         };
         match self {
             PullHasRecord { id, .. } => {
-                format!("use /audit baseline to rebind {id} to the current head")
+                md!("use `/audit baseline` to rebind {} to the current head", id)
             }
-            WorkUnitHasRecord { id, pull, .. } => format!(
-                "continue on {id}{}, or use /audit adopt {id} if that PR was closed without merging",
-                on_pull(*pull)
+            WorkUnitHasRecord { id, pull, .. } => md!(
+                "continue on {}{}, or use {} if that PR was closed without merging",
+                id,
+                on_pull(*pull),
+                Md::code(&format!("/audit adopt {id}"))
             ),
             CoveredTasksRequired { .. } => {
-                "name the tasks with --covered-tasks, e.g. --covered-tasks T-041,#12".to_owned()
+                Md::lit("name the tasks with `--covered-tasks`, e.g. `--covered-tasks T-041,#12`")
             }
-            NoCoveredTasks => "close issues from the PR body (`Closes #12`) or pass --covered-tasks".to_owned(),
-            EvidenceRequired => "pass --evidence with the integrated evidence for the head commit, or configure evidence.required_checks".to_owned(),
-            ZeroBudget => "pass --budget 1 or more".to_owned(),
-            WrongPullRequest { id, record_pull, .. } => {
-                format!("run the command on PR {record_pull}, or /audit adopt {id} here")
-            }
+            NoCoveredTasks => Md::lit("close issues from the PR body (`Closes #12`) or pass `--covered-tasks`"),
+            EvidenceRequired => Md::lit("pass `--evidence` with the integrated evidence for the head commit, or configure `evidence.required_checks`"),
+            ZeroBudget => Md::lit("pass `--budget 1` or more"),
+            WrongPullRequest { id, record_pull, .. } => md!(
+                "run the command on PR {}, or {} here",
+                record_pull,
+                Md::code(&format!("/audit adopt {id}"))
+            ),
             AdoptSourceActive { pull, .. } => {
-                format!("close PR {pull} without merging first, or continue the audit there")
+                md!("close PR {} without merging first, or continue the audit there", pull)
             }
-            AuditIdMismatch { record, .. } => format!("set audit_id to {record}"),
-            WorkUnitMismatch { record, .. } => format!("set work_unit to {record}"),
-            StaleCandidate { current, .. } => {
-                format!("audit the current candidate {current} and submit a fresh report")
-            }
-            CoveredTasksMismatch { record, .. } => format!("set covered_tasks to [{record}]"),
-            InvocationRefReused { .. } => "use a fresh invocation with a new, unique invocation ref".to_owned(),
-            ReceiptReused { .. } => "sign the report again: each receipt_id is used once".to_owned(),
-            ReceiptRequired => "sign the report with `auditloop sign` using a key in the trust store".to_owned(),
-            HandoffUnderHardened => "submit a signed auditor_report_v1 instead of a handoff block".to_owned(),
-            AwaitingHuman { .. } => "a maintainer answers with /audit resolve --note T first".to_owned(),
-            BudgetExhausted { used, .. } => format!(
-                "a maintainer raises the budget with /audit override --budget {} --note T",
-                used.saturating_add(1)
+            AuditIdMismatch { record, .. } => md!("set `audit_id` to {}", Md::code(record.as_str())),
+            WorkUnitMismatch { record, .. } => md!("set `work_unit` to {}", Md::code(record.as_str())),
+            StaleCandidate { current, .. } => md!(
+                "audit the current candidate {} and submit a fresh report",
+                Md::code(&format!("commit:{}", current.short()))
             ),
-            AlreadyCertified { .. } => "nothing to do; a new head commit or /audit baseline starts a new audit of it".to_owned(),
+            CoveredTasksMismatch { record, .. } => {
+                md!("set `covered_tasks` to [{}]", Md::text(record))
+            }
+            InvocationRefReused { .. } => Md::lit("use a fresh invocation with a new, unique invocation ref"),
+            ReceiptReused { .. } => Md::lit("sign the report again: each `receipt_id` is used once"),
+            ReceiptRequired => Md::lit("sign the report with `auditloop sign` using a key in the trust store"),
+            HandoffUnderHardened => Md::lit("submit a signed `auditor_report_v1` instead of a handoff block"),
+            AwaitingHuman { .. } => Md::lit("a maintainer answers with `/audit resolve --note \"…\"` first"),
+            BudgetExhausted { used, .. } => md!(
+                "a maintainer raises the budget with {}",
+                Md::code(&format!(
+                    "/audit override --budget {} --note \"…\"",
+                    used.saturating_add(1)
+                ))
+            ),
+            AlreadyCertified { .. } => Md::lit("nothing to do; a new head commit or `/audit baseline` starts a new audit of it"),
             VetoedFinding { key, .. } => {
-                format!("the finding {key} must be fixed before the audit can certify")
+                md!("the finding {} must be fixed before the audit can certify", Md::code(key.as_str()))
             }
-            LimitationWithoutAuthority { .. } => "use verdict needs_human_decision so a maintainer can accept the limitation".to_owned(),
-            AuthorityUnrecognized { .. } => "cite `human: LOGIN` or `D-<n>`".to_owned(),
-            LimitationNotAccepted { key, login, .. } => format!(
-                "{login} accepts it with /audit resolve L-NN --note T on a run that lists {key}, or report needs_human_decision"
+            LimitationWithoutAuthority { .. } => Md::lit("use the verdict `needs_human_decision` so that a maintainer can accept the limitation"),
+            AuthorityUnrecognized { .. } => Md::lit("cite `human: LOGIN` or `D-<n>`"),
+            LimitationNotAccepted { id, key, login } => md!(
+                "{} accepts it with {} on a run that lists {}, or the report says `needs_human_decision`",
+                Md::text(login),
+                Md::code(&format!("/audit resolve {id} --note \"…\"")),
+                Md::code(key.as_str())
             ),
-            DecisionRecordMissing { number, .. } => {
-                format!("add the decision record D-{number} under decisions_path, or cite an existing one")
-            }
-            NotAwaitingHuman { .. } => "nothing to resolve; /audit status shows the record".to_owned(),
-            NoRun { .. } => "wait for the first accepted report".to_owned(),
-            NothingNamed => "name the ids, e.g. A-01,A-02".to_owned(),
+            DecisionRecordMissing { number, .. } => md!(
+                "add the decision record D-{} under `decisions_path`, or cite an existing one",
+                number
+            ),
+            NotAwaitingHuman { .. } => Md::lit("nothing to resolve; `/audit status` shows the record"),
+            NoRun { .. } => Md::lit("wait for the first accepted report"),
+            NothingNamed => Md::lit("name the ids, e.g. `A-01,A-02`"),
             UnknownLimitation { run, .. } => {
-                format!("name a limitation of run {run}; /audit status lists them")
+                md!("name a limitation of run {}; `/audit status` lists them", run)
             }
             UnknownFinding { run, .. } => {
-                format!("name a finding of run {run}; /audit status lists them")
+                md!("name a finding of run {}; `/audit status` lists them", run)
             }
-            FindingNotRejected { id, .. } => {
-                format!("dispose it first with /audit dispose {id} reject --note T")
-            }
-            FindingAlreadyResolved { .. } => "nothing to do".to_owned(),
-            OverrideTooLow { used, .. } => {
-                format!("pass --budget {} or more", used.saturating_add(1))
-            }
-            NotCrossRemit { .. } => "use --basis triage-threshold".to_owned(),
-            WaiveVetoed { id, .. } => format!("fix the finding, or dispose {id} fix"),
-            AlreadyWaived { .. } => "nothing to do; the waiver table lists it".to_owned(),
-            VetoRoundZero => "pass --from-round 1 or later, or leave it out for the next round".to_owned(),
-            AlreadyDisposed { .. } => "each finding takes one disposition per run; the next run can be disposed anew".to_owned(),
-            FollowUpBlocking { id } => format!("dispose {id} fix, file or reject"),
-            IssueRequired { .. } => "open the issue, then record the disposition with its number".to_owned(),
-            DeliveryAlreadyApplied { .. } => "nothing to do: this delivery was handled".to_owned(),
-            Inconsistent(_) => "restore the record from the records branch history".to_owned(),
+            FindingNotRejected { id, .. } => md!(
+                "dispose it first with {}",
+                Md::code(&format!("/audit dispose {id} reject --note \"…\""))
+            ),
+            FindingAlreadyResolved { .. } => Md::lit("nothing to do"),
+            OverrideTooLow { used, .. } => md!(
+                "pass {} or more",
+                Md::code(&format!("--budget {}", used.saturating_add(1)))
+            ),
+            NotCrossRemit { .. } => Md::lit("use `--basis triage-threshold`"),
+            WaiveVetoed { id, .. } => md!(
+                "fix the finding, or record it with {}",
+                Md::code(&format!("/audit dispose {id} fix --note \"…\""))
+            ),
+            AlreadyWaived { .. } => Md::lit("nothing to do; the waiver table lists it"),
+            VetoRoundZero => Md::lit("pass `--from-round 1` or later, or leave it out for the next round"),
+            AlreadyDisposed { .. } => Md::lit("each finding takes one disposition per run; the next run can be disposed anew"),
+            FollowUpBlocking { id } => md!(
+                "dispose {} as `fix`, `file` or `reject`: {}",
+                id,
+                Md::code(&format!("/audit dispose {id} fix --note \"…\""))
+            ),
+            IssueRequired { .. } => Md::lit("open the issue, then record the disposition with its number"),
+            DeliveryAlreadyApplied { .. } => Md::lit("nothing to do: this delivery was handled"),
+            Inconsistent(_) => Md::lit("restore the record from the records branch history"),
         }
     }
 }

@@ -1,13 +1,14 @@
 //! The check run's output (CONTRACT §8): title, summary of every gate condition, the
 //! latest run's findings, and annotations.
 
-use crate::engine::gate::{Conclusion, GateResult, Outcome};
+use crate::engine::gate::{Conclusion, Condition, GateResult, Outcome};
 use crate::engine::record::Record;
 
 use super::context::{record_path, ViewContext};
-use super::escape::{block, inline, truncate};
-use super::finding_row::finding_row;
-use super::words;
+use super::escape::{block, truncate};
+use super::finding_row::{finding_row, FINDING_HEADER};
+use super::md::Md;
+use super::{legend, verdict, words};
 
 pub use super::annotations::{
     annotation_batches, annotations, parse_evidence_ref, Annotation, AnnotationLevel,
@@ -18,7 +19,6 @@ pub const TITLE_LIMIT: usize = 255;
 pub const SUMMARY_LIMIT: usize = 65_535;
 pub const TEXT_LIMIT: usize = 65_535;
 
-const REASON_CHARS: usize = 500;
 const CLAIM_CHARS: usize = 400;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,25 +48,8 @@ pub fn check_run(
     body: BodyStatus,
 ) -> CheckRunView {
     let latest = record.and_then(Record::latest_run);
-    let grade = latest.map(|r| r.grade.as_str());
-    let verdict = latest.map(|r| r.verdict.as_str());
-    let title = match (record, verdict, grade) {
-        (None, _, _) => format!("Audit {}: no audit record", outcome_words(gate.conclusion)),
-        (Some(_), Some(v), Some(g)) => {
-            format!("Audit {}: {v}, {g}", outcome_words(gate.conclusion))
-        }
-        _ => format!("Audit {}: no run yet", outcome_words(gate.conclusion)),
-    };
-
-    let mut summary = format!("**{}**\n\n", inline(&gate.title, TITLE_LIMIT));
+    let mut summary = format!("**{}**\n\n", gate.title.one_line());
     if let Some(record) = record {
-        summary.push_str(&format!(
-            "Record {} is {}; latest verdict {}; grade {}.\n\n",
-            record.id,
-            words::state(record),
-            verdict.unwrap_or("none yet"),
-            grade.unwrap_or("none yet (no run)"),
-        ));
         if let Some(carried) = words::carried(record) {
             summary.push_str(&format!(
                 "The {carried}: no run was spent on {}.\n\n",
@@ -85,14 +68,10 @@ pub fn check_run(
         summary.push_str(words::START_HINT);
         summary.push_str("\n\n");
     }
-    summary.push_str(&conditions_table(gate));
+    summary.push_str(&conditions_summary(&gate.conditions));
     if let Some(record) = record {
-        summary.push_str(&format!(
-            "\n{}.\n\nThe audit packet: [{}]({}).\n",
-            words::budget(record),
-            record_path(&record.id),
-            ctx.record_url(&record.id)
-        ));
+        summary.push('\n');
+        summary.push_str(&record_line(record, ctx));
     }
     match body {
         BodyStatus::Current => {}
@@ -107,106 +86,169 @@ pub fn check_run(
     let link = record.map(|r| ctx.record_url(&r.id));
     CheckRunView {
         conclusion: gate.conclusion,
-        title: truncate(&title, TITLE_LIMIT),
+        title: title(&gate.title),
         summary: cap(&summary, SUMMARY_LIMIT, link.as_deref()),
-        text: cap(&findings_text(record), TEXT_LIMIT, link.as_deref()),
+        text: cap(&findings_text(record, ctx), TEXT_LIMIT, link.as_deref()),
         annotations: latest.map(annotations).unwrap_or_default(),
     }
+}
+
+/// The check run's title: the verdict line as plain text (GitHub shows titles unrendered).
+fn title(verdict: &Md) -> String {
+    truncate(&verdict.plain().replace('\n', " "), TITLE_LIMIT)
+}
+
+/// `[AUD-7](…) is open · latest verdict … · grade … · budget 1 of 3 runs used`, and the
+/// audit packet.
+pub(crate) fn record_line(record: &Record, ctx: &ViewContext) -> String {
+    let latest = record.latest_run();
+    let verdict = latest.map_or_else(|| Md::lit("none yet"), |r| legend::verdict(r.verdict));
+    let grade = latest.map_or_else(|| Md::lit("none yet"), |r| legend::grade(r.grade));
+    format!(
+        "Record [{}]({}) is {} · latest verdict {} · grade {} · {}. The audit packet: [{}]({}).\n",
+        record.id,
+        ctx.record_url(&record.id),
+        words::state(record).as_markdown(),
+        verdict.as_markdown(),
+        grade.as_markdown(),
+        words::budget(record),
+        record_path(&record.id),
+        ctx.record_url(&record.id)
+    )
+}
+
+/// Root causes first, each with what moves it; then what waits on them; then the passing
+/// conditions, folded.
+pub(crate) fn conditions_summary(conditions: &[Condition]) -> String {
+    let mut out = String::new();
+    for c in conditions.iter().filter(|c| c.is_root_cause()) {
+        let mark = if c.outcome == Outcome::Pending {
+            "⏳"
+        } else {
+            "❌"
+        };
+        out.push_str(&format!(
+            "- {mark} **{}. {}** — {}\n",
+            c.number,
+            c.title,
+            c.reason.one_line()
+        ));
+    }
+    out.push_str(&waiting_lines(conditions));
+    let passing: Vec<&Condition> = conditions
+        .iter()
+        .filter(|c| c.outcome == Outcome::Pass)
+        .collect();
+    if !passing.is_empty() {
+        let total = conditions.len();
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "<details><summary>✅ {} of {total} conditions hold</summary>\n\n",
+            passing.len()
+        ));
+        for c in passing {
+            out.push_str(&format!(
+                "- ✅ **{}. {}** — {}\n",
+                c.number,
+                c.title,
+                c.reason.one_line()
+            ));
+        }
+        out.push_str("\n</details>\n");
+    }
+    out
+}
+
+/// `- ⏸️ 4. Verdict and state certify, 5. … wait on 6`, one line per condition waited on.
+fn waiting_lines(conditions: &[Condition]) -> String {
+    let mut out = String::new();
+    let mut roots: Vec<u8> = conditions.iter().filter_map(|c| c.waits_on).collect();
+    roots.sort_unstable();
+    roots.dedup();
+    for root in roots {
+        let names: Vec<String> = conditions
+            .iter()
+            .filter(|c| c.waits_on == Some(root) && c.outcome != Outcome::Pass)
+            .map(|c| format!("{}. {}", c.number, c.title))
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let verb = if names.len() == 1 { "waits" } else { "wait" };
+        out.push_str(&format!("- ⏸️ {} {verb} on {root}\n", names.join(" · ")));
+    }
+    out
 }
 
 /// `work_unit_audit: disabled`: neutral, and visibly so.
 #[must_use]
 pub fn disabled() -> CheckRunView {
+    let line = verdict::disabled();
     plain(
         Conclusion::Neutral,
-        "Audit not required: work_unit_audit is disabled",
-        "This repository's `.github/auditloop.yml` sets `work_unit_audit: disabled`: no audit gates this pull request. Every command but `/audit status` and `/audit help` is refused.\n",
+        &line,
+        &format!(
+            "**{}**\n\nThis repository's `.github/auditloop.yml` sets `work_unit_audit: disabled`: no audit gates this pull request. Every command but `/audit status` and `/audit help` is refused.\n",
+            line.as_markdown()
+        ),
     )
 }
 
 /// An invalid `.github/auditloop.yml`: the error and its line.
 #[must_use]
 pub fn invalid_config(error: &str, line: Option<u64>) -> CheckRunView {
-    let at = line.map(|l| format!(" at line {l}")).unwrap_or_default();
+    let verdict = verdict::config_invalid(line);
     let summary = format!(
-        "`.github/auditloop.yml` on the default branch is invalid{at}:\n\n> {}\n\nFix the file on the default branch; until then every command but `/audit status` and `/audit help` is refused.\n",
+        "**{}**\n\n`.github/auditloop.yml` on the default branch is invalid{}:\n\n> {}\n\nUntil it is fixed, every command but `/audit status` and `/audit help` is refused.\n",
+        verdict.as_markdown(),
+        line.map(|l| format!(" at line {l}")).unwrap_or_default(),
         block(&truncate(error, 4_000)).replace('\n', "\n> "),
     );
-    plain(
-        Conclusion::Failure,
-        "Audit gate failed: invalid .github/auditloop.yml",
-        &summary,
-    )
+    plain(Conclusion::Failure, &verdict, &summary)
 }
 
-/// The records branch is missing or damaged: condition 1 fails, saying why.
+/// The records branch is missing or damaged: condition 1 fails, saying why; the others
+/// wait on it.
 #[must_use]
-pub fn records_unavailable(why: &str) -> CheckRunView {
+pub fn records_unavailable(why: &Md) -> CheckRunView {
+    let verdict = verdict::damaged(why);
     let summary = format!(
-        "| | # | Condition | Reason |\n| --- | --- | --- | --- |\n| ❌ | 1 | exactly one current record, structurally valid | {} |\n\nThe other conditions cannot be evaluated until the records branch is restored.\n",
-        inline(why, REASON_CHARS)
+        "**{}**\n\n- ❌ **1. {}** — {}\n- ⏸️ Conditions 2 to 9 wait on 1: they are evaluated once the records branch is restored.\n",
+        verdict.one_line(),
+        crate::engine::gate::model::Condition::title_of(1),
+        why.one_line()
     );
-    plain(
-        Conclusion::Failure,
-        "Audit gate failed: records branch unavailable",
-        &summary,
-    )
+    plain(Conclusion::Failure, &verdict, &summary)
 }
 
-fn plain(conclusion: Conclusion, title: &str, summary: &str) -> CheckRunView {
+fn plain(conclusion: Conclusion, verdict: &Md, summary: &str) -> CheckRunView {
     CheckRunView {
         conclusion,
-        title: truncate(title, TITLE_LIMIT),
+        title: title(verdict),
         summary: cap(summary, SUMMARY_LIMIT, None),
         text: String::new(),
         annotations: Vec::new(),
     }
 }
 
-fn outcome_words(conclusion: Conclusion) -> &'static str {
-    match conclusion {
-        Conclusion::Success => "passed",
-        Conclusion::Failure => "failed",
-        Conclusion::ActionRequired => "awaits a human decision",
-        Conclusion::Neutral => "not required",
-        Conclusion::InProgress => "waits for evidence checks",
-    }
-}
-
-fn conditions_table(gate: &GateResult) -> String {
-    let mut out = String::from("| | # | Condition | Reason |\n| --- | --- | --- | --- |\n");
-    for c in &gate.conditions {
-        let mark = match c.outcome {
-            Outcome::Pass => "✅",
-            Outcome::Fail => "❌",
-            Outcome::Pending => "⏳",
-        };
-        out.push_str(&format!(
-            "| {mark} | {} | {} | {} |\n",
-            c.number,
-            inline(c.title, REASON_CHARS),
-            inline(&c.reason, REASON_CHARS)
-        ));
-    }
-    out
-}
-
-fn findings_text(record: Option<&Record>) -> String {
+fn findings_text(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(run) = record.and_then(Record::latest_run) else {
         return "No runs yet.\n".to_owned();
     };
     let mut out = format!(
-        "### Findings of round {} ({}, {}, candidate {})\n\n",
+        "### Findings of round {}\n\nVerdict {}, grade {}, candidate {}.\n\n",
         run.run,
-        run.verdict.as_str(),
-        run.grade.as_str(),
-        run.candidate_artifact.short()
+        legend::verdict(run.verdict).as_markdown(),
+        legend::grade(run.grade).as_markdown(),
+        ctx.commit_link(&run.candidate_artifact)
     );
     if run.findings.is_empty() {
         out.push_str("No findings.\n");
     } else {
-        out.push_str("| Finding | Key | Severity | Blocking | Claim | Evidence |\n");
-        out.push_str("| --- | --- | --- | --- | --- | --- |\n");
+        out.push_str(FINDING_HEADER);
+        out.push_str("\n| --- | --- | --- | --- |\n");
         for f in &run.findings {
             out.push_str(&finding_row(f, CLAIM_CHARS));
             out.push('\n');

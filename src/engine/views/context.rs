@@ -26,6 +26,12 @@ impl ViewContext {
         super::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
     }
 
+    /// `[abc1234](…/commit/…)`: a candidate by its short SHA, linked.
+    #[must_use]
+    pub fn commit_link(&self, artifact: &Artifact) -> String {
+        format!("[`{}`]({})", artifact.short(), self.commit_url(artifact))
+    }
+
     /// An issue (or pull request) of the repository.
     #[must_use]
     pub fn issue_url(&self, number: IssueNumber) -> String {

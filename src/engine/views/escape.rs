@@ -98,7 +98,20 @@ fn escape(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     for (i, &c) in chars.iter().enumerate() {
+        if starts_block(&chars, i) {
+            out.push_str(&format!("&#{};", u32::from(c)));
+            continue;
+        }
         match c {
+            // Emphasis: shown as the characters, never as markup.
+            '*' => out.push_str("&#42;"),
+            // An underscore inside a word never opens emphasis: `auditor_report_v1` stays.
+            '_' if !(i > 0
+                && chars[i - 1].is_alphanumeric()
+                && chars.get(i + 1).is_some_and(|c| c.is_alphanumeric())) =>
+            {
+                out.push_str("&#95;");
+            }
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -128,6 +141,38 @@ fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// Whether `chars[i]` is where a line's text starts (after spaces) and could open a
+/// heading, a list or a setext underline: `#`, `-`, `+`, `=`, or the `.`/`)` after leading
+/// digits (`1.`).
+fn starts_block(chars: &[char], i: usize) -> bool {
+    let line_start = |j: usize| {
+        chars[..j]
+            .iter()
+            .rev()
+            .take_while(|c| **c != '\n')
+            .all(|c| *c == ' ')
+    };
+    // What follows a marker: a space, the end of the line, or (for rules and
+    // underlines) the same character again.
+    let opens = |j: usize, same: char| {
+        chars
+            .get(j + 1)
+            .is_none_or(|c| matches!(c, ' ' | '\t' | '\n') || *c == same)
+    };
+    match chars[i] {
+        c @ ('#' | '-' | '+' | '=') => line_start(i) && opens(i, c),
+        '.' | ')' => {
+            let digits = chars[..i]
+                .iter()
+                .rev()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            digits > 0 && line_start(i - digits) && opens(i, ' ')
+        }
+        _ => false,
+    }
 }
 
 fn is_www(prev: &[char]) -> bool {

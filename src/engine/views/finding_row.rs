@@ -2,27 +2,38 @@
 
 use crate::engine::record::FindingSummary;
 
-use super::escape::inline;
+use super::escape::{inline, truncate};
+use super::md::Md;
 
 const KEY_CHARS: usize = 100;
 const REF_CHARS: usize = 120;
 
-/// `| id | key | severity | blocking | claim | evidence |`, each cell escaped and bounded;
+/// The header of [`finding_row`]'s columns.
+pub(crate) const FINDING_HEADER: &str = "| Finding | Severity | Claim | Evidence |";
+
+/// `| id key | severity[, blocking] | claim | evidence |`, each cell escaped and bounded;
 /// the claim to `claim_chars`. A view with more columns appends its own cells.
 pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
     let refs: Vec<String> = f
         .evidence_refs
         .iter()
-        .map(|r| inline(r, REF_CHARS))
+        .map(|r| Md::code(&truncate(r, REF_CHARS)).as_markdown().to_owned())
         .collect();
+    let key = f
+        .key
+        .as_ref()
+        .map(|k| {
+            format!(
+                " {}",
+                Md::code(&truncate(k.as_str(), KEY_CHARS)).as_markdown()
+            )
+        })
+        .unwrap_or_default();
     format!(
-        "| {} | {} | {} | {} | {} | {} |",
+        "| {}{key} | {}{} | {} | {} |",
         f.id,
-        f.key
-            .as_ref()
-            .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), KEY_CHARS)),
         f.severity.as_str(),
-        if f.blocking { "yes" } else { "no" },
+        if f.blocking { ", **blocking**" } else { "" },
         inline(&f.claim, claim_chars),
         if refs.is_empty() {
             "—".to_owned()

@@ -8,13 +8,16 @@ pub mod check_run;
 pub mod context;
 pub mod escape;
 mod finding_row;
+pub mod legend;
 pub mod markers;
+pub mod md;
 pub mod open_findings;
 pub mod reply;
 pub mod residual;
 pub mod rounds;
 pub mod splice;
 pub mod stamp;
+pub mod verdict;
 pub mod waivers;
 mod words;
 

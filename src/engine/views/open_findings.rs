@@ -6,7 +6,7 @@ use crate::engine::report::Severity;
 
 use super::context::ViewContext;
 use super::escape::inline;
-use super::finding_row::finding_row;
+use super::finding_row::{finding_row, FINDING_HEADER};
 
 const CLAIM_CHARS: usize = 300;
 const TEXT_CHARS: usize = 200;
@@ -84,12 +84,10 @@ pub fn render(record: &Record, ctx: &ViewContext) -> String {
     let mut out = format!(
         "**Open findings of round {}** (candidate {}; blocking ones on top, then by severity)\n\n",
         run.run,
-        run.candidate_artifact.short()
+        ctx.commit_link(&run.candidate_artifact)
     );
-    out.push_str(
-        "| Finding | Key | Severity | Blocking | Claim | Evidence | Waiver or disposition |\n",
-    );
-    out.push_str("| --- | --- | --- | --- | --- | --- | --- |\n");
+    out.push_str(FINDING_HEADER);
+    out.push_str(" Decided |\n| --- | --- | --- | --- | --- |\n");
     for f in ordered(&run.findings) {
         out.push_str(&format!(
             "{} {} |\n",

@@ -5,17 +5,17 @@ use crate::engine::gate::GateResult;
 use crate::engine::record::Record;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
-use super::check_run::cap;
-use super::context::{record_path, ViewContext};
-use super::escape::{block, inline, truncate};
-use super::words;
+use super::check_run::{cap, conditions_summary, record_line};
+use super::context::ViewContext;
+use super::escape::inline;
+use super::md::Md;
+use super::{verdict, words};
 
 /// Replies are cut above this many characters (GitHub allows 65,536 per comment).
 pub const REPLY_LIMIT: usize = 60_000;
 
 const TEXT_CHARS: usize = 1_000;
-/// What was wrong fits on the first line; escaping can grow it at most sixfold, which
-/// leaves most of the reply for how to put it right.
+/// How much of a damage report the status reply repeats.
 const WHAT_CHARS: usize = 4_000;
 
 /// `<!-- auditloop:delivery:ID -->`. GitHub's delivery ids are GUIDs; anything but ASCII
@@ -27,17 +27,31 @@ pub fn delivery_marker(delivery: &str) -> String {
     format!("<!-- auditloop:delivery:{id} -->")
 }
 
-/// `auditloop: refused`, what was wrong, and how to put it right.
+/// `auditloop: refused: ` and what was wrong, then how to put it right. The prefix stays:
+/// the contract (CONTRACT §6) and the programs that drive the loop look for it.
 #[must_use]
-pub fn refused(what: &str, fix: &str, delivery: &str) -> String {
+pub fn refused(what: &Md, fix: &Md, delivery: &str) -> String {
     let marker = delivery_marker(delivery);
-    let head = format!("auditloop: refused: {}", inline(what, WHAT_CHARS));
+    let head = format!("auditloop: refused: {}", what.one_line().trim_end());
     let room = REPLY_LIMIT.saturating_sub(head.chars().count() + marker.chars().count() + 4);
-    format!("{head}\n\n{}\n\n{marker}", fit_block(fix, room))
+    let fix = sentence(fix.as_markdown());
+    format!("{head}\n\n{}\n\n{marker}", cap(&fix, room, None).trim_end())
 }
 
-/// The `/audit status` reply: the record, the gate conditions, the budget and a link to
-/// the record, which is the audit packet an auditor reads.
+/// `text` with its first letter upper-case: a reply's second paragraph is a sentence.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_lowercase() => {
+            format!("{}{}", c.to_ascii_uppercase(), chars.as_str())
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// The `/audit status` reply: the verdict line, the record, the gate conditions (root
+/// causes first), the budget and a link to the record, which is the audit packet an
+/// auditor reads.
 #[must_use]
 pub fn status(
     record: Option<&Record>,
@@ -45,50 +59,37 @@ pub fn status(
     ctx: &ViewContext,
     delivery: &str,
 ) -> String {
-    let mut out = String::from("auditloop: status\n\n");
+    let mut out = format!("auditloop: status\n\n**{}**\n\n", gate.title.one_line());
     match record {
         None => {
             out.push_str(words::START_HINT);
             out.push_str("\n\n");
         }
         Some(record) => {
-            let latest = record.latest_run();
-            let tasks: Vec<&str> = record
+            let tasks: Vec<Md> = record
                 .covered_tasks
                 .iter()
-                .map(crate::ids::TaskId::as_str)
+                .map(|t| Md::text(t.as_str()))
                 .collect();
+            let tasks = if tasks.is_empty() {
+                Md::lit("none")
+            } else {
+                Md::join(&tasks, ", ")
+            };
             out.push_str(&format!(
-                "Record {} for {} is {}: candidate {}, covered tasks {}, latest verdict {}, grade {}.\n\n",
-                record.id,
-                inline(record.work_unit.as_str(), 200),
-                words::state(record),
-                record.candidate_artifact.short(),
-                if tasks.is_empty() { "none".to_owned() } else { inline(&tasks.join(", "), TEXT_CHARS) },
-                latest.map_or("none yet", |r| r.verdict.as_str()),
-                latest.map_or("none yet", |r| r.grade.as_str()),
-            ));
-            out.push_str(&format!(
-                "- Goal: {}\n- Oracle: {}\n\n",
+                "- Work unit: {}\n- Covered tasks: {}\n- Goal: {}\n- Oracle: {}\n\n",
+                Md::code(record.work_unit.as_str()).as_markdown(),
+                tasks.as_markdown(),
                 inline(&record.goal, TEXT_CHARS),
                 inline(&record.completion_oracle, TEXT_CHARS)
             ));
         }
     }
-    out.push_str(&format!(
-        "Gate: {} ({})\n\n",
-        inline(&gate.title, 255),
-        gate.conclusion.as_str()
-    ));
-    out.push_str(&conditions(gate));
+    out.push_str(&conditions_summary(&gate.conditions));
     let link = record.map(|r| ctx.record_url(&r.id));
     if let Some(record) = record {
-        out.push_str(&format!(
-            "\n{}.\n\nThe audit packet: [{}]({}).\n",
-            words::budget(record),
-            record_path(&record.id),
-            ctx.record_url(&record.id)
-        ));
+        out.push('\n');
+        out.push_str(&record_line(record, ctx));
     }
     finish(&out, delivery, link.as_deref())
 }
@@ -96,37 +97,14 @@ pub fn status(
 /// `/audit status` when the records are damaged: that comes first, with how to repair
 /// it, before the gate conditions (condition 1 fails with the same words).
 #[must_use]
-pub fn damaged_status(what: &str, fix: &str, gate: &GateResult, delivery: &str) -> String {
+pub fn damaged_status(what: &str, fix: &Md, gate: &GateResult, delivery: &str) -> String {
     let mut out = format!(
-        "auditloop: status\n\nThe audit record is damaged: {}\n\n{}\n\n",
-        inline(what, WHAT_CHARS),
-        block(&truncate(fix, TEXT_CHARS * 4))
+        "auditloop: status\n\n**{}**\n\n{}\n\n",
+        verdict::damaged(&Md::text_max(what, WHAT_CHARS)).one_line(),
+        fix.as_markdown()
     );
-    out.push_str(&format!(
-        "Gate: {} ({})\n\n",
-        inline(&gate.title, 255),
-        gate.conclusion.as_str()
-    ));
-    out.push_str(&conditions(gate));
+    out.push_str(&conditions_summary(&gate.conditions));
     finish(&out, delivery, None)
-}
-
-fn conditions(gate: &GateResult) -> String {
-    let mut out = String::new();
-    for c in &gate.conditions {
-        let mark = match c.outcome {
-            crate::engine::gate::Outcome::Pass => "✅",
-            crate::engine::gate::Outcome::Fail => "❌",
-            crate::engine::gate::Outcome::Pending => "⏳",
-        };
-        out.push_str(&format!(
-            "- {mark} {}. {}: {}\n",
-            c.number,
-            inline(c.title, 200),
-            inline(&c.reason, 500)
-        ));
-    }
-    out
 }
 
 /// `body`, cut to fit the reply limit with a link to the record, then the marker.
@@ -135,23 +113,4 @@ fn finish(body: &str, delivery: &str, record_link: Option<&str>) -> String {
     let room = REPLY_LIMIT.saturating_sub(marker.chars().count() + 2);
     let body = cap(body.trim_end(), room, record_link);
     format!("{}\n\n{marker}", body.trim_end())
-}
-
-/// The longest prefix of `text` whose escaped form fits in `room` characters, so that a
-/// cut never splits an escape.
-fn fit_block(text: &str, room: usize) -> String {
-    let escaped = block(text);
-    if escaped.chars().count() <= room {
-        return escaped;
-    }
-    let (mut lo, mut hi) = (0usize, text.chars().count());
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if block(&truncate(text, mid)).chars().count() <= room {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    block(&truncate(text, lo))
 }

@@ -4,9 +4,10 @@
 use crate::engine::record::{DispositionKind, Record};
 
 use super::context::ViewContext;
-use super::escape::inline;
+use super::escape::{inline, truncate};
 use super::markers::SectionKind;
-use super::words;
+use super::md::Md;
+use super::{legend, verdict, words};
 
 const REF_CHARS: usize = 80;
 const REASON_CHARS: usize = 300;
@@ -14,47 +15,57 @@ const REASON_CHARS: usize = 300;
 #[must_use]
 pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
-        return SectionKind::Rounds.wrap(words::START_HINT);
+        return SectionKind::Rounds.wrap(&format!(
+            "**{}**\n\n{}",
+            verdict::no_record().as_markdown(),
+            words::START_HINT
+        ));
     };
-    let mut out = String::new();
+    let mut out = format!("**{}**\n\n", verdict::of_record(record, None).one_line());
     let runs: Vec<_> = record.run_events().collect();
     if runs.is_empty() {
         out.push_str("No runs yet.\n");
     } else {
-        out.push_str(
-            "| Round | Candidate | Verdict | Findings | Dispositions | Grade | Invocation | Time |\n",
-        );
-        out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        for (event, run) in &runs {
-            let verdict = if run.handoff {
-                format!("{} (handoff)", run.verdict.as_str())
-            } else {
-                run.verdict.as_str().to_owned()
-            };
+        // Five short columns fit a PR page; the rest of each round folds below.
+        out.push_str("| Round | Candidate | Verdict | Blocking / all | Grade |\n");
+        out.push_str("| --- | --- | --- | --- | --- |\n");
+        for (_, run) in &runs {
+            let mut verdict = legend::verdict(run.verdict);
+            if run.handoff {
+                verdict.push(&Md::lit(" (handoff)"));
+            }
             out.push_str(&format!(
-                "| {} | [{}]({}) | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} / {} | {} |\n",
                 run.run,
-                run.candidate_artifact.short(),
-                ctx.commit_url(&run.candidate_artifact),
-                verdict,
-                words::finding_counts(&run.findings),
-                dispositions_of(record, run.run, ctx),
-                run.grade.as_str(),
-                inline(&run.invocation_ref, REF_CHARS),
-                words::time(&event.at),
+                ctx.commit_link(&run.candidate_artifact),
+                verdict.as_markdown(),
+                run.findings.iter().filter(|f| f.blocking).count(),
+                run.findings.len(),
+                legend::grade(run.grade).as_markdown(),
             ));
         }
+        out.push_str("\n<details><summary>Each round: findings, dispositions, invocation, time</summary>\n\n");
+        for (event, run) in &runs {
+            out.push_str(&format!(
+                "- **Round {}** · {} · invocation {} · findings: {} · dispositions: {}\n",
+                run.run,
+                words::time(&event.at),
+                Md::code(&truncate(&run.invocation_ref, REF_CHARS)).as_markdown(),
+                words::finding_counts(&run.findings),
+                dispositions_of(record, run.run, ctx),
+            ));
+        }
+        out.push_str("\n</details>\n");
     }
     let failures: Vec<_> = record.invocation_failures().collect();
     if !failures.is_empty() {
         out.push_str("\nInvocation failures (recorded, not counted against the budget):\n\n");
         for (event, failure) in failures {
             out.push_str(&format!(
-                "- {} on [{}]({}), invocation {}: {}\n",
+                "- {} on {}, invocation {}: {}\n",
                 words::time(&event.at),
-                failure.candidate_artifact.short(),
-                ctx.commit_url(&failure.candidate_artifact),
-                inline(&failure.invocation_ref, REF_CHARS),
+                ctx.commit_link(&failure.candidate_artifact),
+                Md::code(&truncate(&failure.invocation_ref, REF_CHARS)).as_markdown(),
                 inline(&failure.reason, REASON_CHARS),
             ));
         }
@@ -63,12 +74,11 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         .map(|c| format!(", {c}"))
         .unwrap_or_default();
     out.push_str(&format!(
-        "\nRecord [{}]({}): state {}, candidate [{}]({}){carried}.\n\n{}.\n",
+        "\nRecord [{}]({}) is {} · candidate {}{carried} · {}.\n",
         record.id,
         ctx.record_url(&record.id),
-        words::state(record),
-        record.candidate_artifact.short(),
-        ctx.commit_url(&record.candidate_artifact),
+        words::state(record).as_markdown(),
+        ctx.commit_link(&record.candidate_artifact),
         words::budget(record),
     ));
     SectionKind::Rounds.wrap(&out)

@@ -5,16 +5,20 @@ use chrono::{DateTime, Utc};
 use crate::engine::record::{AuditState, FindingSummary, Record};
 use crate::engine::report::Severity;
 
-pub(crate) fn state(record: &Record) -> String {
-    match record.audit_state {
-        AuditState::Open => "open".to_owned(),
-        AuditState::AwaitingHuman => "awaiting_human".to_owned(),
-        AuditState::Certified => "certified".to_owned(),
+use super::md::Md;
+
+/// The record's state in words, linked to the legend.
+pub(crate) fn state(record: &Record) -> Md {
+    let words = match record.audit_state {
+        AuditState::Open => "open",
+        AuditState::AwaitingHuman => "awaiting a human decision",
+        AuditState::Certified => "certified",
         AuditState::Blocked => match record.audit_blocked_reason {
-            Some(_) => "blocked (audit_budget_exhausted)".to_owned(),
-            None => "blocked".to_owned(),
+            Some(_) => "blocked (budget spent)",
+            None => "blocked",
         },
-    }
+    };
+    super::legend::term(words, "states")
 }
 
 /// `certification carried from abc1234 (identical tree)`, when the record's current
@@ -34,10 +38,10 @@ pub(crate) fn carried(record: &Record) -> Option<String> {
     })
 }
 
-/// `Budget: 2 of 3 runs used`.
+/// `budget 2 of 3 runs used`.
 pub(crate) fn budget(record: &Record) -> String {
     format!(
-        "Budget: {} of {} runs used",
+        "budget {} of {} runs used",
         record.runs_used(),
         record.audit_budget
     )

@@ -174,24 +174,27 @@ pub fn record(history: Vec<Event>, budget: u32, state: AuditState) -> Record {
     }
 }
 
+/// A condition with the gate's own title; `reason` is taken as untrusted text.
 pub fn condition(number: u8, outcome: Outcome, reason: &str) -> Condition {
-    const TITLES: [&str; 9] = [
-        "exactly one current record, structurally valid",
-        "candidate is the head commit",
-        "covered tasks are exact",
-        "certified verdict and state",
-        "certification matches the last run",
-        "no unresolved blocking finding",
-        "accepted limitations have an authority",
-        "final-state evidence for the head",
-        "grade meets the assurance policy",
-    ];
-    Condition {
-        number,
-        title: TITLES[usize::from(number) - 1],
-        outcome,
-        reason: reason.to_owned(),
-    }
+    auditloop::engine::gate::condition(number, outcome, reason.to_owned())
+}
+
+/// The gate as the app evaluates it for `record` at `head`, with default settings and
+/// the evidence checks given.
+pub fn evaluated(
+    record: Option<&Record>,
+    head: &CommitSha,
+    checks: &[auditloop::engine::gate::CheckObservation],
+    config: &auditloop::engine::repo_config::RepoConfig,
+) -> GateResult {
+    auditloop::engine::gate::evaluate(&auditloop::engine::gate::GateInput {
+        config,
+        operator_min: auditloop::engine::repo_config::Assurance::Standard,
+        head,
+        records: Ok(record.into_iter().collect()),
+        closing_issues: &[],
+        checks,
+    })
 }
 
 /// Nine conditions, all passing except those listed.
@@ -209,6 +212,6 @@ pub fn gate(
     GateResult {
         conditions,
         conclusion,
-        title: title.to_owned(),
+        title: title.to_owned().into(),
     }
 }

@@ -1,0 +1,143 @@
+//! The PR body and the check run's summary as a maintainer sees them: rendered as GitHub
+//! renders Markdown (see `views_render`), inside a stylesheet close to GitHub's
+//! (`tests/fixtures/github/markdown-body.css`), at a PR page's 900 px, in headless
+//! Chromium. No table may scroll sideways. Screenshots go to
+//! `target/view-screenshots/` for review.
+
+use std::path::PathBuf;
+
+use auditloop::engine::gate::{CheckObservation, CheckStatus};
+use auditloop::engine::repo_config::RepoConfig;
+use auditloop::engine::views::{self, check_run, BodyStatus};
+use fantoccini::ClientBuilder;
+
+use crate::setup_browser::{capabilities, chromedriver, start_driver};
+use crate::views_render::gfm;
+use crate::views_support::*;
+
+const CSS: &str = include_str!("../fixtures/github/markdown-body.css");
+
+fn page(title: &str, markdown: &str) -> String {
+    format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title><style>{CSS}</style></head><body><article class=\"markdown-body\">{}</article></body></html>",
+        gfm(markdown)
+    )
+}
+
+fn out_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/view-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The views to look at: the PR body of a rich record (human text around the sections)
+/// and the check run of a remediation round, of a record awaiting a human, and of a
+/// certified one.
+fn views_to_show() -> Vec<(&'static str, String)> {
+    let mut rich = rich_record();
+    crate::gate_support::rechain(&mut rich);
+    let s = views::sections(Some(&rich), &ctx());
+    let body = format!(
+        "Fixes the webhook replay window.\n\nCloses #12\n\n{}\n\n{}\n\n{}\n",
+        s.rounds, s.waivers, s.residual
+    );
+    let mut config = RepoConfig::default();
+    config.evidence.required_checks = vec!["test".to_owned()];
+    let checks = [CheckObservation {
+        name: "test".to_owned(),
+        status: CheckStatus::Completed,
+        conclusion: Some("success".to_owned()),
+    }];
+    let mut out = vec![("pr-body", body)];
+    for (name, upto, state) in [
+        (
+            "check-remediation",
+            7,
+            auditloop::engine::record::AuditState::Open,
+        ),
+        (
+            "check-awaiting-human",
+            9,
+            auditloop::engine::record::AuditState::AwaitingHuman,
+        ),
+    ] {
+        let mut r = record(rich.history[..upto].to_vec(), 3, state);
+        crate::gate_support::rechain(&mut r);
+        let g = evaluated(Some(&r), r.candidate_artifact.sha(), &checks, &config);
+        let v = check_run::check_run(&g, Some(&r), &ctx(), BodyStatus::Current);
+        out.push((
+            name,
+            format!("## {}\n\n{}\n\n{}", v.title, v.summary, v.text),
+        ));
+    }
+    let g = evaluated(Some(&rich), rich.candidate_artifact.sha(), &checks, &config);
+    let v = check_run::check_run(&g, Some(&rich), &ctx(), BodyStatus::Current);
+    out.push((
+        "check-certified",
+        format!("## {}\n\n{}\n\n{}", v.title, v.summary, v.text),
+    ));
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pr_body_and_the_check_run_fit_a_pr_page() {
+    let Some(driver_bin) = chromedriver() else {
+        let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false");
+        assert!(
+            !ci,
+            "chromedriver is missing: install Debian's chromium and chromium-driver (.ci/run does)"
+        );
+        eprintln!("SKIPPED: no chromedriver (apt-get install chromium chromium-driver)");
+        return;
+    };
+    let dir = out_dir();
+    let profile = tempfile::tempdir().unwrap();
+    let driver = start_driver(&driver_bin).await;
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let c = ClientBuilder::new(connector)
+        .capabilities(capabilities(profile.path()))
+        .connect(&driver.url)
+        .await
+        .expect("a Chromium session through chromedriver");
+    let mut overflowing = Vec::new();
+    for (name, markdown) in views_to_show() {
+        let html = dir.join(format!("{name}.html"));
+        std::fs::write(&html, page(name, &markdown)).unwrap();
+        c.goto(&format!("file://{}", html.display())).await.unwrap();
+        // Open every <details> so that the screenshot shows what it folds.
+        let measured = c
+            .execute(
+                "document.querySelectorAll('details').forEach(d => d.open = true);
+                 const body = document.querySelector('.markdown-body');
+                 const tables = [...document.querySelectorAll('table')].map(t =>
+                     [t.scrollWidth, t.clientWidth, t.rows[0].cells.length]);
+                 return {tables, body: [body.scrollWidth, body.clientWidth],
+                         height: document.documentElement.scrollHeight};",
+                vec![],
+            )
+            .await
+            .unwrap();
+        let height = measured["height"].as_u64().unwrap_or(1000).min(8000);
+        c.set_window_size(940, u32::try_from(height).unwrap_or(1000) + 40)
+            .await
+            .unwrap();
+        let png = c.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        for t in measured["tables"].as_array().unwrap() {
+            let (scroll, client) = (t[0].as_u64().unwrap(), t[1].as_u64().unwrap());
+            if scroll > client {
+                overflowing.push(format!(
+                    "{name}: a {}-column table is {scroll} px wide in {client} px",
+                    t[2]
+                ));
+            }
+        }
+        let body = &measured["body"];
+        if body[0].as_u64() > body[1].as_u64() {
+            overflowing.push(format!("{name}: the body scrolls sideways: {body}"));
+        }
+    }
+    let _ = c.close().await;
+    drop(driver);
+    assert!(overflowing.is_empty(), "{overflowing:#?}");
+}

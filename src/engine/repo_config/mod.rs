@@ -47,6 +47,9 @@ pub struct RepoConfig {
     pub evidence: EvidenceConfig,
     pub permissions: PermissionsConfig,
     pub baseline_on_push: bool,
+    pub carry_certification: CarryCertification,
+    /// Keep the repository's finding-pattern library on the records branch (§13).
+    pub patterns: bool,
     pub allow_self_approval: bool,
     #[serde(deserialize_with = "decisions_path")]
     pub decisions_path: String,
@@ -66,6 +69,8 @@ impl Default for RepoConfig {
             evidence: EvidenceConfig::default(),
             permissions: PermissionsConfig::default(),
             baseline_on_push: true,
+            carry_certification: CarryCertification::IdenticalTree,
+            patterns: true,
             allow_self_approval: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
@@ -173,6 +178,15 @@ fn yaml_error(err: &serde_saphyr::Error, setting: &str) -> ConfigError {
 pub enum WorkUnitAudit {
     Enabled,
     Disabled,
+}
+
+/// Whether a new head with the certified candidate's exact tree keeps the certification (§10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CarryCertification {
+    #[default]
+    IdenticalTree,
+    Never,
 }
 
 /// Ordered: `Hardened` is stronger than `Standard`.

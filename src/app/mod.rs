@@ -9,6 +9,7 @@ mod decision;
 mod dispatch;
 mod failure;
 mod filing;
+mod learning;
 mod lineage;
 mod memory;
 mod prefetch;

@@ -13,7 +13,7 @@ use crate::engine::record::Record;
 use crate::engine::repo_config::Assurance;
 use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
-    cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
+    cap, check_run_with, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
 use crate::engine::views::{annotation_batches, Annotation, BodyStatus, CheckRunView};
 use crate::github::rest::{
@@ -39,6 +39,15 @@ fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, String> {
             Some(Err(e)) => Err(e.clone()),
         },
     }
+}
+
+/// The pattern library the check run marks recurring findings from (§13).
+fn patterns_of<'s>(
+    ctx: &Ctx,
+    state: &'s Result<State, String>,
+) -> Option<&'s crate::engine::patterns::Library> {
+    let library = state.as_ref().ok()?.patterns.as_ref()?.as_ref().ok()?;
+    ctx.settings().patterns.then_some(library)
 }
 
 /// The gate for one PR at its head.
@@ -273,7 +282,9 @@ pub async fn refresh_with(
             ctx.records_branch(),
             lost.as_ref().map(CommitSha::as_str).unwrap_or_default()
         )),
-        (Ok(_), Some(g), Ok(record)) => check_run(g, record, &ctx.view(), body_status),
+        (Ok(_), Some(g), Ok(record)) => {
+            check_run_with(g, record, &ctx.view(), body_status, patterns_of(ctx, state))
+        }
         (Ok(_), Some(_), Err(why)) => records_unavailable(&repair(&why)),
         (Ok(_), None, _) => records_unavailable("the head commit is not a full SHA"),
     };

@@ -3,6 +3,7 @@
 pub mod closing;
 pub mod gate;
 pub mod packet;
+pub mod patterns;
 pub mod policy;
 pub mod receipt;
 pub mod record;

@@ -2,11 +2,13 @@
 //! latest run's findings, and annotations.
 
 use crate::engine::gate::{Conclusion, GateResult, Outcome};
+use crate::engine::patterns::Library;
 use crate::engine::record::Record;
 
 use super::context::{record_path, ViewContext};
 use super::escape::{block, inline, truncate};
-use super::finding_row::finding_row;
+use super::finding_row::finding_row_marked;
+use super::recurring::recurring_mark;
 use super::words;
 
 pub use super::annotations::{
@@ -47,6 +49,21 @@ pub fn check_run(
     ctx: &ViewContext,
     body: BodyStatus,
 ) -> CheckRunView {
+    check_run_with(gate, record, ctx, body, None)
+}
+
+/// [`check_run`], marking each finding whose key is a pattern of `patterns` as recurring.
+pub fn check_run_with(
+    gate: &GateResult,
+    record: Option<&Record>,
+    ctx: &ViewContext,
+    body: BodyStatus,
+    patterns: Option<&Library>,
+) -> CheckRunView {
+    let mark = |f: &crate::engine::record::FindingSummary| {
+        let (record, library) = (record?, patterns?);
+        recurring_mark(f, library, &record.id, ctx)
+    };
     let latest = record.and_then(Record::latest_run);
     let grade = latest.map(|r| r.grade.as_str());
     let verdict = latest.map(|r| r.verdict.as_str());
@@ -80,6 +97,18 @@ pub fn check_run(
         summary.push_str("\n\n");
     }
     summary.push_str(&conditions_table(gate));
+    let recurring: Vec<String> = latest
+        .map(|run| {
+            run.findings
+                .iter()
+                .filter_map(|f| Some(format!("- {}: {}\n", f.id, mark(f)?)))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !recurring.is_empty() {
+        summary.push_str("\nFindings seen before in this repository:\n\n");
+        summary.push_str(&recurring.concat());
+    }
     if let Some(record) = record {
         summary.push_str(&format!(
             "\n{}.\n\nThe audit packet: [{}]({}).\n",
@@ -103,7 +132,7 @@ pub fn check_run(
         conclusion: gate.conclusion,
         title: truncate(&title, TITLE_LIMIT),
         summary: cap(&summary, SUMMARY_LIMIT, link.as_deref()),
-        text: cap(&findings_text(record), TEXT_LIMIT, link.as_deref()),
+        text: cap(&findings_text(record, &mark), TEXT_LIMIT, link.as_deref()),
         annotations: latest.map(annotations).unwrap_or_default(),
     }
 }
@@ -185,7 +214,10 @@ fn conditions_table(gate: &GateResult) -> String {
     out
 }
 
-fn findings_text(record: Option<&Record>) -> String {
+fn findings_text(
+    record: Option<&Record>,
+    mark: &dyn Fn(&crate::engine::record::FindingSummary) -> Option<String>,
+) -> String {
     let Some(run) = record.and_then(Record::latest_run) else {
         return "No runs yet.\n".to_owned();
     };
@@ -202,7 +234,7 @@ fn findings_text(record: Option<&Record>) -> String {
         out.push_str("| Finding | Key | Severity | Blocking | Claim | Evidence |\n");
         out.push_str("| --- | --- | --- | --- | --- | --- |\n");
         for f in &run.findings {
-            out.push_str(&finding_row(f, CLAIM_CHARS));
+            out.push_str(&finding_row_marked(f, CLAIM_CHARS, mark(f).as_deref()));
             out.push('\n');
         }
     }

@@ -10,6 +10,16 @@ const REF_CHARS: usize = 120;
 /// `| id | key | severity | blocking | claim | evidence |`, each cell escaped and bounded;
 /// the claim to `claim_chars`. A view with more columns appends its own cells.
 pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
+    finding_row_marked(f, claim_chars, None)
+}
+
+/// [`finding_row`] with `mark` (Markdown the view built, such as the recurring mark of
+/// `recurring.rs`) after the claim.
+pub(crate) fn finding_row_marked(
+    f: &FindingSummary,
+    claim_chars: usize,
+    mark: Option<&str>,
+) -> String {
     let refs: Vec<String> = f
         .evidence_refs
         .iter()
@@ -23,7 +33,10 @@ pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
             .map_or_else(|| "—".to_owned(), |k| inline(k.as_str(), KEY_CHARS)),
         f.severity.as_str(),
         if f.blocking { "yes" } else { "no" },
-        inline(&f.claim, claim_chars),
+        match mark {
+            Some(mark) => format!("{} — *{mark}*", inline(&f.claim, claim_chars)),
+            None => inline(&f.claim, claim_chars),
+        },
         if refs.is_empty() {
             "—".to_owned()
         } else {

@@ -134,11 +134,11 @@ pub fn render(record: &Record, library: Option<&Library>) -> Option<String> {
     let mut out = String::from("## Lessons\n\n");
     out.push_str(&match ending {
         Ending::Certified => format!(
-            "Certified in run {runs_used}, after {runs_used} of {} runs.\n\n",
+            "Certified in run {runs_used}: {runs_used} of {} runs used.\n\n",
             record.audit_budget
         ),
         Ending::Blocked => format!(
-            "Blocked after {runs_used} of {} runs without a certification.\n\n",
+            "Blocked after run {runs_used}: {runs_used} of {} runs used, none certified.\n\n",
             record.audit_budget
         ),
     });

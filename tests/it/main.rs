@@ -48,6 +48,7 @@ mod loop_dispatch;
 mod loop_dispatch_robust;
 mod loop_economy;
 mod loop_full;
+mod loop_patterns;
 mod loop_refusals;
 mod loop_robust;
 mod loop_scenarios;

@@ -101,7 +101,10 @@ pub fn check_run_with(
         .map(|run| {
             run.findings
                 .iter()
-                .filter_map(|f| Some(format!("- {}: {}\n", f.id, mark(f)?)))
+                .filter_map(|f| {
+                    let key = f.key.as_ref()?;
+                    Some(format!("- {} `{key}`: {}\n", f.id, mark(f)?))
+                })
                 .collect()
         })
         .unwrap_or_default();

@@ -87,7 +87,7 @@ fn decisions(record: &Record) -> Vec<String> {
     if let Some(run) = record.latest_run() {
         for l in run.limitations.iter().filter(|l| l.authority.is_some()) {
             lines.push(format!(
-                "Accepted limitation {} `{}` of run {}: {} ({}).",
+                "Limitation {} `{}` of run {}: {} (authority named by the report: {}).",
                 l.id,
                 l.key,
                 run.run,

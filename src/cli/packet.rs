@@ -1,16 +1,68 @@
 //! `auditloop packet --repo OWNER/REPO --pr N`: the audit packet of the PR's record, read
-//! from the records branch with a token, printed as JSON (CONTRACT §2, §11).
+//! from the records branch with a token, printed as JSON (CONTRACT §2, §11), with what
+//! changed since the last audited candidate (one compare call) and the repository's most
+//! seen patterns (§13).
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use super::remote::{load, run_async, RemoteArgs};
 use crate::engine::packet::{packet, PacketSource};
+use crate::engine::packet_delta::{changed_since, last_audited, packet_patterns, Delta, DeltaFile};
+use crate::engine::record::Record;
+use crate::github::rest::{self, COMPARE_FILES_LIMIT};
+use crate::github::Api;
 
 #[derive(clap::Args, Debug)]
 pub struct PacketArgs {
     #[command(flatten)]
     pub remote: RemoteArgs,
+}
+
+/// The compare from the last audited candidate to the current one, when they differ.
+async fn delta(remote: &RemoteArgs, api: &Api, record: &Record) -> anyhow::Result<Option<Delta>> {
+    let Some(last) = last_audited(record).filter(|a| **a != record.candidate_artifact) else {
+        return Ok(None);
+    };
+    let Some(comparison) = rest::compare(api, &remote.repo, last.sha(), record.candidate_artifact.sha()).await? else {
+        return Ok(Some(Delta::Unknown));
+    };
+    Ok(Some(Delta::Compared {
+        status: comparison.status,
+        files: comparison
+            .files
+            .into_iter()
+            .map(|f| DeltaFile {
+                path: f.filename,
+                status: f.status,
+                previous_path: f.previous_filename,
+            })
+            .collect(),
+        limit: COMPARE_FILES_LIMIT,
+    }))
+}
+
+/// The packet of the PR's record.
+///
+/// # Errors
+///
+/// When a GitHub read fails or the PR has no record that loads.
+pub async fn packet_json(remote: &RemoteArgs, api: &Api) -> anyhow::Result<serde_json::Value> {
+    let loaded = load(remote, api, true).await?;
+    let commit = loaded
+        .snapshot
+        .commit
+        .as_ref()
+        .map(|c| c.as_str().to_owned());
+    let source = PacketSource {
+        records_branch: &loaded.branch,
+        records_commit: commit.as_deref(),
+    };
+    let mut value = packet(&loaded.record, &loaded.reports, &source);
+    let delta = delta(remote, api, &loaded.record).await?;
+    value["changed_since"] = changed_since(&loaded.record, delta.as_ref());
+    value["patterns"] = packet_patterns(loaded.patterns.as_ref());
+    Ok(value)
 }
 
 /// # Errors
@@ -19,17 +71,7 @@ pub struct PacketArgs {
 pub fn run(args: &PacketArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = run_async(async {
         let api = args.remote.api()?;
-        let loaded = load(&args.remote, &api, true).await?;
-        let commit = loaded
-            .snapshot
-            .commit
-            .as_ref()
-            .map(|c| c.as_str().to_owned());
-        let source = PacketSource {
-            records_branch: &loaded.branch,
-            records_commit: commit.as_deref(),
-        };
-        let value = packet(&loaded.record, &loaded.reports, &source);
+        let value = packet_json(&args.remote, &api).await?;
         Ok(serde_json::to_string_pretty(&value)?)
     })?;
     writeln!(out, "{text}")?;

@@ -14,6 +14,7 @@ mod action_local;
 mod api_conformance;
 mod cli_binary;
 mod cli_offline;
+mod cli_packet_delta;
 mod cli_remote;
 mod commands_accept;
 mod commands_fuzz;

@@ -2,6 +2,7 @@
 //! route, decoding only the fields we use.
 
 mod checks;
+mod compare;
 mod contents;
 mod issues;
 mod permission;
@@ -9,6 +10,7 @@ mod pulls;
 mod refs;
 
 pub use checks::*;
+pub use compare::*;
 pub use contents::*;
 pub use issues::*;
 pub use permission::*;
@@ -33,6 +35,7 @@ pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run
 pub const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
 pub const DELETE_REF: &str = "DELETE /repos/{owner}/{repo}/git/refs/{ref}";
 pub const MATCHING_REFS: &str = "GET /repos/{owner}/{repo}/git/matching-refs/{ref}";
+pub const COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
 pub const PULLS_FOR_COMMIT: &str = "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls";
 
 fn path(repo: &RepoName, rest: &str) -> String {

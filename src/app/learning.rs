@@ -7,6 +7,7 @@ use crate::app::state::State;
 use crate::engine::patterns::{apply, learned, Library, PATTERNS_PATH};
 use crate::engine::record::Record;
 use crate::engine::views::lessons;
+use crate::ids::AuditId;
 use crate::records::Change;
 
 /// The record as `state` held it before this change, when it held it.
@@ -33,7 +34,11 @@ pub(crate) fn learn(enabled: bool, state: &State, mut change: Change) -> Change 
     let records: Vec<Record> = change
         .files
         .iter()
-        .filter(|(path, _)| path.starts_with("records/") && path.ends_with(".json"))
+        .filter(|(path, _)| {
+            path.strip_prefix("records/")
+                .and_then(|p| p.strip_suffix(".json"))
+                .is_some_and(|id| AuditId::new(id).is_ok())
+        })
         .filter_map(|(_, text)| serde_json::from_str(text).ok())
         .collect();
     let mut changed = false;

@@ -24,7 +24,14 @@ async fn delta(remote: &RemoteArgs, api: &Api, record: &Record) -> anyhow::Resul
     let Some(last) = last_audited(record).filter(|a| **a != record.candidate_artifact) else {
         return Ok(None);
     };
-    let Some(comparison) = rest::compare(api, &remote.repo, last.sha(), record.candidate_artifact.sha()).await? else {
+    let Some(comparison) = rest::compare(
+        api,
+        &remote.repo,
+        last.sha(),
+        record.candidate_artifact.sha(),
+    )
+    .await?
+    else {
         return Ok(Some(Delta::Unknown));
     };
     Ok(Some(Delta::Compared {

@@ -56,7 +56,10 @@ async fn audited_then_pushed() -> Loop {
     l.comment(42, "alice", &report_comment(&first)).await;
     l.gh.set_pull_head(42, SHA2);
     l.pull_event("synchronize", 42, SHA2).await;
-    assert_eq!(l.record("AUD-2")["candidate_artifact"], format!("commit:{SHA2}"));
+    assert_eq!(
+        l.record("AUD-2")["candidate_artifact"],
+        format!("commit:{SHA2}")
+    );
     assert!(l.refusals(42).is_empty() && l.refusals(43).is_empty());
     l
 }
@@ -64,7 +67,11 @@ async fn audited_then_pushed() -> Loop {
 #[tokio::test]
 async fn the_packet_lists_what_changed_since_the_last_audited_candidate() {
     let l = audited_then_pushed().await;
-    l.gh.set_comparison(SHA1, SHA2, vec!["src/server/webhook.rs".into(), "tests/it/replay.rs".into()]);
+    l.gh.set_comparison(
+        SHA1,
+        SHA2,
+        vec!["src/server/webhook.rs".into(), "tests/it/replay.rs".into()],
+    );
     let (p, compares) = packet(&l).await;
     assert_eq!(compares, 1, "one compare call");
     let c = &p["changed_since"];
@@ -90,7 +97,9 @@ async fn the_packet_lists_what_changed_since_the_last_audited_candidate() {
 #[tokio::test]
 async fn a_push_of_thousands_of_files_is_cut_at_githubs_limit_and_says_so() {
     let l = audited_then_pushed().await;
-    let paths = (0..3_000).map(|i| format!("src/gen/file_{i:04}.rs")).collect();
+    let paths = (0..3_000)
+        .map(|i| format!("src/gen/file_{i:04}.rs"))
+        .collect();
     l.gh.set_comparison(SHA1, SHA2, paths);
     let (p, compares) = packet(&l).await;
     assert_eq!(compares, 1, "one compare call, never a page per 300 files");
@@ -98,8 +107,15 @@ async fn a_push_of_thousands_of_files_is_cut_at_githubs_limit_and_says_so() {
     assert_eq!(c["files"].as_array().unwrap().len(), 300);
     assert_eq!(c["files_listed"], 300);
     assert_eq!(c["files_truncated"], true);
-    assert_eq!(c["files_total"], Value::Null, "GitHub does not say how many");
-    assert!(c["note"].as_str().unwrap().contains("at most 300 files"), "{c:#}");
+    assert_eq!(
+        c["files_total"],
+        Value::Null,
+        "GitHub does not say how many"
+    );
+    assert!(
+        c["note"].as_str().unwrap().contains("at most 300 files"),
+        "{c:#}"
+    );
 }
 
 #[tokio::test]

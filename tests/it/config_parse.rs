@@ -1,9 +1,8 @@
 //! `.github/auditloop.yml` (CONTRACT §4): every key, the defaults, and errors with lines.
 
 use auditloop::engine::repo_config::{
-    branch_name_rule, effective_assurance, Archetype, Assurance, CarryCertification, CompletionGate,
-    ConfigError,
-    Permission, RepoConfig, WorkUnitAudit,
+    branch_name_rule, effective_assurance, Archetype, Assurance, CarryCertification,
+    CompletionGate, ConfigError, Permission, RepoConfig, WorkUnitAudit,
 };
 use auditloop::ids::Login;
 

@@ -58,7 +58,10 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
     let mut l = Loop::start(42).await;
     open_record(&mut l, 42, SHA1, "").await;
     post(&mut l, 42, &run("AUD-1", 42, SHA1, "ci-run-1", true)).await;
-    assert!(patterns(&l).is_none(), "nothing is learned before a record ends");
+    assert!(
+        patterns(&l).is_none(),
+        "nothing is learned before a record ends"
+    );
     assert!(!l.files()["records/AUD-1.md"].contains("## Lessons"));
 
     // The certification and the new pattern are one commit.
@@ -74,7 +77,10 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
         p["title"],
         "A delivery id already handled is processed again when redelivered within the dedup window."
     );
-    assert_eq!((p["seen"].clone(), p["resolved"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (p["seen"].clone(), p["resolved"].clone()),
+        (json!(1), json!(1))
+    );
     assert_eq!(p["severity"], "high");
     assert_eq!(p["records"], json!(["AUD-1"]));
     let md = &l.files()["records/AUD-1.md"];
@@ -95,10 +101,16 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
         let text = gate["output"][part].as_str().unwrap_or_default();
         assert!(text.contains(mark), "{part}: {text}");
     }
-    keep_example("check-run-summary.md", gate["output"]["summary"].as_str().unwrap());
+    keep_example(
+        "check-run-summary.md",
+        gate["output"]["summary"].as_str().unwrap(),
+    );
     post(&mut l, 43, &run("AUD-2", 43, SHA3, "ci-run-43-2", false)).await;
     let p = &patterns(&l).unwrap()["patterns"][0];
-    assert_eq!((p["seen"].clone(), p["resolved"].clone()), (json!(2), json!(2)));
+    assert_eq!(
+        (p["seen"].clone(), p["resolved"].clone()),
+        (json!(2), json!(2))
+    );
     assert_eq!(p["records"], json!(["AUD-2", "AUD-1"]));
     assert!(l.files()["records/AUD-2.md"].contains("`webhook-replay`: updated; seen 2"));
 
@@ -110,15 +122,24 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
     assert_eq!(l.log_len(), commits + 1);
     let gate = l.gate(SHA4);
     let text = gate["output"]["text"].as_str().unwrap_or_default();
-    assert!(text.contains("recurring: seen in 2 earlier records ([AUD-2]("), "{text}");
+    assert!(
+        text.contains("recurring: seen in 2 earlier records ([AUD-2]("),
+        "{text}"
+    );
     let library = patterns(&l).unwrap();
     let p = &library["patterns"][0];
-    assert_eq!((p["seen"].clone(), p["resolved"].clone()), (json!(3), json!(2)));
+    assert_eq!(
+        (p["seen"].clone(), p["resolved"].clone()),
+        (json!(3), json!(2))
+    );
     assert_eq!(p["success_rate"], json!(0.667));
     assert_eq!(p["records"], json!(["AUD-3", "AUD-2", "AUD-1"]));
     let md = l.files()["records/AUD-3.md"].clone();
     assert!(md.contains("Blocked after run 1: 1 of 1 runs used"), "{md}");
-    assert!(md.contains("`webhook-replay`: updated; seen 3, resolved 2"), "{md}");
+    assert!(
+        md.contains("`webhook-replay`: updated; seen 3, resolved 2"),
+        "{md}"
+    );
 
     // What a real run wrote, for people to read.
     let files = l.files();
@@ -141,5 +162,8 @@ async fn with_patterns_off_no_library_is_written() {
     assert!(patterns(&l).is_none(), "{:?}", l.files().keys());
     let md = &l.files()["records/AUD-1.md"];
     assert!(md.contains("## Lessons"), "{md}");
-    assert!(md.contains("No pattern library is kept (`patterns: false`)."), "{md}");
+    assert!(
+        md.contains("No pattern library is kept (`patterns: false`)."),
+        "{md}"
+    );
 }

@@ -79,7 +79,11 @@ fn fixed_record(keys: &[(&str, Severity)]) -> (Record, Record) {
 #[test]
 fn success_rate_is_resolved_over_seen_with_three_decimals() {
     let p = pattern("k", 3, 2, 0);
-    assert!((p.success_rate - 0.667).abs() < f64::EPSILON, "{}", p.success_rate);
+    assert!(
+        (p.success_rate - 0.667).abs() < f64::EPSILON,
+        "{}",
+        p.success_rate
+    );
     let library = Library {
         schema_version: 1,
         patterns: vec![p, pattern("j", 8, 1, 0)],
@@ -125,7 +129,14 @@ fn a_key_still_raised_by_the_certifying_run_is_not_resolved_unless_disposed_fix(
     ];
     fx.try_submit(&r).unwrap();
     fx.apply(|rec, c| {
-        transition::dispose(rec, &crate::record_support::fid("A-02"), DispositionKind::Fix, "soon", None, c)
+        transition::dispose(
+            rec,
+            &crate::record_support::fid("A-02"),
+            DispositionKind::Fix,
+            "soon",
+            None,
+            c,
+        )
     })
     .unwrap();
     let before = fx.record.clone();
@@ -241,8 +252,12 @@ fn past_two_hundred_the_lowest_rate_goes_first_then_the_oldest() {
             2..=9 => (2, 1),
             _ => (1, 1),
         };
-        full.patterns
-            .push(pattern(&format!("k{i:03}"), seen, resolved, i64::try_from(i).unwrap()));
+        full.patterns.push(pattern(
+            &format!("k{i:03}"),
+            seen,
+            resolved,
+            i64::try_from(i).unwrap(),
+        ));
     }
     full.settle();
     assert_eq!(full.patterns.len(), MAX_PATTERNS);

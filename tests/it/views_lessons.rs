@@ -7,7 +7,7 @@ use auditloop::engine::report::{Severity, Verdict};
 use auditloop::engine::transition;
 use auditloop::engine::views::lessons;
 
-use crate::record_support::{fid, finding, limitation, lid, Fx};
+use crate::record_support::{fid, finding, lid, limitation, Fx};
 
 /// Run 1 raises three keys; one is waived, one disposed `fix` and gone in run 2, which
 /// raises the first again and asks a human about a limitation; run 3 certifies.
@@ -24,17 +24,34 @@ fn lived_record() -> (Record, Record) {
     r.findings = vec![replay.clone(), body, cosmetic];
     fx.try_submit(&r).unwrap();
     fx.apply(|rec, c| {
-        transition::waive(rec, &[fid("A-03")], WaiverBasis::TriageThreshold, "cosmetic, next release", c)
+        transition::waive(
+            rec,
+            &[fid("A-03")],
+            WaiverBasis::TriageThreshold,
+            "cosmetic, next release",
+            c,
+        )
     })
     .unwrap();
-    fx.apply(|rec, c| transition::dispose(rec, &fid("A-02"), DispositionKind::Fix, "bounded read in this PR", None, c))
-        .unwrap();
+    fx.apply(|rec, c| {
+        transition::dispose(
+            rec,
+            &fid("A-02"),
+            DispositionKind::Fix,
+            "bounded read in this PR",
+            None,
+            c,
+        )
+    })
+    .unwrap();
     let mut r = fx.report(Verdict::NeedsHumanDecision);
     r.findings = vec![replay];
     r.limitations = Some(vec![limitation("L-01", "single-replica", None)]);
     fx.try_submit(&r).unwrap();
-    fx.apply(|rec, c| transition::accept_limitations(rec, &[lid("L-01")], "one replica until v2", c))
-        .unwrap();
+    fx.apply(|rec, c| {
+        transition::accept_limitations(rec, &[lid("L-01")], "one replica until v2", c)
+    })
+    .unwrap();
     let before = fx.record.clone();
     fx.submit(Verdict::Certified);
     (before, fx.record)
@@ -51,7 +68,12 @@ fn a_certified_record_shows_its_lessons() {
         &auditloop::engine::patterns::Learned {
             ending: auditloop::engine::patterns::Ending::Certified,
             at: before.history[0].at,
-            keys: vec![taught.keys.iter().find(|k| k.key.as_str() == "413-body").unwrap().clone()],
+            keys: vec![taught
+                .keys
+                .iter()
+                .find(|k| k.key.as_str() == "413-body")
+                .unwrap()
+                .clone()],
         },
     );
     old = seeded;

@@ -139,9 +139,8 @@ pub fn ending_index(record: &Record) -> Option<(Ending, usize, Vec<usize>)> {
         AuditState::Blocked => Ending::Blocked,
         AuditState::Open | AuditState::AwaitingHuman => return None,
     };
-    let began = |i: usize, state: AuditState| {
-        states[i] == state && (i == 0 || states[i - 1] != state)
-    };
+    let began =
+        |i: usize, state: AuditState| states[i] == state && (i == 0 || states[i - 1] != state);
     let start = (0..states.len()).rev().find(|&i| began(i, last))?;
     let earlier = (0..start)
         .filter(|&i| began(i, AuditState::Certified))

@@ -43,6 +43,7 @@ pub enum BodyStatus {
 }
 
 /// The check run for an evaluated gate. With no record, it says how to start one.
+#[must_use]
 pub fn check_run(
     gate: &GateResult,
     record: Option<&Record>,
@@ -53,6 +54,7 @@ pub fn check_run(
 }
 
 /// [`check_run`], marking each finding whose key is a pattern of `patterns` as recurring.
+#[must_use]
 pub fn check_run_with(
     gate: &GateResult,
     record: Option<&Record>,

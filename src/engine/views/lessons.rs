@@ -59,7 +59,10 @@ fn decisions(record: &Record) -> Vec<String> {
         ));
     }
     for d in record.dispositions_in_force() {
-        let issue = d.issue.map(|n| format!(", issue #{}", n.0)).unwrap_or_default();
+        let issue = d
+            .issue
+            .map(|n| format!(", issue #{}", n.0))
+            .unwrap_or_default();
         lines.push(format!(
             "Disposed `{}`: {}: {} ({}{issue}).",
             d.disposition.as_str(),
@@ -142,7 +145,9 @@ pub fn render(record: &Record, library: Option<&Library>) -> Option<String> {
             record.audit_budget
         ),
     });
-    out.push_str("### What failed\n\nKeys raised in two or more runs before they were resolved:\n\n");
+    out.push_str(
+        "### What failed\n\nKeys raised in two or more runs before they were resolved:\n\n",
+    );
     let failed = keys
         .iter()
         .filter(|k| k.runs.len() >= 2)
@@ -151,7 +156,12 @@ pub fn render(record: &Record, library: Option<&Library>) -> Option<String> {
                 Some(r) => format!("resolved in run {r}"),
                 None => "still raised in the last run".to_owned(),
             };
-            format!("`{}` ({}): {}; {end}.", k.key, k.severity.as_str(), runs_words(&k.runs))
+            format!(
+                "`{}` ({}): {}; {end}.",
+                k.key,
+                k.severity.as_str(),
+                runs_words(&k.runs)
+            )
         })
         .collect();
     push_list(&mut out, failed, "None.");

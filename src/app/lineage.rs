@@ -101,7 +101,7 @@ struct Held {
 }
 
 async fn held_at(ctx: &Ctx, pr: PrNumber, commit: &CommitSha) -> Result<Option<Held>, GitHubError> {
-    let wanted = crate::app::state::wanted(pr, None);
+    let wanted = crate::app::state::wanted(pr, None, false);
     let then = records::read_at(&ctx.api, &ctx.repo, commit.clone(), &wanted).await?;
     let Some(index) = then.file("index.json").and_then(|t| Index::parse(t).ok()) else {
         return Ok(None);

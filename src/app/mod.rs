@@ -10,6 +10,7 @@ mod dispatch;
 mod failure;
 mod filing;
 mod gate_now;
+mod learning;
 mod lineage;
 mod memory;
 mod prefetch;

@@ -257,8 +257,11 @@ impl Sweep<'_> {
             seen: crate::app::memory::Seen::default(),
         };
         let open: Vec<PrNumber> = pulls.iter().map(|p| p.number).collect();
+        // The pattern library too, when kept: a republished check run marks what the one
+        // it replaces marked.
+        let patterns = ctx.settings().patterns;
         let wanted = records::PerRound(|files: &records::Files| {
-            let paths: Vec<String> = state::index_of(files)
+            let mut paths: Vec<String> = state::index_of(files)
                 .map(|index| {
                     open.iter()
                         .filter_map(|pr| index.record_for_pull(*pr))
@@ -266,6 +269,9 @@ impl Sweep<'_> {
                         .collect()
                 })
                 .unwrap_or_default();
+            if patterns && !paths.is_empty() {
+                paths.push(crate::engine::patterns::PATTERNS_PATH.to_owned());
+            }
             move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
         });
         let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), wanted).await?;

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::engine::patterns::{Library, PATTERNS_PATH};
 use crate::engine::record::{load_record, to_json, Index, Record};
 use crate::engine::transition::Applied;
 use crate::engine::views::{sections, ViewContext};
@@ -20,6 +21,9 @@ pub struct State {
     pub record: Option<Result<Record, String>>,
     /// A record named by id (adopt), when asked for.
     pub named: Option<Result<Record, String>>,
+    /// `patterns.json` (§13), when the branch holds it: `Err` when it does not parse, or
+    /// when it was not read (`patterns: false`, or no record to learn from).
+    pub patterns: Option<Result<Library, String>>,
 }
 
 pub(crate) fn record_path(id: &AuditId) -> String {
@@ -30,10 +34,13 @@ pub(crate) fn index_of(files: &Files) -> Option<Index> {
     files.get("index.json").and_then(|t| Index::parse(t).ok())
 }
 
-pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Wanted {
+/// The index, the PR's record (and `named`), and, with `patterns`, the pattern library
+/// once there is a record to learn from or to mark: its text is cached by blob like the
+/// record's, so it costs a call only when another process changed it.
+pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>, patterns: bool) -> impl Wanted {
     // The index is parsed once per read round, not once per path of the branch.
     PerRound(move |files: &Files| {
-        let paths: Vec<String> = index_of(files)
+        let mut paths: Vec<String> = index_of(files)
             .map(|index| {
                 index
                     .record_for_pull(pr)
@@ -43,7 +50,20 @@ pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>) -> impl Wanted {
                     .collect()
             })
             .unwrap_or_default();
+        if patterns && !paths.is_empty() {
+            paths.push(PATTERNS_PATH.to_owned());
+        }
         move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+    })
+}
+
+fn patterns_of(snapshot: &Snapshot) -> Option<Result<Library, String>> {
+    if !snapshot.contains(PATTERNS_PATH) {
+        return None;
+    }
+    Some(match snapshot.file(PATTERNS_PATH) {
+        Some(text) => Library::parse(text).map_err(|e| e.to_string()),
+        None => Err(format!("{PATTERNS_PATH} was not read")),
     })
 }
 
@@ -113,6 +133,7 @@ pub(crate) fn state_of(
         index,
         record,
         named,
+        patterns: patterns_of(snapshot),
     })
 }
 

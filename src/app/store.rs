@@ -7,6 +7,7 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use crate::app::context::Ctx;
+use crate::app::learning::learn;
 use crate::app::lineage::{classify, repair, Lineage, Verifier};
 use crate::app::reply::Refused;
 use crate::app::state::{state_of, wanted};
@@ -32,7 +33,7 @@ pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Lo
         &ctx.api,
         &ctx.repo,
         branch,
-        &wanted(pr, named.cloned()),
+        &wanted(pr, named.cloned(), ctx.settings().patterns),
         reuse,
     )
     .await?;
@@ -145,7 +146,9 @@ enum Halt<E, N> {
     Verify(Box<State>),
 }
 
-/// Commits what `decide` makes of the latest state. `decide` runs again on the new state
+/// Commits what `decide` makes of the latest state, with what it teaches (see
+/// [`crate::app::learning`]): the pattern library and the Lessons of a record it ends
+/// ride in the same commit. `decide` runs again on the new state
 /// after a ref conflict, so a command is never applied to a stale record. A missing branch
 /// is first recreated where the check runs say it was (see [`recover_branch`]). With
 /// `must_contain` (the records commit our check run names), nothing is written on a head
@@ -195,6 +198,8 @@ where
         ctx.seen.forget_records();
     }
     let mut verifies = 0;
+    // Whether the pattern library is kept: read with the record, written with its ending.
+    let learning = ctx.settings().patterns;
     let outcome = loop {
         let head = ctx.seen.records_head(branch);
         let reuse = Reuse {
@@ -206,7 +211,7 @@ where
             &ctx.repo,
             branch,
             message,
-            wanted(pr, named.cloned()),
+            wanted(pr, named.cloned(), learning),
             |snapshot| {
                 if may_recover && snapshot.commit.is_none() {
                     return Err(Halt::Absent);
@@ -220,10 +225,12 @@ where
                 }
                 let state =
                     state_of(snapshot, pr, named).map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
-                decide(&state).map_err(|stop| match stop {
-                    Stop::Needs(need) => Halt::Needs(need, snapshot.commit.clone()),
-                    stop => Halt::Stop(stop),
-                })
+                decide(&state)
+                    .map(|change| learn(learning, &state, change))
+                    .map_err(|stop| match stop {
+                        Stop::Needs(need) => Halt::Needs(need, snapshot.commit.clone()),
+                        stop => Halt::Stop(stop),
+                    })
             },
             reuse,
         )

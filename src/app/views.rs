@@ -12,7 +12,7 @@ use crate::engine::record::Record;
 use crate::engine::repo_config::Assurance;
 use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
-    cap, check_run, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
+    cap, check_run_with, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
 use crate::engine::views::md::Md;
 use crate::engine::views::{annotation_batches, Annotation, BodyStatus, CheckRunView};
@@ -40,6 +40,15 @@ pub fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, Strin
             Some(Err(e)) => Err(e.clone()),
         },
     }
+}
+
+/// The pattern library the check run marks recurring findings from (§13).
+fn patterns_of<'s>(
+    ctx: &Ctx,
+    state: &'s Result<State, String>,
+) -> Option<&'s crate::engine::patterns::Library> {
+    let library = state.as_ref().ok()?.patterns.as_ref()?.as_ref().ok()?;
+    ctx.settings().patterns.then_some(library)
 }
 
 /// The gate for one PR at its head (`auditloop status` calls the same [`pull_gate`]).
@@ -273,7 +282,9 @@ pub async fn refresh_with(
             Md::code(ctx.records_branch()),
             Md::code(lost.as_ref().map(CommitSha::short).unwrap_or_default())
         )),
-        (Ok(_), Some(g), Ok(record)) => check_run(g, record, &ctx.view(), body_status),
+        (Ok(_), Some(g), Ok(record)) => {
+            check_run_with(g, record, &ctx.view(), body_status, patterns_of(ctx, state))
+        }
         (Ok(_), Some(_), Err(why)) => records_unavailable(&repair(&why)),
         (Ok(_), None, _) => records_unavailable(&Md::lit("the head commit is not a full SHA")),
     };

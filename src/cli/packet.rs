@@ -1,18 +1,53 @@
 //! `auditloop packet --repo OWNER/REPO --pr N`: the audit packet of the PR's record, read
-//! from the records branch with a token, printed as JSON (CONTRACT §2, §11). The
-//! `audit_packet` tool (`mcp`) answers with the same [`packet_json`].
+//! from the records branch with a token, printed as JSON (CONTRACT §2, §11), with what
+//! changed since the last audited candidate (one compare call) and the repository's most
+//! seen patterns (§13). The `audit_packet` tool (`mcp`) answers with the same
+//! [`packet_json`].
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use super::remote::{load, run_async, RemoteArgs};
 use crate::engine::packet::{packet, PacketSource};
+use crate::engine::packet_delta::{changed_since, last_audited, packet_patterns, Delta, DeltaFile};
+use crate::engine::record::Record;
+use crate::github::rest::{self, COMPARE_FILES_LIMIT};
 use crate::github::Api;
 
 #[derive(clap::Args, Debug)]
 pub struct PacketArgs {
     #[command(flatten)]
     pub remote: RemoteArgs,
+}
+
+/// The compare from the last audited candidate to the current one, when they differ.
+async fn delta(remote: &RemoteArgs, api: &Api, record: &Record) -> anyhow::Result<Option<Delta>> {
+    let Some(last) = last_audited(record).filter(|a| **a != record.candidate_artifact) else {
+        return Ok(None);
+    };
+    let Some(comparison) = rest::compare(
+        api,
+        &remote.repo,
+        last.sha(),
+        record.candidate_artifact.sha(),
+    )
+    .await?
+    else {
+        return Ok(Some(Delta::Unknown));
+    };
+    Ok(Some(Delta::Compared {
+        status: comparison.status,
+        files: comparison
+            .files
+            .into_iter()
+            .map(|f| DeltaFile {
+                path: f.filename,
+                status: f.status,
+                previous_path: f.previous_filename,
+            })
+            .collect(),
+        limit: COMPARE_FILES_LIMIT,
+    }))
 }
 
 /// The packet of the PR's record.
@@ -31,7 +66,11 @@ pub async fn packet_json(remote: &RemoteArgs, api: &Api) -> anyhow::Result<serde
         records_branch: &loaded.branch,
         records_commit: commit.as_deref(),
     };
-    Ok(packet(&loaded.record, &loaded.reports, &source))
+    let mut value = packet(&loaded.record, &loaded.reports, &source);
+    let delta = delta(remote, api, &loaded.record).await?;
+    value["changed_since"] = changed_since(&loaded.record, delta.as_ref());
+    value["patterns"] = packet_patterns(loaded.patterns.as_ref());
+    Ok(value)
 }
 
 /// # Errors

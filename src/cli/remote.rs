@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context as _};
 use secrecy::SecretString;
 
+use crate::engine::patterns::{Library, PATTERNS_PATH};
 use crate::engine::record::{load_record, Index, Record};
 use crate::engine::repo_config::{RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
@@ -85,9 +86,12 @@ pub struct Loaded {
     pub snapshot: Snapshot,
     pub branch: String,
     pub reports: BTreeMap<u32, serde_json::Value>,
+    /// The repository's pattern library (§13), when the branch holds one that parses.
+    pub patterns: Option<Library>,
 }
 
-/// Reads the PR's record (and, with `reports`, every stored report of it).
+/// Reads the PR's record (and, with `reports`, every stored report of it and the pattern
+/// library: what the packet shows).
 ///
 /// # Errors
 ///
@@ -106,7 +110,9 @@ pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result
         };
         move |path: &str| {
             path == "index.json"
-                || (id.is_some() && (path == record || (reports && path.starts_with(&stored))))
+                || (id.is_some()
+                    && (path == record
+                        || (reports && (path == PATTERNS_PATH || path.starts_with(&stored)))))
         }
     });
     let snapshot = records::read(api, &args.repo, &branch, wanted)
@@ -143,11 +149,15 @@ pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result
             stored.insert(run.run, v);
         }
     }
+    let patterns = snapshot
+        .file(PATTERNS_PATH)
+        .and_then(|t| Library::parse(t).ok());
     Ok(Loaded {
         record,
         snapshot,
         branch,
         reports: stored,
+        patterns,
     })
 }
 

@@ -36,6 +36,9 @@ pub struct ConditionStatus {
     pub passes: bool,
     /// Why it holds, or what is missing.
     pub reason: String,
+    /// The earlier condition this one fails only because of (the check run shows it as
+    /// "waits on N" instead of a failure of its own).
+    pub waits_on: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -101,6 +104,7 @@ impl GateStatus {
                     title: c.title.to_owned(),
                     passes: c.outcome == Outcome::Pass,
                     reason: c.reason.plain().to_owned(),
+                    waits_on: c.waits_on,
                 })
                 .collect(),
             record: record.map(RecordStatus::new),

@@ -3,6 +3,8 @@
 pub mod closing;
 pub mod gate;
 pub mod packet;
+pub mod packet_delta;
+pub mod patterns;
 pub mod policy;
 pub mod receipt;
 pub mod record;

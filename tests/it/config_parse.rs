@@ -1,8 +1,8 @@
 //! `.github/auditloop.yml` (CONTRACT §4): every key, the defaults, and errors with lines.
 
 use auditloop::engine::repo_config::{
-    branch_name_rule, effective_assurance, Archetype, Assurance, CompletionGate, ConfigError,
-    Permission, RepoConfig, WorkUnitAudit,
+    branch_name_rule, effective_assurance, Archetype, Assurance, CarryCertification,
+    CompletionGate, ConfigError, Permission, RepoConfig, WorkUnitAudit,
 };
 use auditloop::ids::Login;
 
@@ -43,6 +43,8 @@ fn defaults_are_those_of_the_contract() {
     assert_eq!(c.permissions.maintainer, Permission::Maintain);
     assert!(c.permissions.auditors.is_empty());
     assert!(c.baseline_on_push);
+    assert_eq!(c.carry_certification, CarryCertification::IdenticalTree);
+    assert!(c.patterns);
     assert!(!c.allow_self_approval);
     assert_eq!(c.decisions_path, "docs/decisions");
     assert_eq!(c.tech_debt_label, "tech-debt");
@@ -53,7 +55,8 @@ fn the_documented_example_parses_to_the_defaults() {
     let yaml = "work_unit_audit: enabled\naudit_budget: 3\ncheck_name: audit-gate\n\
         records_branch: auditloop-records\nassurance: standard\nevidence:\n  required_checks: []\n  \
         archetype: null\n  gates: {}\npermissions:\n  report: write\n  maintainer: maintain\n  \
-        auditors: []\nbaseline_on_push: true\nallow_self_approval: false\n\
+        auditors: []\nbaseline_on_push: true\ncarry_certification: identical_tree\npatterns: true\n\
+        allow_self_approval: false\n\
         decisions_path: docs/decisions\ntech_debt_label: tech-debt\n";
     assert_eq!(parse(yaml), RepoConfig::default());
 }
@@ -97,6 +100,10 @@ fn every_key_is_read() {
             c.permissions.auditors == ["my-auditor[bot]"]
         }),
         ("baseline_on_push: false", |c| !c.baseline_on_push),
+        ("carry_certification: never", |c| {
+            c.carry_certification == CarryCertification::Never
+        }),
+        ("patterns: false", |c| !c.patterns),
         ("allow_self_approval: true", |c| c.allow_self_approval),
         ("decisions_path: adr", |c| c.decisions_path == "adr"),
         ("tech_debt_label: debt", |c| c.tech_debt_label == "debt"),

@@ -314,3 +314,61 @@ async fn a_status_redelivered_after_its_reply_was_posted_replies_once() {
             .collect();
     assert_eq!(replies.len(), 1, "{replies:#?}");
 }
+
+/// The cost of the commands that end a record and of a report marked recurring, with the
+/// pattern library kept and with `patterns: false`: the library and the Lessons ride in the
+/// commit the change makes anyway, and the library is read with the record (its text is
+/// known to the process that wrote it), so they add no call.
+#[tokio::test]
+async fn patterns_and_lessons_add_no_call() {
+    async fn costs(config: Option<&str>) -> Vec<(String, Cost)> {
+        let mut l = Loop::start(42).await;
+        if let Some(text) = config {
+            l.gh.set_file(".github/auditloop.yml", text);
+        }
+        l.pull_event("opened", 42, SHA1).await;
+        l.gh.set_delay(DELAY);
+        let new = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"";
+        let mut out = Vec::new();
+        let mut step = |l: &Loop, what: &str, id: &str| {
+            out.push((what.to_owned(), cost_of(&l.gh.requests(), id)));
+        };
+        l.comment(42, "alice", new).await;
+        let raised = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
+        l.comment(42, "alice", &report_comment(&raised)).await;
+        let mut fixed = report("AUD-1", 42, SHA1, "ci-run-2", "certified");
+        fixed["findings"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|f| f.get("key").is_none());
+        let id = l.comment(42, "alice", &report_comment(&fixed)).await;
+        assert_eq!(l.record("AUD-1")["audit_state"], "certified");
+        step(&l, "report (certifies, creates a pattern)", &id);
+        l.gh.add_pull(43, SHA3, "Hardens intake.\n\nCloses #12\n", "alice");
+        l.pull_event("opened", 43, SHA3).await;
+        l.comment(43, "alice", new).await;
+        let again = report("AUD-2", 43, SHA3, "ci-run-43", "needs_remediation");
+        let id = l.comment(43, "alice", &report_comment(&again)).await;
+        let text = l.gate(SHA3)["output"]["text"].to_string();
+        assert_eq!(text.contains("recurring"), config.is_none(), "{text}");
+        step(&l, "report (marked recurring)", &id);
+        let id = l.comment(43, "alice", "/audit gate").await;
+        step(&l, "gate (marked recurring)", &id);
+        assert!(l.refusals(42).is_empty() && l.refusals(43).is_empty());
+        out
+    }
+    let with = costs(None).await;
+    let without = costs(Some("patterns: false\n")).await;
+    println!("\n| command | with patterns | patterns: false |\n| --- | --- | --- |");
+    for ((what, a), (_, b)) in with.iter().zip(&without) {
+        println!("| {what} | {a:?} | {b:?} |");
+    }
+    for ((what, a), (_, b)) in with.iter().zip(&without) {
+        assert_eq!(
+            (a.calls, a.writes),
+            (b.calls, b.writes),
+            "{what}: patterns cost calls"
+        );
+        assert!(a.sequential <= b.sequential, "{what}: {a:?} against {b:?}");
+    }
+}

@@ -13,4 +13,4 @@ pub use index::Index;
 pub use load::{load_record, to_json, StructuralError};
 pub use model::*;
 pub use query::{has_delivery, AcceptedKey, LatestLimitation, Waived};
-pub use replay::{canonical_tasks, replay, Derived, ReplayError};
+pub use replay::{canonical_tasks, replay, replay_states, Derived, ReplayError};

@@ -301,6 +301,31 @@ impl Derived {
 /// The [`ReplayError`] of a history that does not start with `created`, or of an event that
 /// cannot follow.
 pub fn replay(history: &[Event]) -> Result<Derived, ReplayError> {
+    let (mut derived, rest) = start(history)?;
+    for (i, event) in rest.iter().enumerate() {
+        derived.step(i + 2, event)?;
+    }
+    Ok(derived)
+}
+
+/// The audit state after each event of `history`, in order: where a record became
+/// certified or blocked, and how often (the pattern library counts each ending once).
+///
+/// # Errors
+///
+/// The [`ReplayError`] of a history [`replay`] refuses.
+pub fn replay_states(history: &[Event]) -> Result<Vec<AuditState>, ReplayError> {
+    let (mut derived, rest) = start(history)?;
+    let mut states = vec![derived.audit_state];
+    for (i, event) in rest.iter().enumerate() {
+        derived.step(i + 2, event)?;
+        states.push(derived.audit_state);
+    }
+    Ok(states)
+}
+
+/// The state `created` makes, and the events after it.
+fn start(history: &[Event]) -> Result<(Derived, &[Event]), ReplayError> {
     let Some((first, rest)) = history.split_first() else {
         return Err(ReplayError::FirstNotCreated { kind: "nothing" });
     };
@@ -309,7 +334,7 @@ pub fn replay(history: &[Event]) -> Result<Derived, ReplayError> {
             kind: kind_name(&first.kind),
         });
     };
-    let mut derived = Derived {
+    let derived = Derived {
         pull_request: c.pull_request,
         work_unit: c.work_unit.clone(),
         goal: c.goal.clone(),
@@ -327,8 +352,5 @@ pub fn replay(history: &[Event]) -> Result<Derived, ReplayError> {
         producer_authenticated: None,
         runs_used: 0,
     };
-    for (i, event) in rest.iter().enumerate() {
-        derived.step(i + 2, event)?;
-    }
-    Ok(derived)
+    Ok((derived, rest))
 }

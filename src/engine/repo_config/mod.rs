@@ -48,6 +48,8 @@ pub struct RepoConfig {
     pub permissions: PermissionsConfig,
     pub baseline_on_push: bool,
     pub carry_certification: CarryCertification,
+    /// Keep the repository's finding-pattern library on the records branch (§13).
+    pub patterns: bool,
     pub allow_self_approval: bool,
     #[serde(deserialize_with = "decisions_path")]
     pub decisions_path: String,
@@ -68,6 +70,7 @@ impl Default for RepoConfig {
             permissions: PermissionsConfig::default(),
             baseline_on_push: true,
             carry_certification: CarryCertification::IdenticalTree,
+            patterns: true,
             allow_self_approval: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
@@ -124,9 +127,10 @@ impl RepoConfig {
 
 /// Whether a new head whose git tree is the certified one keeps the certification
 /// (reference: "Identical content keeps its certification").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CarryCertification {
+    #[default]
     IdenticalTree,
     Never,
 }

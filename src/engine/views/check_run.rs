@@ -2,11 +2,13 @@
 //! latest run's findings, and annotations.
 
 use crate::engine::gate::{Conclusion, Condition, GateResult, Outcome};
-use crate::engine::record::Record;
+use crate::engine::patterns::Library;
+use crate::engine::record::{FindingSummary, Record};
 
 use super::context::{record_path, ViewContext};
 use super::escape::{block, truncate};
-use super::finding_row::{finding_row, FINDING_HEADER};
+use super::finding_row::{finding_row_marked, FINDING_HEADER};
+use super::recurring::recurring_mark;
 use super::md::Md;
 use super::{legend, verdict, words};
 
@@ -41,12 +43,29 @@ pub enum BodyStatus {
 }
 
 /// The check run for an evaluated gate. With no record, it says how to start one.
+#[must_use]
 pub fn check_run(
     gate: &GateResult,
     record: Option<&Record>,
     ctx: &ViewContext,
     body: BodyStatus,
 ) -> CheckRunView {
+    check_run_with(gate, record, ctx, body, None)
+}
+
+/// [`check_run`], marking each finding whose key is a pattern of `patterns` as recurring.
+#[must_use]
+pub fn check_run_with(
+    gate: &GateResult,
+    record: Option<&Record>,
+    ctx: &ViewContext,
+    body: BodyStatus,
+    patterns: Option<&Library>,
+) -> CheckRunView {
+    let mark = |f: &FindingSummary| {
+        let (record, library) = (record?, patterns?);
+        recurring_mark(f, library, &record.id, ctx)
+    };
     let latest = record.and_then(Record::latest_run);
     let mut summary = format!("**{}**\n\n", gate.title.one_line());
     if let Some(record) = record {
@@ -69,6 +88,26 @@ pub fn check_run(
         summary.push_str("\n\n");
     }
     summary.push_str(&conditions_summary(&gate.conditions));
+    let recurring: Vec<String> = latest
+        .map(|run| {
+            run.findings
+                .iter()
+                .filter_map(|f| {
+                    let key = f.key.as_ref()?;
+                    Some(format!(
+                        "- {} {}: {}\n",
+                        f.id,
+                        Md::code(key.as_str()).as_markdown(),
+                        mark(f)?
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if !recurring.is_empty() {
+        summary.push_str("\nFindings seen before in this repository:\n\n");
+        summary.push_str(&recurring.concat());
+    }
     if let Some(record) = record {
         summary.push('\n');
         summary.push_str(&record_line(record, ctx));
@@ -88,7 +127,7 @@ pub fn check_run(
         conclusion: gate.conclusion,
         title: title(&gate.title),
         summary: cap(&summary, SUMMARY_LIMIT, link.as_deref()),
-        text: cap(&findings_text(record, ctx), TEXT_LIMIT, link.as_deref()),
+        text: cap(&findings_text(record, ctx, &mark), TEXT_LIMIT, link.as_deref()),
         annotations: latest.map(annotations).unwrap_or_default(),
     }
 }
@@ -233,7 +272,11 @@ fn plain(conclusion: Conclusion, verdict: &Md, summary: &str) -> CheckRunView {
     }
 }
 
-fn findings_text(record: Option<&Record>, ctx: &ViewContext) -> String {
+fn findings_text(
+    record: Option<&Record>,
+    ctx: &ViewContext,
+    mark: &dyn Fn(&FindingSummary) -> Option<String>,
+) -> String {
     let Some(run) = record.and_then(Record::latest_run) else {
         return "No runs yet.\n".to_owned();
     };
@@ -250,7 +293,7 @@ fn findings_text(record: Option<&Record>, ctx: &ViewContext) -> String {
         out.push_str(FINDING_HEADER);
         out.push_str("\n| --- | --- | --- | --- |\n");
         for f in &run.findings {
-            out.push_str(&finding_row(f, CLAIM_CHARS));
+            out.push_str(&finding_row_marked(f, CLAIM_CHARS, mark(f).as_deref()));
             out.push('\n');
         }
     }

@@ -14,6 +14,16 @@ pub(crate) const FINDING_HEADER: &str = "| Finding | Severity | Claim | Evidence
 /// `| id key | severity[, blocking] | claim | evidence |`, each cell escaped and bounded;
 /// the claim to `claim_chars`. A view with more columns appends its own cells.
 pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
+    finding_row_marked(f, claim_chars, None)
+}
+
+/// [`finding_row`] with `mark` (Markdown the view built, such as the recurring mark of
+/// `recurring.rs`) after the claim.
+pub(crate) fn finding_row_marked(
+    f: &FindingSummary,
+    claim_chars: usize,
+    mark: Option<&str>,
+) -> String {
     let refs: Vec<String> = f
         .evidence_refs
         .iter()
@@ -29,12 +39,16 @@ pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
             )
         })
         .unwrap_or_default();
+    let claim = inline(&f.claim, claim_chars);
     format!(
         "| {}{key} | {}{} | {} | {} |",
         f.id,
         f.severity.as_str(),
         if f.blocking { ", **blocking**" } else { "" },
-        inline(&f.claim, claim_chars),
+        match mark {
+            Some(mark) => format!("{claim} — *{mark}*"),
+            None => claim,
+        },
         if refs.is_empty() {
             "—".to_owned()
         } else {

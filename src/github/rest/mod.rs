@@ -3,6 +3,7 @@
 
 mod checks;
 mod commits;
+mod compare;
 mod contents;
 mod issues;
 mod permission;
@@ -11,6 +12,7 @@ mod refs;
 
 pub use checks::*;
 pub use commits::*;
+pub use compare::*;
 pub use contents::*;
 pub use issues::*;
 pub use permission::*;

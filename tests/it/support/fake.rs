@@ -107,6 +107,9 @@ pub struct State {
     /// 2xx answers that are not ones GitHub's REST description allows for their route:
     /// each fails the test when the fake is dropped.
     pub invalid_answers: Vec<String>,
+    /// Files changed between two commits of the code (not the records branch), by
+    /// `base...head`, as the compare route lists them.
+    pub comparisons: BTreeMap<String, Vec<String>>,
     /// `repository_dispatch` bodies accepted (see `fake_dispatch`).
     pub dispatches: Vec<Value>,
     /// The URL of the request being answered (for `Link` headers).

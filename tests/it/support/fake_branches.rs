@@ -102,6 +102,13 @@ impl FakeGitHub {
 }
 
 impl FakeGitHub {
+    /// `base...head` of the code changes `paths` (see `github_objects::code_comparison`).
+    pub fn set_comparison(&self, base: &str, head: &str, paths: Vec<String>) {
+        self.state()
+            .comparisons
+            .insert(format!("{base}...{head}"), paths);
+    }
+
     /// The real installation client (installation 42) pointed at this fake.
     pub async fn installation_api(&self, delivery: &str) -> auditloop::github::Api {
         use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};

@@ -200,6 +200,11 @@ pub fn route(
             fire_ref_moves(state, &key, branch);
         }
     }
+    if let ("GET", ["compare", basehead]) = (method, rest) {
+        if let Some(paths) = state.comparisons.get(*basehead) {
+            return Some(reply(200, gh::code_comparison(repo, basehead, paths)));
+        }
+    }
     // A pull request's head commit is in the base repository too (`refs/pull/N/head`).
     let pull_heads: HashSet<String> = state
         .pulls

@@ -471,6 +471,27 @@ pub fn comparison(
     })
 }
 
+/// A comparison of two commits of the code that changed `paths` (all `modified`): like
+/// GitHub, at most 300 files are listed, and nothing says how many more there were.
+pub fn code_comparison(repo: &str, basehead: &str, paths: &[String]) -> Value {
+    let (base, head) = basehead.split_once("...").unwrap_or((basehead, basehead));
+    let mut v = comparison(repo, base, head, "ahead", 1, 0);
+    let files: Vec<Value> = paths
+        .iter()
+        .take(300)
+        .map(|p| {
+            json!({"sha": "f".repeat(40), "filename": p, "status": "modified",
+                   "additions": 1, "deletions": 1, "changes": 2,
+                   "blob_url": format!("{WEB}/{repo}/blob/{head}/{p}"),
+                   "raw_url": format!("{WEB}/{repo}/raw/{head}/{p}"),
+                   "contents_url": format!("{API}/repos/{repo}/contents/{p}?ref={head}"),
+                   "patch": "@@ -1 +1 @@\n-a\n+b"})
+        })
+        .collect();
+    v["files"] = json!(files);
+    v
+}
+
 /// An installation of the App `app_slug` on the account `login`.
 pub fn installation(id: u64, login: &str, app_slug: &str) -> Value {
     json!({

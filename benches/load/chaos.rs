@@ -3,8 +3,8 @@
 //! For `--seconds S`, up to `--in-flight` deliveries at a time go to the replicas (spread as
 //! `--spread` says): the command mix of `chaos_plan.rs` and pushes over `--prs` PRs of one
 //! repository, some sent to two replicas at once, some earlier ones redelivered late (same id
-//! and body), while the fake injects the faults of `faults.rs` and replicas are SIGKILLed and
-//! restarted. Then faults stop, every delivery without a 2xx is sent again until it gets one,
+//! and body), while the fake injects the faults of `faults.rs` and replicas are killed (SIGKILL)
+//! and restarted. Then faults stop, every delivery without a 2xx is sent again until it gets one,
 //! the reconcile sweeps (every `--reconcile-interval` s) converge the views, and
 //! `invariants.rs` checks what is left. Each seed fixes the plan and the faults; threads and
 //! timing still vary between runs of one seed.
@@ -61,7 +61,7 @@ impl Default for Options {
             rates: Rates::default(),
             kills: 0,
             duplicate: 0.1,
-            late: 0.1,
+            late: 0.15,
             rss_slack_mib: 16,
         }
     }
@@ -288,8 +288,7 @@ impl World<'_> {
         let span = Duration::from_secs(self.opts.seconds);
         let n = self.cluster.len();
         for k in 0..kills {
-            let at = start + span.mul_f64((k as f64 + rng.gen_range(0.5..1.0)) / kills as f64)
-                - span.mul_f64(0.5 / kills as f64);
+            let at = start + span.mul_f64((k as f64 + rng.gen_range(0.0..0.5)) / kills as f64);
             tokio::time::sleep_until(at.into()).await;
             let victim = if n > 1 { rng.gen_range(1..n) } else { 0 };
             self.cluster.kill(victim);
@@ -491,7 +490,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         violations: Vec::new(),
     };
     let killed = world.counts.crashes.load(Ordering::Relaxed) > 0;
-    let survivors = if cluster.len() > 1 || !killed { 1 } else { 0 };
+    let survivors = usize::from(cluster.len() > 1 || !killed);
     for i in 0..survivors {
         rss.checked += 1;
         if rss_end[i] > rss_start[i] + opts.rss_slack_mib * 1024 {
@@ -527,6 +526,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     let log = fake.log.lock().unwrap();
     let chaos_calls = &log[setup_calls..];
     let mut injected: BTreeMap<&str, u64> = BTreeMap::new();
+    let github_5xx = chaos_calls.iter().filter(|c| c.status >= 500).count();
     for c in chaos_calls {
         if let Some(f) = c.fault {
             *injected.entry(f).or_default() += 1;
@@ -573,6 +573,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         get(&c.duplicates)
     );
     println!("| GitHub faults injected | {injected:?} |");
+    println!("| GitHub answers 5xx | {github_5xx} |");
     println!("| records commits | {} |", records.commits);
     println!("| outcomes | {tally:?} |");
     println!(

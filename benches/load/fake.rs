@@ -216,19 +216,18 @@ pub async fn handle(
     let started = Instant::now();
     let path = uri.path().to_owned();
     let fault = fake.faults.pick(method.as_str(), &path);
-    let answer = match fault.and_then(Fault::instead) {
-        Some(instead) => instead,
-        None => {
-            let mut data = fake.data.lock().unwrap();
-            route(
-                &mut data,
-                &method,
-                &path,
-                uri.query().unwrap_or(""),
-                &headers,
-                &body,
-            )
-        }
+    let answer = if let Some(instead) = fault.and_then(Fault::instead) {
+        instead
+    } else {
+        let mut data = fake.data.lock().unwrap();
+        route(
+            &mut data,
+            &method,
+            &path,
+            uri.query().unwrap_or(""),
+            &headers,
+            &body,
+        )
     };
     let answer = match fault {
         Some(f) => f.after(answer),

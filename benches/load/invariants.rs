@@ -14,7 +14,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::Value;
 
 use auditloop::engine::record::{load_record, Index};
-use auditloop::engine::views::body_stamp;
+use auditloop::engine::views::{body_stamp, sections, splice, SpliceOutcome, ViewContext};
+use auditloop::ids::RepoName;
 
 use crate::chaos_plan::Kind;
 use crate::fake::{Data, Git};
@@ -135,7 +136,7 @@ pub fn records(data: &Data, repo: &str) -> Records {
             let text = git
                 .blobs
                 .get(blob)
-                .map(|t| t.to_string())
+                .map(ToString::to_string)
                 .unwrap_or_default();
             let verdict = valid
                 .entry(blob.as_str())
@@ -192,14 +193,14 @@ fn index_agrees(git: &Git, head: &str, o: &mut Outcome, latest: &mut BTreeMap<u6
     let file = |path: &str| {
         tree.get(path)
             .and_then(|b| git.blobs.get(b))
-            .map(|t| t.to_string())
+            .map(ToString::to_string)
     };
     let index = match file("index.json").map(|t| Index::parse(&t)) {
         Some(Ok(index)) => index,
         other => {
             o.violations.push(format!(
                 "index.json unreadable: {:?}",
-                other.map(|r| r.err())
+                other.map(Result::err)
             ));
             return;
         }
@@ -323,7 +324,7 @@ pub fn commands(
             (true, _) => "refused",
             (false, true) if commits > 0 => "recorded",
             (false, true) => "carried out, nothing to record",
-            (false, false) => "no effect",
+            (false, false) => "push that changed nothing",
         };
         *tally.entry(outcome).or_default() += 1;
     }
@@ -370,15 +371,27 @@ pub fn views_behind(data: &Data, repo: &str, latest: &BTreeMap<u64, Value>) -> V
                 named.map(|c| &c[..7.min(c.len())])
             ));
         }
-        let events = record["history"].as_array().map_or(0, Vec::len);
-        let stamp = body_stamp(pull["body"].as_str().unwrap_or(""));
-        if !stamp
-            .as_ref()
-            .is_some_and(|s| s.record.to_string() == id && s.events == events)
-        {
+        // What the reconcile sweep compares: the sections the record gives, spliced in.
+        let typed = serde_json::to_string(record)
+            .ok()
+            .and_then(|t| load_record(&t).ok());
+        let view = ViewContext {
+            html_base: "https://github.com".to_owned(),
+            repository: RepoName::new(repo.to_owned()).expect("a repository name"),
+            records_branch: BRANCH.trim_start_matches("heads/").to_owned(),
+        };
+        let body = pull["body"].as_str().unwrap_or("");
+        let current = typed.as_ref().is_some_and(|r| {
+            !matches!(
+                splice(body, &sections(Some(r), &view), &view.record_url(&r.id)),
+                SpliceOutcome::Updated { .. }
+            )
+        });
+        if !current {
+            let events = record["history"].as_array().map_or(0, Vec::len);
             behind.push(format!(
-                "#{pr}: the body stamp is {:?}, not {id} with {events} events",
-                stamp.map(|s| (s.record.to_string(), s.events))
+                "#{pr}: the PR body does not show {id} ({events} events; its stamp: {:?})",
+                body_stamp(body).map(|s| (s.record.to_string(), s.events))
             ));
         }
     }

@@ -206,7 +206,7 @@ fn audit_id_of(fake: &Fake, repo: &str, pr: u64) -> String {
 }
 
 /// Opens each PR and gives it a record: repositories in parallel, each one's PRs in turn.
-pub async fn setup(cluster: &Cluster, fake: &Fake, prs: &[(String, u64)]) {
+async fn setup(cluster: &Cluster, fake: &Fake, prs: &[(String, u64)]) {
     let mut by_repo: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for (repo, pr) in prs {
         fake.add_pull(repo, *pr, &payloads::head_of(repo, *pr));

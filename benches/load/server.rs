@@ -34,7 +34,6 @@ pub struct Settings {
 pub struct Replica {
     child: Child,
     pub addr: SocketAddr,
-    pub log: PathBuf,
 }
 
 /// The server under test: the binary cargo built with this tool, or the one
@@ -54,9 +53,9 @@ fn free_port() -> SocketAddr {
 }
 
 impl Replica {
-    fn spawn(s: &Settings, log: PathBuf) -> Replica {
+    fn spawn(s: &Settings, log: &Path) -> Replica {
         let addr = free_port();
-        let out = std::fs::File::create(&log).expect("replica log");
+        let out = std::fs::File::create(log).expect("replica log");
         let child = Command::new(binary())
             .arg("serve")
             .env("AUDITLOOP_APP_ID", "1")
@@ -75,7 +74,7 @@ impl Replica {
             .stderr(out)
             .spawn()
             .expect("auditloop serve");
-        Replica { child, addr, log }
+        Replica { child, addr }
     }
 
     pub fn pid(&self) -> u32 {
@@ -146,7 +145,7 @@ impl Answer {
 impl Cluster {
     pub async fn start(settings: Settings, n: usize, spread: Spread) -> Cluster {
         let replicas = (0..n)
-            .map(|i| Mutex::new(Replica::spawn(&settings, log_path(&settings.logs, i, 0))))
+            .map(|i| Mutex::new(Replica::spawn(&settings, &log_path(&settings.logs, i, 0))))
             .collect();
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(1024)
@@ -236,7 +235,7 @@ impl Cluster {
     /// A new process for replica `i`, on a new port, once it answers `/healthz`.
     pub async fn restart(&self, i: usize) {
         let k = self.started[i].fetch_add(1, Ordering::Relaxed);
-        let fresh = Replica::spawn(&self.settings, log_path(&self.settings.logs, i, k));
+        let fresh = Replica::spawn(&self.settings, &log_path(&self.settings.logs, i, k));
         // The old process is dead already; dropping it only reaps it again.
         *self.replicas[i].lock().unwrap() = fresh;
         self.wait_healthy(i).await;

@@ -428,9 +428,17 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     let start = Instant::now();
     let deadline = start + Duration::from_secs(opts.seconds);
     let workers = (0..opts.in_flight as u64).map(|k| world.worker(k, deadline));
-    futures::join!(futures::future::join_all(workers), world.monkey(start));
-    fake.faults.set(false);
-    world.faulted.store(false, Ordering::SeqCst);
+    // Faults stop at the deadline; deliveries still in flight then finish without them.
+    let faults_off = async {
+        tokio::time::sleep_until(deadline.into()).await;
+        fake.faults.set(false);
+        world.faulted.store(false, Ordering::SeqCst);
+    };
+    futures::join!(
+        futures::future::join_all(workers),
+        world.monkey(start),
+        faults_off
+    );
     let faulted_for = start.elapsed();
     let unanswered = world.settle().await;
     let settled = Instant::now();
@@ -551,7 +559,11 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
     println!("| figure | value |\n| --- | --- |");
     println!("| seed | {seed} |");
-    println!("| faulted phase | {} |", crate::ms(faulted_for));
+    println!(
+        "| faulted phase / until the last delivery of it answered | {} s / {} |",
+        opts.seconds,
+        crate::ms(faulted_for)
+    );
     println!("| deliveries | {} ({} sends) |", sent.len(), get(&c.sends));
     println!(
         "| webhook answers 5xx / no answer while faulted | {} / {} |",

@@ -20,7 +20,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use crate::app::context::Ctx;
 use crate::github::rest;
 use crate::github::GitHubError;
-use crate::ids::CommitSha;
+use crate::ids::{CommitSha, PrNumber};
 
 /// Generations tried before giving up (the effect is then left to a later redelivery).
 const GENERATIONS: u32 = 3;
@@ -226,6 +226,89 @@ where
         }
     }
     Ok(false)
+}
+
+/// Where a delivery's one outcome stands once [`decide_once`] returns.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Turn<T> {
+    /// This process holds the claim (the ref `name`): it alone decides the outcome now.
+    Ours { name: String },
+    /// Another handling of the delivery decided already; `T` says what it did.
+    Settled(T),
+    /// Every generation is held and none left its effect: a later redelivery tries again.
+    GaveUp,
+}
+
+/// The outcome claim's wait: a command's decision, commit and views take longer than a
+/// reply, so the holder is given twice a reply's time before the claim is taken over.
+const OUTCOME_WAIT_ROUNDS: u32 = 2 * WAIT_ROUNDS;
+
+/// Takes the claim on the one outcome of this delivery (`effect`), so that a command is
+/// refused or carried out by one handling only, across replicas and redeliveries: a
+/// refusal leaves nothing in the records, so without it a second handling would decide
+/// again on newer state. `early` is the first generation's create when it was made already
+/// (see [`crate::app::prefetch`]). `settled` looks for what a holder did (the refusal's
+/// marker, or the delivery in the records); while another process holds the claim it is
+/// waited on, and a claim whose holder left no effect is taken over in the next generation.
+pub async fn decide_once<T, S, SF>(
+    ctx: &Ctx,
+    effect: &str,
+    anchor: &CommitSha,
+    early: Option<bool>,
+    settled: S,
+) -> Result<Turn<T>, GitHubError>
+where
+    S: Fn() -> SF,
+    SF: Future<Output = Result<Option<T>, GitHubError>>,
+{
+    let delivery = ctx.delivery.as_str_lossy();
+    for generation in 1..=GENERATIONS {
+        let name = ref_name(delivery, effect, generation);
+        let won = match (generation, early) {
+            (1, Some(won)) => won,
+            _ => rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await?,
+        };
+        if won {
+            return Ok(Turn::Ours { name });
+        }
+        if let Some(done) = settled().await? {
+            return Ok(Turn::Settled(done));
+        }
+        for _ in 0..OUTCOME_WAIT_ROUNDS {
+            tokio::time::sleep(ROUND).await;
+            if let Some(done) = settled().await? {
+                return Ok(Turn::Settled(done));
+            }
+        }
+        tracing::warn!(
+            effect,
+            generation,
+            "outcome claim held but nothing was decided; claiming again"
+        );
+    }
+    tracing::warn!(
+        effect,
+        "every outcome claim generation is taken; leaving the command to a redelivery"
+    );
+    Ok(Turn::GaveUp)
+}
+
+/// Gives a claim back (after a GitHub failure before any effect that must stay single),
+/// so that the retry claims the same generation instead of waiting on it.
+pub async fn release(ctx: &Ctx, name: &str) {
+    if let Err(e) = rest::delete_ref(&ctx.api, &ctx.repo, name).await {
+        tracing::warn!(error = %e, "could not give a claim back; a retry waits for it");
+    }
+}
+
+/// The name of the first generation's claim on `effect`, for a caller that makes it early.
+pub fn first_generation(ctx: &Ctx, effect: &str) -> String {
+    ref_name(ctx.delivery.as_str_lossy(), effect, 1)
+}
+
+/// The effect a command's outcome is claimed as: one per delivery and pull request.
+pub fn outcome_effect(pr: PrNumber) -> String {
+    format!("outcome-{}", pr.0)
 }
 
 /// A claim that is never retried: the first process to make it acts, for good (a warning

@@ -2,6 +2,7 @@
 
 use std::sync::Mutex;
 
+use crate::app::claim::{self, Turn};
 use crate::app::context::Ctx;
 use crate::app::decision::{self, CommandDecision, Facts};
 use crate::app::failure::CommandFailure;
@@ -13,11 +14,12 @@ use crate::commands::{help_table, parse_comment, ParsedCommand};
 use crate::engine::policy::{
     maintainer_self_approval_refused, required_role, Permission, Role, RoleThresholds,
 };
+use crate::engine::record::has_delivery;
 use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::{CommentId, Login, PrNumber};
+use crate::ids::{AuditId, CommentId, Login, PrNumber};
 use crate::server::{Handled, HandlerError};
 
 pub async fn handle(
@@ -46,9 +48,131 @@ pub async fn handle(
     let Ok(actor) = Login::new(e.comment.user.login.clone()) else {
         return Ok(Handled::Ignored);
     };
-    match Box::pin(run(app, ctx, e, &command, &actor, &pull)).await {
+    if !command.changes_records() {
+        let ran = Box::pin(run(app, ctx, e, &command, &actor, &pull)).await;
+        return answer(ran, ctx, e, &pull, false).await;
+    }
+    // One outcome per delivery, whichever replica or redelivery handles it: the claim's
+    // holder decides; any other handling finds what it did.
+    let early = ctx.seen.take_early_claim();
+    let named = match &command {
+        ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
+        _ => None,
+    };
+    let turn = claim::decide_once(
+        ctx,
+        &claim::outcome_effect(number),
+        &pull.head_sha,
+        early,
+        || settled(ctx, number, named.as_ref()),
+    )
+    .await?;
+    match turn {
+        Turn::Ours { name } => {
+            let ran = Box::pin(run(app, ctx, e, &command, &actor, &pull)).await;
+            // A refusal keeps the claim whatever becomes of its reply: a later handling
+            // must find the refusal, never decide again. Any other failure left nothing
+            // that must stay single, so the retry may claim afresh.
+            let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
+            let answered = answer(ran, ctx, e, &pull, true).await;
+            if answered.is_err() && !refusing {
+                claim::release(ctx, &name).await;
+            }
+            answered
+        }
+        Turn::Settled(Settled::Refused) => Ok(Handled::Done),
+        Turn::Settled(Settled::Applied) => {
+            Box::pin(finish_applied(app, ctx, &command, &pull, e.comment.id)).await?;
+            Ok(Handled::Done)
+        }
+        Turn::GaveUp => Err(HandlerError::GitHub(
+            "every claim on this command's outcome is held and none was decided".to_owned(),
+        )),
+    }
+}
+
+/// What another handling of this delivery did, when it is visible: its refusal (the only
+/// reply a record-changing command posts) or its event in the records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    Refused,
+    Applied,
+}
+
+async fn settled(
+    ctx: &Ctx,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+) -> Result<Option<Settled>, GitHubError> {
+    // The holder may have written since this delivery read the branch.
+    ctx.seen.forget_records();
+    let (replied, loaded) = futures::try_join!(
+        reply::replied_to_delivery(ctx, pr),
+        store::load(ctx, pr, named)
+    )?;
+    if replied {
+        return Ok(Some(Settled::Refused));
+    }
+    let applied = loaded.as_ref().ok().is_some_and(|s| match &s.record {
+        Some(Ok(record)) => has_delivery(record, &ctx.delivery),
+        _ => false,
+    });
+    Ok(applied.then_some(Settled::Applied))
+}
+
+/// Another handling carried the command out but may not have lived to publish: the views
+/// and the +1 are made again from the records (both are idempotent).
+async fn finish_applied(
+    app: &AuditApp,
+    ctx: &Ctx,
+    command: &ParsedCommand,
+    pull: &Pull,
+    comment: CommentId,
+) -> Result<(), GitHubError> {
+    // Damage, if the records show it now, is shown by the views.
+    let state = store::load(ctx, pull.number, None).await?;
+    let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
+    let mode = if matches!(command, ParsedCommand::Report { .. }) {
+        RunMode::Create
+    } else {
+        RunMode::Update
+    };
+    futures::try_join!(
+        views::refresh_with(
+            app,
+            ctx,
+            views::Target {
+                pull,
+                state: &state,
+                records_commit: commit.as_ref(),
+                runs: None,
+                checked: false,
+            },
+            mode,
+            true,
+            crate::app::dispatch::triggered_by(command),
+        ),
+        reply::carried_out(ctx, comment),
+    )?;
+    Ok(())
+}
+
+/// Turns how a command ended into the PR's answer: a +1, or one refusal. `holder`: this
+/// handling holds the command's outcome claim.
+async fn answer(
+    ran: Result<Answered, CommandFailure>,
+    ctx: &Ctx,
+    e: &IssueCommentEvent,
+    pull: &Pull,
+    holder: bool,
+) -> Result<Handled, HandlerError> {
+    let number = pull.number;
+    match ran {
         Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
         Ok(Answered::Reacted) => {}
+        Err(CommandFailure::Refused(why)) if holder => {
+            reply::refuse_as_holder(ctx, number, &why).await?;
+        }
         Err(CommandFailure::Refused(why)) => {
             reply::refuse(ctx, number, &pull.head_sha, &why).await?;
         }

@@ -103,6 +103,9 @@ pub struct Seen {
     permissions: Mutex<HashMap<String, Permission>>,
     /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
     early_runs: Mutex<Vec<(CommitSha, Vec<CheckRunInfo>)>>,
+    /// The first generation of the command's outcome claim, when it was made with the
+    /// early reads: whether it was won.
+    early_claim: Mutex<Option<bool>>,
 }
 
 impl Seen {
@@ -131,6 +134,21 @@ impl Seen {
             .records
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+
+    pub fn claimed_early(&self, won: bool) {
+        *self
+            .early_claim
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(won);
+    }
+
+    /// The early outcome claim, once: a later generation is always claimed afresh.
+    pub fn take_early_claim(&self) -> Option<bool> {
+        self.early_claim
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// The pull request as read earlier in this delivery, or read now.

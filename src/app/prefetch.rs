@@ -6,11 +6,11 @@
 //! proves wrong is simply not used.
 
 use crate::app::context::Ctx;
-use crate::app::{decision, store};
+use crate::app::{claim, decision, store};
 use crate::commands::{parse_comment, ParsedCommand};
 use crate::engine::policy::{required_role, Role};
-use crate::events::{Event, IssueCommentEvent};
-use crate::github::GitHubError;
+use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
+use crate::github::{rest, GitHubError};
 use crate::ids::{CommitSha, Login, PrNumber};
 
 pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
@@ -27,19 +27,29 @@ pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
                     .iter()
                     .map(|h| ctx.seen.list_runs_early(&ctx.api, &ctx.repo, h)),
             );
-            futures::try_join!(
+            // A rebind goes to the head the PR has now, never to the payload's, which a
+            // late delivery may carry long after a newer push.
+            let pull = async {
+                if may_rebind(e) {
+                    ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await.map(Some)
+                } else {
+                    Ok(None)
+                }
+            };
+            let ((), _, now) = futures::try_join!(
                 async { store::load(ctx, e.number, None).await.map(drop) },
-                runs
+                runs,
+                pull,
             )?;
-            if let Some(head) = heads
+            let payload_head = heads
                 .first()
-                .filter(|h| h.as_str() == e.pull_request.head.sha)
-            {
+                .filter(|h| h.as_str() == e.pull_request.head.sha);
+            if let Some(head) = now.as_ref().map(|p| &p.head_sha).or(payload_head) {
                 ctx.memory.remember_head(&ctx.repo, e.number, head);
             }
             Ok(())
         }
-        Event::IssueComment(e) => comment_reads(ctx, e).await,
+        Event::IssueComment(e) => Box::pin(comment_reads(ctx, e)).await,
         _ => Ok(()),
     }
 }
@@ -73,20 +83,43 @@ async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubErr
             _ => Ok(()),
         }
     };
+    let guess = ctx.memory.head_of(&ctx.repo, number);
     let runs = async {
-        match ctx.memory.head_of(&ctx.repo, number) {
-            Some(head) => ctx.seen.list_runs_early(&ctx.api, &ctx.repo, &head).await,
+        match &guess {
+            Some(head) => ctx.seen.list_runs_early(&ctx.api, &ctx.repo, head).await,
             None => Ok(()),
         }
+    };
+    // The claim on the command's one outcome is made with the reads when a commit to
+    // anchor it is known (any commit of the repository will do); a create that fails here
+    // is simply made again later, at the head just read.
+    let outcome = async {
+        if let (Some(head), true) = (&guess, command.changes_records()) {
+            let name = claim::first_generation(ctx, &claim::outcome_effect(number));
+            if let Ok(won) = rest::create_ref(&ctx.api, &ctx.repo, &name, head).await {
+                ctx.seen.claimed_early(won);
+            }
+        }
+        Ok(())
     };
     let (pull, ..) = futures::try_join!(
         ctx.seen.pull(&ctx.api, &ctx.repo, number),
         async { store::load(ctx, number, named.as_ref()).await.map(drop) },
         permission,
         runs,
+        outcome,
     )?;
     ctx.memory.remember_head(&ctx.repo, number, &pull.head_sha);
     Ok(())
+}
+
+/// Whether the event may rebind the record (§10): a push, a reopen, a base change.
+pub fn may_rebind(e: &PullRequestEvent) -> bool {
+    match e.action {
+        PullRequestAction::Synchronize | PullRequestAction::Reopened => true,
+        PullRequestAction::Edited => e.changes.as_ref().is_some_and(|c| c.base.is_some()),
+        _ => false,
+    }
 }
 
 /// Whether `authorize` will ask for the commenter's permission, judged on the last known

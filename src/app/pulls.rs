@@ -2,6 +2,7 @@
 //! rebound record); a base change rebinds; an edit inside the managed sections is undone.
 
 use crate::app::context::Ctx;
+use crate::app::prefetch;
 use crate::app::store::{self, Applying, State, Stop};
 use crate::app::views::{self, RunMode};
 use crate::app::AuditApp;
@@ -42,14 +43,29 @@ pub async fn handle(
         );
         return Ok(Handled::Ignored);
     };
-    let pull = Pull {
-        number: e.number,
-        open: e.pull_request.state == "open",
-        merged: e.pull_request.merged.unwrap_or(false),
-        body: e.pull_request.body.clone().unwrap_or_default(),
-        author: e.pull_request.user.login.clone(),
-        head_sha,
-        base_ref: e.pull_request.base.name.clone(),
+    // What may rebind is judged on the pull request as GitHub has it now (read with the
+    // early reads): a delivery can arrive late, after a newer push was handled, and the
+    // record follows the PR's head, never an old one (§10).
+    let (pull, cause, mode) = if prefetch::may_rebind(e) {
+        let now = ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await?;
+        if now.head_sha == head_sha {
+            (now, cause, mode)
+        } else {
+            tracing::info!(repo = %ctx.repo, pr = e.number.0, event_head = %head_sha.short(), head = %now.head_sha.short(), "the event's head is no longer the PR's; the record is left as it is");
+            // The current head's own event makes its run; this one only brings it up to date.
+            (now, None, RunMode::Update)
+        }
+    } else {
+        let pull = Pull {
+            number: e.number,
+            open: e.pull_request.state == "open",
+            merged: e.pull_request.merged.unwrap_or(false),
+            body: e.pull_request.body.clone().unwrap_or_default(),
+            author: e.pull_request.user.login.clone(),
+            head_sha,
+            base_ref: e.pull_request.base.name.clone(),
+        };
+        (pull, cause, mode)
     };
     let pr = e.number;
     let mut state = store::load(ctx, pr, None).await?;

@@ -43,6 +43,11 @@ async fn replied(ctx: &Ctx, pr: PrNumber, marker: &str) -> Result<bool, GitHubEr
     Ok(existing.iter().any(|(_, b)| b.contains(marker)))
 }
 
+/// Whether a reply for this delivery is on the PR already.
+pub async fn replied_to_delivery(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
+    replied(ctx, pr, &delivery_marker(ctx.delivery.as_str_lossy())).await
+}
+
 /// Posts `body` once: not when a reply for this delivery is already there (a redelivery),
 /// and by one process only when several handle the delivery at once (see
 /// [`crate::app::claim`]). `anchor` is a commit of the repository (the PR's head).
@@ -111,6 +116,15 @@ pub async fn refuse(
         &refused(&why.what, &why.fix, ctx.delivery.as_str_lossy()),
     )
     .await
+}
+
+/// A refusal by the holder of the command's outcome claim (see
+/// [`crate::app::claim::decide_once`]): it alone answers this delivery, and no earlier
+/// handling can have answered it, so it is posted without a look or a reply claim.
+pub async fn refuse_as_holder(ctx: &Ctx, pr: PrNumber, why: &Refused) -> Result<(), GitHubError> {
+    let text = refused(&why.what, &why.fix, ctx.delivery.as_str_lossy());
+    rest::create_comment(&ctx.api, &ctx.repo, pr, &text).await?;
+    Ok(())
 }
 
 /// A warning about `pull`'s head, posted once for `key` whatever the delivery.

@@ -109,4 +109,14 @@ impl ParsedCommand {
     pub fn is_read_only(&self) -> bool {
         matches!(self, ParsedCommand::Status | ParsedCommand::Help)
     }
+
+    /// Whether the command changes a record, so that its outcome (carried out or refused)
+    /// must be decided once; `gate` only publishes the views again.
+    #[must_use]
+    pub fn changes_records(&self) -> bool {
+        !matches!(
+            self,
+            ParsedCommand::Status | ParsedCommand::Help | ParsedCommand::Gate
+        )
+    }
 }

@@ -112,8 +112,10 @@ async fn a_reply_past_the_first_hundred_comments_is_found_on_redelivery() {
             .status(),
         200
     );
+    // Redelivered to a process that has not seen it (a restart, another replica).
+    let restarted = TestApp::start(&l.gh).await;
     assert_eq!(
-        l.app
+        restarted
             .deliver("issue_comment", "late", &payload)
             .await
             .status(),

@@ -30,6 +30,7 @@ mod gate_run_conditions;
 mod github_client;
 mod github_pages;
 mod harden_effects;
+mod harden_outcome;
 mod harden_process;
 mod harden_records;
 mod harden_views;

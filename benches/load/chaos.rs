@@ -62,7 +62,7 @@ impl Default for Options {
             kills: 0,
             duplicate: 0.1,
             late: 0.15,
-            rss_slack_mib: 16,
+            rss_slack_mib: 8,
         }
     }
 }

@@ -16,6 +16,8 @@ use base64::Engine;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
+use crate::faults::{Fault, Faults};
+
 pub const SLUG: &str = "auditloop-load";
 pub const CONFIG: &str = "audit_budget: 1000\n";
 
@@ -27,6 +29,9 @@ pub struct Call {
     pub bytes: usize,
     pub started: Instant,
     pub answered: Instant,
+    pub status: u16,
+    /// The fault injected into this call, if any (`faults::Fault::name`).
+    pub fault: Option<&'static str>,
 }
 
 #[derive(Default)]
@@ -35,6 +40,8 @@ pub struct Git {
     pub trees: HashMap<String, Arc<BTreeMap<String, String>>>,
     pub commits: HashMap<String, (String, Vec<String>)>,
     pub refs: HashMap<String, String>,
+    /// Every move of a branch (`heads/...`): its name, where it was and where it went.
+    pub moves: Vec<(String, Option<String>, String)>,
 }
 
 #[derive(Default)]
@@ -45,6 +52,8 @@ pub struct Data {
     pub runs: Vec<(String, Value)>,
     pub comments: HashMap<(String, u64), Vec<Value>>,
     pub reactions: HashSet<(u64, String)>,
+    /// Issues opened (by `file` dispositions), by repository, oldest first.
+    pub issues: HashMap<String, Vec<Value>>,
     pub tokens: u32,
     next_id: u64,
 }
@@ -54,6 +63,7 @@ pub struct Fake {
     pub log: Mutex<Vec<Call>>,
     /// Added to every answer, in microseconds.
     latency: AtomicU64,
+    pub faults: Faults,
 }
 
 pub fn sha_of(kind: &str, content: &str) -> String {
@@ -135,6 +145,7 @@ impl Fake {
             }),
             log: Mutex::new(Vec::new()),
             latency: AtomicU64::new(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX)),
+            faults: Faults::default(),
         })
     }
 
@@ -182,7 +193,7 @@ pub fn fold(method: &str, path: &str) -> String {
     format!("{method} {}", out.join("/"))
 }
 
-fn reply(status: u16, body: &Value) -> Response {
+pub fn reply(status: u16, body: &Value) -> Response {
     (
         StatusCode::from_u16(status).unwrap(),
         [("content-type", "application/json")],
@@ -191,7 +202,7 @@ fn reply(status: u16, body: &Value) -> Response {
         .into_response()
 }
 
-fn not_found() -> Response {
+pub fn not_found() -> Response {
     reply(404, &json!({"message": "Not Found"}))
 }
 
@@ -204,7 +215,10 @@ pub async fn handle(
 ) -> Response {
     let started = Instant::now();
     let path = uri.path().to_owned();
-    let answer = {
+    let fault = fake.faults.pick(method.as_str(), &path);
+    let answer = if let Some(instead) = fault.and_then(Fault::instead) {
+        instead
+    } else {
         let mut data = fake.data.lock().unwrap();
         route(
             &mut data,
@@ -214,6 +228,10 @@ pub async fn handle(
             &headers,
             &body,
         )
+    };
+    let answer = match fault {
+        Some(f) => f.after(answer),
+        None => answer,
     };
     let latency = Duration::from_micros(fake.latency.load(Ordering::Relaxed));
     if !latency.is_zero() {
@@ -228,6 +246,13 @@ pub async fn handle(
         bytes: method.as_str().len() + uri.to_string().len() + body.len(),
         started,
         answered: Instant::now(),
+        // A lost answer never reached the client.
+        status: if fault == Some(Fault::Lost) {
+            0
+        } else {
+            answer.status().as_u16()
+        },
+        fault: fault.map(Fault::name),
     };
     fake.log.lock().unwrap().push(call);
     answer
@@ -260,7 +285,7 @@ fn route(
             let repo = format!("{owner}/{name}");
             repo_route(data, &repo, m, rest, query, headers, &body)
         }
-        _ => not_found(),
+        _ => crate::fake_sweep::route(data, m, &segs).unwrap_or_else(not_found),
     }
 }
 
@@ -305,6 +330,12 @@ fn repo_route(
             }
             None => not_found(),
         },
+        // `maint` maintains the repositories; everyone else may write.
+        ("GET", ["collaborators", "maint", "permission"]) => reply(
+            200,
+            &json!({"permission": "write", "role_name": "maintain", "user": {"login": "maint",
+                "permissions": {"pull": true, "triage": true, "push": true, "maintain": true, "admin": false}}}),
+        ),
         ("GET", ["collaborators", login, "permission"]) => reply(
             200,
             &json!({"permission": "write", "role_name": "write", "user": {"login": login,
@@ -398,11 +429,11 @@ fn repo_route(
             };
             reply(200, &json!({"status": status}))
         }
-        _ => not_found(),
+        _ => crate::fake_sweep::repo_route(data, repo, m, rest, body).unwrap_or_else(not_found),
     }
 }
 
-fn ref_json(name: &str, sha: &str) -> Value {
+pub fn ref_json(name: &str, sha: &str) -> Value {
     json!({"ref": format!("refs/{name}"), "object": {"sha": sha, "type": "commit"}})
 }
 
@@ -499,6 +530,9 @@ fn git_route(
                 return reply(422, &json!({"message": "Reference already exists"}));
             }
             git.refs.insert(name.clone(), sha.clone());
+            if name.starts_with("heads/") {
+                git.moves.push((name.clone(), None, sha.clone()));
+            }
             reply(201, &ref_json(&name, &sha))
         }
         ("PATCH", ["refs", name @ ..]) => {
@@ -507,12 +541,27 @@ fn git_route(
             match git.refs.get(&name).cloned() {
                 Some(old) if git.descends(&sha, &old) => {
                     git.refs.insert(name.clone(), sha.clone());
+                    git.moves.push((name.clone(), Some(old), sha.clone()));
                     reply(200, &ref_json(&name, &sha))
                 }
                 Some(_) => reply(422, &json!({"message": "Update is not a fast forward"})),
                 None => reply(422, &json!({"message": "Reference does not exist"})),
             }
         }
+        ("GET", ["matching-refs", prefix @ ..]) => {
+            let prefix = prefix.join("/");
+            let list: Vec<Value> = git
+                .refs
+                .iter()
+                .filter(|(name, _)| name.starts_with(&prefix))
+                .map(|(name, sha)| ref_json(name, sha))
+                .collect();
+            reply(200, &Value::Array(list))
+        }
+        ("DELETE", ["refs", name @ ..]) => match git.refs.remove(&name.join("/")) {
+            Some(_) => StatusCode::NO_CONTENT.into_response(),
+            None => reply(422, &json!({"message": "Reference does not exist"})),
+        },
         _ => not_found(),
     }
 }

@@ -3,31 +3,39 @@
 //!
 //! cargo bench --bench load -- [--prs 200] [--repos 200] [--rounds 1] [--latency-ms 50]
 //!                             [--mix report,status] [--scale 10000]
-
-// Rates and means over call counts and byte sizes far below 2^52, printed to two places.
-#![allow(clippy::cast_precision_loss)]
+//!                             [--replicas 1] [--spread turns|random]
+//! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
 //!
 //! Each PR is opened and given a record first (unmeasured, no latency); then in each round
 //! every PR receives one command of the mix at the same moment. Printed: deliveries per
 //! second, handling latency p50/p95/p99, GitHub calls per command kind by route, the
-//! longest chain of dependent calls, token requests, RSS and CPU time of the server; then
+//! longest chain of dependent calls, token requests, RSS and CPU time of the servers; then
 //! a report on a records branch holding one record next to one holding `--scale`.
+//! `--replicas N` starts N server processes behind the one sender, which spreads the
+//! deliveries over them (`--spread`). `--chaos` is the soak of `chaos.rs` instead.
 
+// Rates and means over call counts and byte sizes far below 2^52, printed to two places.
+#![allow(clippy::cast_precision_loss)]
+
+mod chaos;
+mod chaos_plan;
 mod fake;
+mod fake_sweep;
+mod faults;
+mod invariants;
+mod payloads;
+mod server;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use fake::{Call, Fake};
-
-const SECRET: &str = "load-webhook-secret";
-const BRANCH: &str = "heads/auditloop-records";
-const INSTALLATION: u64 = 4242;
+use payloads::{comment, opened, repo_name, report_body, BRANCH, NEW};
+use server::{Cluster, Settings, Spread};
 
 struct Args {
     prs: u64,
@@ -36,6 +44,9 @@ struct Args {
     latency: Duration,
     mix: Vec<String>,
     scale: u64,
+    replicas: usize,
+    spread: Spread,
+    chaos: Option<chaos::Options>,
 }
 
 fn args() -> Args {
@@ -46,193 +57,67 @@ fn args() -> Args {
         latency: Duration::from_millis(50),
         mix: vec!["report".into()],
         scale: 10_000,
+        replicas: 1,
+        spread: Spread::Turns,
+        chaos: None,
     };
+    let mut chaos = chaos::Options::default();
+    let mut latency_set = false;
+    let mut replicas_set = false;
+    let mut prs_set = false;
+    let mut spread_set = false;
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().unwrap_or_default();
         match flag.as_str() {
-            "--prs" => a.prs = value().parse().expect("--prs N"),
+            "--prs" => {
+                a.prs = value().parse().expect("--prs N");
+                prs_set = true;
+            }
             "--repos" => a.repos = value().parse().expect("--repos N"),
             "--rounds" => a.rounds = value().parse().expect("--rounds N"),
-            "--latency-ms" => a.latency = Duration::from_millis(value().parse().expect("ms")),
+            "--latency-ms" => {
+                a.latency = Duration::from_millis(value().parse().expect("ms"));
+                latency_set = true;
+            }
             "--mix" => a.mix = value().split(',').map(str::to_owned).collect(),
             "--scale" => a.scale = value().parse().expect("--scale N"),
-            _ => {} // `cargo bench` passes --bench
+            "--replicas" => {
+                a.replicas = value().parse::<usize>().expect("--replicas N").max(1);
+                replicas_set = true;
+            }
+            "--spread" => {
+                spread_set = true;
+                a.spread = match value().as_str() {
+                    "turns" => Spread::Turns,
+                    "random" => Spread::Random,
+                    other => panic!("--spread turns|random, not {other:?}"),
+                }
+            }
+            "--chaos" => a.chaos = Some(chaos::Options::default()),
+            other => {
+                // `cargo bench` passes --bench; the chaos flags are read by chaos.rs.
+                if let Some(v) = chaos.flag(other, &mut value) {
+                    v.unwrap_or_else(|e| panic!("{other}: {e}"));
+                }
+            }
+        }
+    }
+    if let Some(c) = &mut a.chaos {
+        *c = chaos;
+        c.replicas = if replicas_set { a.replicas } else { 2 };
+        if spread_set {
+            c.spread = a.spread;
+        }
+        if prs_set {
+            c.prs = a.prs.max(1);
+        }
+        if latency_set {
+            c.latency = a.latency;
         }
     }
     a.repos = a.repos.clamp(1, a.prs.max(1));
     a
-}
-
-fn manifest(path: &str) -> String {
-    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> Value {
-    let text = std::fs::read_to_string(manifest(&format!("tests/fixtures/webhooks/{name}.json")))
-        .expect("example payload");
-    serde_json::from_str(&text).expect("JSON")
-}
-
-fn repo_name(k: u64) -> String {
-    format!("octo-org/repo-{k}")
-}
-
-fn retarget(mut v: Value, repo: &str) -> Value {
-    let (owner, name) = repo.split_once('/').unwrap();
-    v["repository"]["full_name"] = json!(repo);
-    v["repository"]["name"] = json!(name);
-    v["repository"]["owner"]["login"] = json!(owner);
-    v["repository"]["default_branch"] = json!("main");
-    v["repository"]["html_url"] = json!(format!("https://github.com/{repo}"));
-    v["installation"] = json!({"id": INSTALLATION});
-    v
-}
-
-fn head_of(repo: &str, pr: u64) -> String {
-    fake::sha_of("head", &format!("{repo}#{pr}"))
-}
-
-fn opened(repo: &str, pr: u64) -> Value {
-    let mut v = retarget(fixture("pull_request.opened"), repo);
-    v["number"] = json!(pr);
-    v["pull_request"]["number"] = json!(pr);
-    v["pull_request"]["head"]["sha"] = json!(head_of(repo, pr));
-    v["pull_request"]["body"] = json!(format!("Change {pr}.\n\nCloses #{}\n", 100_000 + pr));
-    v["pull_request"]["user"]["login"] = json!("alice");
-    v
-}
-
-fn comment(repo: &str, pr: u64, id: u64, body: &str) -> Value {
-    let mut v = retarget(fixture("issue_comment.created"), repo);
-    v["issue"]["number"] = json!(pr);
-    v["issue"]["pull_request"] =
-        json!({"url": format!("https://api.github.com/repos/{repo}/pulls/{pr}")});
-    v["comment"]["id"] = json!(id);
-    v["comment"]["body"] = json!(body);
-    v["comment"]["user"]["login"] = json!("alice");
-    v["comment"]["user"]["type"] = json!("User");
-    v["sender"]["login"] = json!("alice");
-    v
-}
-
-fn report_body(repo: &str, pr: u64, audit: &str, invocation: &str) -> String {
-    let text = std::fs::read_to_string(manifest("tests/fixtures/reports/valid.json")).unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["audit_id"] = json!(audit);
-    v["work_unit"] = json!(format!("pr:{pr}"));
-    v["candidate_artifact"] = json!(format!("commit:{}", head_of(repo, pr)));
-    v["covered_tasks"] = json!([format!("#{}", 100_000 + pr)]);
-    v["invocation"]["ref"] = json!(invocation);
-    v["verdict"] = json!("needs_remediation");
-    format!(
-        "/audit report\n\n```json\n{}\n```\n",
-        serde_json::to_string_pretty(&v).unwrap()
-    )
-}
-
-const NEW: &str = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run green\"";
-
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    http: reqwest::Client,
-}
-
-impl Server {
-    async fn start(api: SocketAddr) -> Server {
-        let addr = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port");
-        let child = Command::new(env!("CARGO_BIN_EXE_auditloop"))
-            .arg("serve")
-            .env("AUDITLOOP_APP_ID", "1")
-            .env(
-                "AUDITLOOP_PRIVATE_KEY_PATH",
-                manifest("tests/fixtures/app-key.pem"),
-            )
-            .env("AUDITLOOP_WEBHOOK_SECRET", SECRET)
-            .env("AUDITLOOP_GITHUB_API_URL", format!("http://{api}"))
-            .env("AUDITLOOP_LISTEN", addr.to_string())
-            .env("AUDITLOOP_REDELIVER_INTERVAL", "0")
-            // The sweeps are measured by their own tests; here they would only add calls.
-            .env("AUDITLOOP_RECONCILE_INTERVAL", "0")
-            .env("AUDITLOOP_LOG", "warn")
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("auditloop serve");
-        let http = reqwest::Client::builder()
-            .pool_max_idle_per_host(1024)
-            .build()
-            .unwrap();
-        let server = Server { child, addr, http };
-        for _ in 0..200 {
-            let up = server
-                .http
-                .get(format!("http://{addr}/healthz"))
-                .send()
-                .await;
-            if up.is_ok_and(|r| r.status().is_success()) {
-                return server;
-            }
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
-        panic!("auditloop serve did not answer /healthz");
-    }
-
-    async fn deliver(&self, event: &str, id: &str, payload: &Value) -> (u16, Duration) {
-        let body = serde_json::to_vec(payload).unwrap();
-        let sig = auditloop::server::signature::sign(SECRET.as_bytes(), &body);
-        let started = Instant::now();
-        let r = self
-            .http
-            .post(format!("http://{}/webhook", self.addr))
-            .header("content-type", "application/json")
-            .header("x-github-event", event)
-            .header("x-github-delivery", id)
-            .header("x-hub-signature-256", sig)
-            .body(body)
-            .send()
-            .await;
-        let status = r.map_or(0, |r| r.status().as_u16());
-        (status, started.elapsed())
-    }
-
-    /// `VmRSS` or `VmHWM` (peak) in KiB.
-    fn memory(&self, field: &str) -> u64 {
-        let text = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
-        text.lines()
-            .find_map(|l| {
-                l.strip_prefix(field)?
-                    .trim_start_matches(':')
-                    .trim()
-                    .strip_suffix("kB")
-            })
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(0)
-    }
-
-    /// User + system CPU time (clock ticks of 10 ms, Linux's default).
-    fn cpu(&self) -> Duration {
-        let text =
-            std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
-        let after = text.rsplit_once(')').map_or("", |(_, r)| r);
-        let fields: Vec<u64> = after
-            .split_whitespace()
-            .filter_map(|f| f.parse().ok())
-            .collect();
-        // After the state letter: utime is field 14, stime 15 of /proc/PID/stat.
-        let ticks = fields.get(10).unwrap_or(&0) + fields.get(11).unwrap_or(&0);
-        Duration::from_millis(ticks * 10)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 async fn start_fake(latency: Duration) -> (Arc<Fake>, SocketAddr) {
@@ -244,6 +129,14 @@ async fn start_fake(latency: Duration) -> (Arc<Fake>, SocketAddr) {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     (fake, addr)
+}
+
+/// Where replica logs go: under cargo's scratch directory for benches.
+fn logs_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("log directory");
+    dir
 }
 
 /// The longest chain of calls each started after the previous one's answer, as routes.
@@ -312,31 +205,41 @@ fn audit_id_of(fake: &Fake, repo: &str, pr: u64) -> String {
         .to_owned()
 }
 
-async fn setup(server: &Server, fake: &Fake, prs: &[(String, u64)]) {
-    // Repositories in parallel, each one's PRs in turn (no latency while setting up).
+/// Opens each PR and gives it a record: repositories in parallel, each one's PRs in turn.
+async fn setup(cluster: &Cluster, fake: &Fake, prs: &[(String, u64)]) {
     let mut by_repo: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
     for (repo, pr) in prs {
-        fake.add_pull(repo, *pr, &head_of(repo, *pr));
+        fake.add_pull(repo, *pr, &payloads::head_of(repo, *pr));
         by_repo.entry(repo).or_default().push(*pr);
     }
     let jobs = by_repo.into_iter().map(|(repo, prs)| async move {
+        let mut rng = rand::thread_rng();
         for pr in prs {
-            let (s1, _) = server
+            let at = cluster.pick(repo, &mut rng);
+            let a1 = cluster
                 .deliver(
+                    at,
                     "pull_request",
                     &format!("open-{repo}-{pr}"),
                     &opened(repo, pr),
                 )
                 .await;
             let id = format!("new-{repo}-{pr}");
-            let (s2, _) = server
+            let at = cluster.pick(repo, &mut rng);
+            let a2 = cluster
                 .deliver(
+                    at,
                     "issue_comment",
                     &id,
                     &comment(repo, pr, 1_000_000 + pr, NEW),
                 )
                 .await;
-            assert!(s1 == 200 && s2 == 200, "setup of {repo}#{pr}: {s1} {s2}");
+            assert!(
+                a1.ok() && a2.ok(),
+                "setup of {repo}#{pr}: {} {}",
+                a1.status,
+                a2.status
+            );
         }
     });
     futures::future::join_all(jobs).await;
@@ -357,16 +260,26 @@ fn command_body(kind: &str, fake: &Fake, repo: &str, pr: u64, round: u64) -> Str
 
 async fn load(a: &Args) {
     let (fake, api) = start_fake(Duration::ZERO).await;
-    let server = Server::start(api).await;
+    let settings = Settings {
+        api,
+        reconcile: 0,
+        logs: logs_dir("load"),
+    };
+    let cluster = Cluster::start(settings, a.replicas, a.spread).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let idle = server.memory("VmRSS");
+    let rss = |field: &str| -> Vec<u64> {
+        (0..cluster.len())
+            .map(|i| cluster.memory(i, field))
+            .collect()
+    };
+    let idle = rss("VmRSS");
     let prs: Vec<(String, u64)> = (0..a.prs)
         .map(|i| (repo_name(i % a.repos), 1 + i))
         .collect();
-    setup(&server, &fake, &prs).await;
-    let after_setup = server.memory("VmRSS");
+    setup(&cluster, &fake, &prs).await;
+    let after_setup = rss("VmRSS");
     fake.set_latency(a.latency);
-    let cpu_before = server.cpu();
+    let cpu_before = cluster.cpu();
     let mut kinds: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut latencies = Vec::new();
     let mut statuses: BTreeMap<u16, u64> = BTreeMap::new();
@@ -382,21 +295,22 @@ async fn load(a: &Args) {
                 let body = command_body(&kind, &fake, repo, *pr, round);
                 let payload = comment(repo, *pr, 2_000_000 + round * 100_000 + pr, &body);
                 kinds.entry(kind.clone()).or_default().push(id.clone());
-                let server = &server;
-                async move { server.deliver("issue_comment", &id, &payload).await }
+                let cluster = &cluster;
+                let at = cluster.pick(repo, &mut rand::thread_rng());
+                async move { cluster.deliver(at, "issue_comment", &id, &payload).await }
             })
             .collect();
         let at = Instant::now();
         let answers = futures::future::join_all(jobs).await;
         round_walls.push((kind.clone(), at.elapsed()));
-        for (status, took) in answers {
-            *statuses.entry(status).or_default() += 1;
-            latencies.push(took);
+        for answer in answers {
+            *statuses.entry(answer.status).or_default() += 1;
+            latencies.push(answer.took);
         }
     }
     let wall = started.elapsed();
-    let cpu = server.cpu().saturating_sub(cpu_before);
-    let peak = server.memory("VmHWM");
+    let cpu = cluster.cpu().saturating_sub(cpu_before);
+    let peak = rss("VmHWM");
     let deliveries = latencies.len() as u64;
     latencies.sort();
     let log = fake.log.lock().unwrap().clone();
@@ -417,12 +331,14 @@ async fn load(a: &Args) {
         .count();
 
     println!(
-        "\n## Load: {} PRs in {} repositories × {} rounds ({}), {} ms per GitHub call\n",
+        "\n## Load: {} PRs in {} repositories × {} rounds ({}), {} ms per GitHub call, {} replica(s) ({:?})\n",
         a.prs,
         a.repos,
         a.rounds,
         a.mix.join(","),
-        a.latency.as_millis()
+        a.latency.as_millis(),
+        a.replicas,
+        a.spread
     );
     println!("| figure | value |\n| --- | --- |");
     println!(
@@ -440,12 +356,14 @@ async fn load(a: &Args) {
         ms(*latencies.last().unwrap_or(&Duration::ZERO))
     );
     println!("| installation token requests (whole run) | {tokens} |");
-    println!(
-        "| server RSS idle / after setup / peak | {:.1} / {:.1} / {:.1} MiB |",
-        idle as f64 / 1024.0,
-        after_setup as f64 / 1024.0,
-        peak as f64 / 1024.0
-    );
+    for i in 0..cluster.len() {
+        println!(
+            "| server {i} RSS idle / after setup / peak | {:.1} / {:.1} / {:.1} MiB |",
+            idle[i] as f64 / 1024.0,
+            after_setup[i] as f64 / 1024.0,
+            peak[i] as f64 / 1024.0
+        );
+    }
     println!(
         "| server CPU time per delivery | {:.2} ms |",
         cpu.as_secs_f64() * 1000.0 / deliveries.max(1) as f64
@@ -503,13 +421,18 @@ async fn load(a: &Args) {
 /// A report on a branch with one record next to one with `scale` records.
 async fn scale(a: &Args) {
     let (fake, api) = start_fake(Duration::ZERO).await;
-    let server = Server::start(api).await;
+    let settings = Settings {
+        api,
+        reconcile: 0,
+        logs: logs_dir("scale"),
+    };
+    let cluster = Cluster::start(settings, 1, Spread::Turns).await;
     let mut rows = Vec::new();
     for (repo, extra) in [
         ("octo-org/one-record", 0),
         ("octo-org/many-records", a.scale.saturating_sub(1)),
     ] {
-        setup(&server, &fake, &[(repo.to_owned(), 1)]).await;
+        setup(&cluster, &fake, &[(repo.to_owned(), 1)]).await;
         if extra > 0 {
             let mut data = fake.data.lock().unwrap();
             let git = data.git.get_mut(repo).unwrap();
@@ -534,14 +457,15 @@ async fn scale(a: &Args) {
         for round in 0..2 {
             let body = report_body(repo, 1, "AUD-1", &format!("scale-{round}"));
             let id = format!("scale-{repo}-{round}");
-            let (status, _) = server
+            let answer = cluster
                 .deliver(
+                    0,
                     "issue_comment",
                     &id,
                     &comment(repo, 1, 3_000_000 + round, &body),
                 )
                 .await;
-            assert_eq!(status, 200, "{repo}: report {round}");
+            assert_eq!(answer.status, 200, "{repo}: report {round}");
             let log = fake.log.lock().unwrap().clone();
             let calls = by_delivery(&log);
             let of = calls.get(&id).cloned().unwrap_or_default();
@@ -583,10 +507,17 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    rt.block_on(async {
+    let failed = rt.block_on(async {
+        if let Some(options) = &a.chaos {
+            return chaos::run_seeds(options).await;
+        }
         load(&a).await;
         if a.scale > 0 {
             scale(&a).await;
         }
+        false
     });
+    if failed {
+        std::process::exit(1);
+    }
 }

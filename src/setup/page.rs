@@ -28,7 +28,7 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:1rem;\
 overflow-x:auto;font-size:.95rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere}\
 table{border-collapse:collapse;width:100%;font-size:1rem}\
 td,th{border:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}\
-td{overflow-wrap:anywhere}details{margin:1rem 0}summary{cursor:pointer}\
+td{overflow-wrap:anywhere}#permissions td:first-child code{white-space:nowrap;overflow-wrap:normal}details{margin:1rem 0}summary{cursor:pointer}\
 code{font-size:.95em;overflow-wrap:anywhere}a{color:#0969da}\
 @media (max-width:600px){main{margin:0;padding:1rem;border:0;border-radius:0}\
 body{font-size:1rem}h1{font-size:1.4rem}}";

@@ -193,8 +193,8 @@ async fn wait_for(c: &fantoccini::Client, css: &str) -> fantoccini::elements::El
         .unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
 }
 
-/// The page at 1280 and at 400 px (a phone): nothing scrolls sideways. Screenshots of
-/// both go to `target/setup-screenshots/`.
+/// The page at 1280 and at 400 px (a phone): nothing scrolls sideways. Whole-page
+/// screenshots of both go to `target/setup-screenshots/`.
 async fn fits(c: &fantoccini::Client, dir: &std::path::Path, name: &str) {
     for width in [1280u32, 400] {
         c.set_window_size(width, 1000).await.unwrap();
@@ -203,6 +203,18 @@ async fn fits(c: &fantoccini::Client, dir: &std::path::Path, name: &str) {
                 "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
                 vec![],
             )
+            .await
+            .unwrap();
+        // The whole page in one screenshot, what is below the fold too.
+        let height = c
+            .execute("return document.documentElement.scrollHeight;", vec![])
+            .await
+            .unwrap()
+            .as_u64()
+            .unwrap_or(1000)
+            .clamp(1000, 5000)
+            + 200;
+        c.set_window_size(width, u32::try_from(height).unwrap_or(1000))
             .await
             .unwrap();
         let png = c.screenshot().await.unwrap();

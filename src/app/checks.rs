@@ -212,7 +212,7 @@ pub async fn merge_group_event(
     };
     if let Err(why) = &state {
         view = crate::engine::views::check_run::records_unavailable(
-            &crate::engine::views::md::Md::text_max(why, 2_000),
+            &crate::engine::views::md::Md::text_max(&why.why, 2_000),
         );
     }
     view.title = format!("{number}: {}", view.title);

@@ -278,13 +278,7 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
     let check_name = ctx.check_name();
     let named = views::our_named_commit(&runs, check_name, slug);
     let (state, _) = store::verified(ctx, pull.number, loaded, named.as_ref()).await?;
-    let damage = match &state {
-        Err(why) => Some(why.clone()),
-        Ok(s) => match &s.record {
-            Some(Err(why)) => Some(why.clone()),
-            _ => None,
-        },
-    };
+    let damage = store::damage_of(&state);
     let record = match &state {
         Ok(s) => s.record.as_ref().and_then(|r| r.as_ref().ok()),
         Err(_) => None,
@@ -292,9 +286,9 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
     let checks = views::observations(&runs, check_name);
     let delivery = ctx.delivery.as_str_lossy();
     Ok(match (views::gate_for(ctx, app.operator_min, pull, &state, &checks), damage) {
-        (Some(g), Some(why)) => {
-            let refused = store::damaged(ctx, &why);
-            damaged_status(&why, &refused.fix, &g, delivery)
+        (Some(g), Some(damage)) => {
+            let refused = store::damaged(ctx, &damage);
+            damaged_status(&damage.why, &refused.fix, &g, delivery)
         }
         (Some(g), None) => status(record, &g, &ctx.view(), delivery),
         (None, _) => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),

@@ -10,7 +10,7 @@ use crate::app::context::{html_base, Ctx};
 use crate::app::lineage::repair;
 use crate::app::memory::{Memory, Seen};
 use crate::app::runs::observations;
-use crate::app::store::{self, named_records_commit, rewound_target};
+use crate::app::store::{self, damage_of, named_records_commit};
 use crate::app::views::record_of;
 use crate::engine::gate::{combine, pull_gate, Conclusion, GateResult, Outcome, PullGate};
 use crate::engine::record::Record;
@@ -91,10 +91,11 @@ pub async fn gate_now(
     let named = named_records_commit(&runs, check_name, None);
     let (state, _) = store::verified(&ctx, pr, loaded, named.as_ref()).await?;
     let state = match (&state, &named) {
-        (Ok(s), Some(last)) if s.commit.is_none() => Err(format!(
-            "the records branch `{}` is missing; it was last at {last}, where the next command recreates it",
-            ctx.records_branch()
-        )),
+        (Ok(s), Some(last)) if s.commit.is_none() => Err(crate::app::lineage::Damage::from(format!(
+            "the records branch `{}` is missing; it was last at {}, where the next command recreates it",
+            ctx.records_branch(),
+            last.short()
+        ))),
         _ => state,
     };
     let checks = observations(&runs, check_name);
@@ -132,12 +133,9 @@ pub async fn gate_now(
         gate = combine(&results);
     }
     let record = record_of(&state).ok().flatten().cloned().map(Box::new);
-    let damaged = broken.map(|why| {
-        format!(
-            "{why}. {}",
-            repair(ctx.records_branch(), rewound_target(&why).as_ref()).plain()
-        )
-    });
+    let last_good = damage_of(&state).and_then(|d| d.last_good);
+    let damaged =
+        broken.map(|why| format!("{why}. {}", repair(&ctx.view(), last_good.as_ref()).plain()));
     Ok(GateNow::Evaluated {
         gate,
         record,

@@ -9,11 +9,38 @@
 use crate::app::context::Ctx;
 use crate::app::state::State;
 use crate::engine::record::{Index, Record};
+use crate::engine::views::context::ViewContext;
 use crate::engine::views::md::Md;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 use crate::md;
 use crate::records;
+
+/// Records no view or write may start from: why, in words (with short SHAs), and the last
+/// good records commit when one is known, which the repair moves the branch back to. The
+/// commit travels beside the words, so that they never have to carry a full SHA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    pub why: String,
+    pub last_good: Option<CommitSha>,
+}
+
+/// Damage found in the records themselves (a file that does not load): no commit to go
+/// back to is known.
+impl From<String> for Damage {
+    fn from(why: String) -> Self {
+        Damage {
+            why,
+            last_good: None,
+        }
+    }
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
 
 /// What a records commit is, next to the one a check run names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,8 +49,15 @@ pub enum Lineage {
     Current,
     /// An older commit of the branch: a newer view already stands and is kept.
     Stale,
-    /// The branch no longer holds what it held at `named`: `why` says how.
-    Damaged { named: CommitSha, why: String },
+    /// The branch no longer holds what it held at the named commit, its last good one.
+    Damaged(Damage),
+}
+
+fn damaged(named: &CommitSha, why: String) -> Lineage {
+    Lineage::Damaged(Damage {
+        why,
+        last_good: Some(named.clone()),
+    })
 }
 
 /// Where `state` (read at its commit) stands against `named`, for PR `pr`. Free when the
@@ -47,10 +81,7 @@ pub async fn classify(
     {
         return Ok(match edited(ctx, pr, state, named).await? {
             None => Lineage::Current,
-            Some(why) => Lineage::Damaged {
-                named: named.clone(),
-                why,
-            },
+            Some(why) => damaged(named, why),
         });
     }
     // `computed` may be older than the view that stands. If the branch still holds `named`
@@ -58,10 +89,7 @@ pub async fn classify(
     if newer_on_branch(ctx, computed, named).await? {
         return Ok(Lineage::Stale);
     }
-    Ok(Lineage::Damaged {
-        named: named.clone(),
-        why: rewound(branch, Some(computed), named),
-    })
+    Ok(damaged(named, rewound(branch, Some(computed), named)))
 }
 
 /// Whether `other` extends `ours` and the records branch still holds it: a view computed
@@ -142,7 +170,8 @@ fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Opt
             .any(|(k, v)| state.index.receipts.get(k) != Some(v))
     {
         return Some(format!(
-            "index.json on {branch} went back: it no longer holds what it held at records commit {named}"
+            "index.json on {branch} went back: it no longer holds what it held at records commit {}",
+            named.short()
         ));
     }
     let (path, old) = then.record.as_ref()?;
@@ -152,7 +181,8 @@ fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Opt
         Some(_) => return None,
         None => {
             return Some(format!(
-                "{path} was on {branch} at records commit {named} and is gone from the index now"
+                "{path} was on {branch} at records commit {} and is gone from the index now",
+                named.short()
             ))
         }
     };
@@ -169,7 +199,8 @@ fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Opt
         .position(|(a, b)| serde_json::to_value(a).ok() != serde_json::to_value(b).ok())
         .map_or(n, |i| i + 1);
     Some(format!(
-        "{path}: history event {changed} was changed or removed after records commit {named} was written"
+        "{path}: history event {changed} was changed or removed after records commit {} was written",
+        named.short()
     ))
 }
 
@@ -215,10 +246,7 @@ impl Verifier {
             return Box::pin(self.check(ctx, pr, state)).await;
         }
         if let Some(why) = went_back(ctx.records_branch(), held, state, base) {
-            return Ok(Lineage::Damaged {
-                named: self.named.clone(),
-                why,
-            });
+            return Ok(damaged(&self.named, why));
         }
         self.base = Some((computed, held_in(state)));
         Ok(Lineage::Current)
@@ -226,12 +254,14 @@ impl Verifier {
 }
 
 /// What a maintainer does about damaged records; the same words on the check run, in each
-/// refusal and in `/audit status`.
-pub fn repair(branch: &str, good: Option<&CommitSha>) -> Md {
+/// refusal and in `/audit status`: the last good commit by its short SHA, linked, and the
+/// command that restores it with the full one.
+pub fn repair(view: &ViewContext, good: Option<&CommitSha>) -> Md {
+    let branch = view.records_branch.as_str();
     let target = match good {
         Some(sha) => md!(
             "move it back to {}, the newest records commit a check run was computed from ({})",
-            Md::code(sha.short()),
+            Md::link(Md::code(sha.short()), &view.records_commit_url(sha)),
             Md::code(&format!("git push --force origin {sha}:refs/heads/{branch}"))
         ),
         None => Md::lit("move it back to its last good records commit (the `external_id` of the newest audit-gate check run names it) with `git push --force`"),
@@ -247,10 +277,13 @@ pub fn repair(branch: &str, good: Option<&CommitSha>) -> Md {
 pub fn rewound(branch: &str, head: Option<&CommitSha>, named: &CommitSha) -> String {
     match head {
         Some(h) => format!(
-            "the records branch {branch} was rewound or rewritten: its head {h} no longer contains records commit {named}, which a check run was computed from"
+            "the records branch {branch} was rewound or rewritten: its head {} no longer contains records commit {}, which a check run was computed from",
+            h.short(),
+            named.short()
         ),
         None => format!(
-            "the records branch {branch} was rewound or rewritten: it no longer contains records commit {named}, which a check run was computed from"
+            "the records branch {branch} was rewound or rewritten: it no longer contains records commit {}, which a check run was computed from",
+            named.short()
         ),
     }
 }

@@ -108,9 +108,9 @@ pub async fn handle(
                 Rebound::Unchanged => {}
                 // The new head's run keeps naming the newest commit, so the rewind stays
                 // visible there; the log says which delivery met it.
-                Rebound::Damaged(why) => {
-                    tracing::warn!(repo = %ctx.repo, pr = pull.number.0, ?cause, why, "records damaged; the record was not rebound");
-                    state = Err(why);
+                Rebound::Damaged(damage) => {
+                    tracing::warn!(repo = %ctx.repo, pr = pull.number.0, ?cause, why = damage.why, "records damaged; the record was not rebound");
+                    state = Err(damage);
                     commit = named;
                 }
             }
@@ -222,7 +222,7 @@ enum Rebound {
     /// written then).
     Done(Box<State>, Option<CommitSha>, Option<t::Refusal>),
     Unchanged,
-    Damaged(String),
+    Damaged(crate::app::lineage::Damage),
 }
 
 /// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
@@ -259,7 +259,7 @@ async fn rebind(ctx: &Ctx, pull: &Pull, rebinding: Rebinding<'_>) -> Result<Rebo
     let outcome = store::apply::<()>(ctx, number, None, must_contain, &message, |state| {
         let record = match &state.record {
             Some(Ok(r)) => r,
-            Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
+            Some(Err(why)) => return Err(Stop::Damaged(why.clone().into())),
             None => return Ok(Change::default()),
         };
         if has_delivery(record, &delivery) {

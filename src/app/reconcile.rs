@@ -288,7 +288,8 @@ impl Sweep<'_> {
             if self.spent() {
                 break;
             }
-            let state = state::state_of(&snapshot, pull.number, None);
+            let state = state::state_of(&snapshot, pull.number, None)
+                .map_err(crate::app::lineage::Damage::from);
             let Ok(State {
                 record: Some(Ok(record)),
                 ..

@@ -8,7 +8,7 @@ use std::future::Future;
 
 use crate::app::context::Ctx;
 use crate::app::learning::learn;
-use crate::app::lineage::{classify, repair, Lineage, Verifier};
+use crate::app::lineage::{classify, repair, Damage, Lineage, Verifier};
 use crate::app::reply::Refused;
 use crate::app::state::{state_of, wanted};
 use crate::github::rest::{self, CheckRunInfo};
@@ -19,7 +19,7 @@ use crate::records::{self, Change, CommitOutcome, Reuse};
 pub use crate::app::state::{change_files, State};
 
 /// A load that failed on the records themselves (not on GitHub).
-pub type Loaded = Result<State, String>;
+pub type Loaded = Result<State, Damage>;
 
 /// Loads through the process's records cache; within one delivery the ref is asked once.
 pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Loaded, GitHubError> {
@@ -38,7 +38,18 @@ pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Lo
     )
     .await?;
     ctx.seen.saw_records(branch, snapshot.commit.as_ref());
-    Ok(state_of(&snapshot, pr, named))
+    Ok(state_of(&snapshot, pr, named).map_err(Damage::from))
+}
+
+/// The damage `state` shows: the records as a whole, or the PR's record.
+pub fn damage_of(state: &Loaded) -> Option<Damage> {
+    match state {
+        Err(damage) => Some(damage.clone()),
+        Ok(s) => match &s.record {
+            Some(Err(why)) => Some(Damage::from(why.clone())),
+            _ => None,
+        },
+    }
 }
 
 /// `loaded`, unless the branch no longer holds what it held at `named` (the records commit
@@ -55,30 +66,23 @@ pub async fn verified(
         return Ok((loaded, Lineage::Current));
     };
     let lineage = classify(ctx, pr, state, named).await?;
-    if let Lineage::Damaged { why, .. } = &lineage {
-        tracing::warn!(%named, why, "records branch rewound or edited");
-        return Ok((Err(why.clone()), lineage));
+    if let Lineage::Damaged(damage) = &lineage {
+        tracing::warn!(%named, why = damage.why, "records branch rewound or edited");
+        return Ok((Err(damage.clone()), lineage));
     }
     Ok((loaded, lineage))
 }
 
 /// The refusal of a command that would write onto damaged records: what was found and how
 /// to repair it, in the words the gate uses.
-pub fn damaged(ctx: &Ctx, why: &str) -> Refused {
+pub fn damaged(ctx: &Ctx, damage: &Damage) -> Refused {
     Refused::new(
         md!(
             "the records branch is damaged: {}",
-            Md::text_max(why, 2_000)
+            Md::text_max(&damage.why, 2_000)
         ),
-        repair(ctx.records_branch(), rewound_target(why).as_ref()),
+        repair(&ctx.view(), damage.last_good.as_ref()),
     )
-}
-
-/// The commit a damage message names as the last good one ("records commit <sha>").
-pub fn rewound_target(why: &str) -> Option<CommitSha> {
-    why.split("records commit ")
-        .skip(1)
-        .find_map(|rest| CommitSha::new(rest.chars().take(40).collect::<String>()).ok())
 }
 
 /// Why a change was not written.
@@ -89,7 +93,7 @@ pub enum Stop<E, N = Infallible> {
     /// This delivery is already in the history: its effects were written before.
     AlreadyApplied,
     /// The records are damaged: nothing may be written on top of them.
-    Damaged(String),
+    Damaged(Damage),
     /// The decision needs something from GitHub first (see [`apply_fetching`]); as an
     /// outcome, it kept asking after [`MAX_NEEDS`] answers.
     Needs(N),
@@ -219,12 +223,12 @@ where
                 if let (Some(head), Some(expected)) = (&snapshot.commit, must_contain) {
                     if head != expected && !verified.contains(head) {
                         let state = state_of(snapshot, pr, named)
-                            .map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
+                            .map_err(|e| Halt::Stop(Stop::Damaged(e.into())))?;
                         return Err(Halt::Verify(Box::new(state)));
                     }
                 }
-                let state =
-                    state_of(snapshot, pr, named).map_err(|e| Halt::Stop(Stop::Damaged(e)))?;
+                let state = state_of(snapshot, pr, named)
+                    .map_err(|e| Halt::Stop(Stop::Damaged(e.into())))?;
                 decide(&state)
                     .map(|change| learn(learning, &state, change))
                     .map_err(|stop| match stop {
@@ -253,8 +257,8 @@ where
                     });
                 }
                 if let Some(verifier) = &mut verifier {
-                    if let Lineage::Damaged { why, .. } = verifier.check(ctx, pr, &state).await? {
-                        break CommitOutcome::Refused(Stop::Damaged(why));
+                    if let Lineage::Damaged(damage) = verifier.check(ctx, pr, &state).await? {
+                        break CommitOutcome::Refused(Stop::Damaged(damage));
                     }
                 }
                 verified.extend(state.commit.clone());
@@ -298,14 +302,14 @@ where
                 state: Box::new(state),
                 commit: Some(commit),
             },
-            Err(e) => Applying::Stopped(Stop::Damaged(e)),
+            Err(e) => Applying::Stopped(Stop::Damaged(e.into())),
         },
         CommitOutcome::Unchanged { snapshot } => match state_of(&snapshot, pr, named) {
             Ok(state) => Applying::Done {
                 commit: state.commit.clone(),
                 state: Box::new(state),
             },
-            Err(e) => Applying::Stopped(Stop::Damaged(e)),
+            Err(e) => Applying::Stopped(Stop::Damaged(e.into())),
         },
         CommitOutcome::Refused(stop) => Applying::Stopped(stop),
     })

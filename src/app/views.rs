@@ -5,7 +5,6 @@ use crate::app::lineage::Lineage;
 use crate::app::memory::OurRun;
 use crate::app::runs::our_run;
 pub use crate::app::runs::{forged, forged_words, observations, our_named_commit};
-use crate::app::store::State;
 use crate::app::AuditApp;
 use crate::engine::gate::{combine, pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
 use crate::engine::record::Record;
@@ -31,9 +30,9 @@ pub enum RunMode {
     Update,
 }
 
-pub fn record_of(state: &Result<State, String>) -> Result<Option<&Record>, String> {
+pub fn record_of(state: &crate::app::store::Loaded) -> Result<Option<&Record>, String> {
     match state {
-        Err(e) => Err(e.clone()),
+        Err(e) => Err(e.why.clone()),
         Ok(s) => match &s.record {
             None => Ok(None),
             Some(Ok(r)) => Ok(Some(r)),
@@ -56,7 +55,7 @@ pub fn gate_for(
     ctx: &Ctx,
     operator_min: Assurance,
     pull: &Pull,
-    state: &Result<State, String>,
+    state: &crate::app::store::Loaded,
     checks: &[CheckObservation],
 ) -> Option<GateResult> {
     let config = ctx.config.as_ref().ok()?;
@@ -74,7 +73,7 @@ pub fn gate_for(
 /// The PR whose views are rebuilt, with the records they are rebuilt from.
 pub struct Target<'a> {
     pub pull: &'a Pull,
-    pub state: &'a Result<State, String>,
+    pub state: &'a crate::app::store::Loaded,
     /// The records commit the views are computed from (the check run's `external_id`).
     pub records_commit: Option<&'a CommitSha>,
     /// The check runs on the PR's head, when the caller listed them already.
@@ -264,13 +263,14 @@ pub async fn refresh_with(
     } else {
         records_commit.or(lost.as_ref())
     };
+    let damage = crate::app::store::damage_of(state);
     let repair = |why: &str| {
         md!(
             "{}. {}",
             Md::text_max(why, 2_000),
             crate::app::lineage::repair(
-                ctx.records_branch(),
-                crate::app::store::rewound_target(why).as_ref()
+                &ctx.view(),
+                damage.as_ref().and_then(|d| d.last_good.as_ref())
             )
         )
     };

@@ -12,7 +12,7 @@ mod scan;
 mod suggest;
 
 pub use error::{CommandError, MAX_COMMENT_CHARS};
-pub use help::{help_rows, help_table, HelpRow};
+pub use help::{help_note, help_rows, help_table, HelpRow, DOES_MAX, WHO_MAX};
 pub use model::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 pub use parse::parse_comment;
 

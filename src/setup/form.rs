@@ -1,4 +1,4 @@
-//! The setup form's three answers, checked: each mistake becomes a sentence the page shows
+//! The setup form's answers, checked: each mistake becomes a sentence the page shows
 //! next to the field, never a 5xx.
 
 use serde::Deserialize;
@@ -12,6 +12,9 @@ pub struct FormInput {
     pub org: String,
     #[serde(default)]
     pub github_url: String,
+    /// The App's name; empty takes the default ([`default_name`]).
+    #[serde(default)]
+    pub name: String,
 }
 
 /// The answers, checked: where the App is registered and where GitHub delivers.
@@ -23,6 +26,52 @@ pub struct Choice {
     pub github_url: String,
     /// The REST base URL the code is converted at, and the App then talks to.
     pub api_url: String,
+    /// The App's name, as the manifest's `name`.
+    pub name: String,
+}
+
+/// GitHub's limit on an App's name.
+pub const NAME_MAX: usize = 34;
+
+/// `auditloop-<account>`, cut to GitHub's 34 characters (an organization's login may have
+/// 39). App names are unique on GitHub, so a plain `auditloop` would clash.
+#[must_use]
+pub fn default_name(account: &str) -> String {
+    let name: String = format!("auditloop-{account}")
+        .chars()
+        .take(NAME_MAX)
+        .collect();
+    name.trim_end_matches('-').to_owned()
+}
+
+/// The name for a personal account, whose login setup does not know before GitHub
+/// registers the App: `auditloop-` and a random suffix, unique in practice and editable.
+fn personal_default() -> String {
+    format!("auditloop-{}", hex::encode(rand::random::<[u8; 3]>()))
+}
+
+/// GitHub's rules for an App's name: at most 34 characters of letters, digits, spaces,
+/// hyphens, underscores and periods, with at least one letter or digit (GitHub derives the
+/// App's URL slug from them).
+fn name_problem(name: &str) -> Option<String> {
+    let chars = name.chars().count();
+    if chars > NAME_MAX {
+        return Some(format!(
+            "The App name {name:?} has {chars} characters: GitHub allows at most {NAME_MAX}."
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || " -_.".contains(*c)))
+    {
+        return Some(format!(
+            "The App name {name:?} holds {bad:?}: use letters, digits, spaces, hyphens, underscores and periods."
+        ));
+    }
+    if !name.chars().any(|c| c.is_ascii_alphanumeric()) {
+        return Some(format!("The App name {name:?} needs a letter or a digit."));
+    }
+    None
 }
 
 /// One field's problem, in words.
@@ -192,8 +241,23 @@ impl FormInput {
                 None
             }
         };
+        let name = self.name.trim();
+        let name = if !name.is_empty() {
+            if let Some(message) = name_problem(name) {
+                errors.push(FieldError {
+                    field: "name",
+                    message,
+                });
+            }
+            name.to_owned()
+        } else if let Some(org) = &org {
+            default_name(org)
+        } else {
+            personal_default()
+        };
         match (webhook_url, github_url) {
             (Some(webhook_url), Some(github_url)) if errors.is_empty() => Ok(Choice {
+                name,
                 webhook_url,
                 org,
                 api_url: api_override.map_or_else(
@@ -244,6 +308,43 @@ mod tests {
             webhook_url: webhook.into(),
             org: org.into(),
             github_url: host.into(),
+            name: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_app_name_defaults_to_the_account_and_follows_githubs_rules() {
+        let c = input("https://h.example.com/webhook", "acme", "")
+            .check(None)
+            .unwrap();
+        assert_eq!(c.name, "auditloop-acme");
+        let long = "a".repeat(39);
+        assert_eq!(default_name(&long).chars().count(), NAME_MAX);
+        assert_eq!(
+            default_name("abcdefghijklmnopqrstuvw-xyz"),
+            "auditloop-abcdefghijklmnopqrstuvw"
+        );
+        let c = input("https://h.example.com/webhook", "", "")
+            .check(None)
+            .unwrap();
+        assert!(
+            c.name.starts_with("auditloop-") && c.name.len() == 16,
+            "{}",
+            c.name
+        );
+        let mut named = input("https://h.example.com/webhook", "acme", "");
+        named.name = "  Acme audit gate ".into();
+        assert_eq!(named.check(None).unwrap().name, "Acme audit gate");
+        for (bad, words) in [
+            ("x".repeat(35), "at most 34"),
+            ("audit/loop".to_owned(), "holds '/'"),
+            ("<b>".to_owned(), "holds '<'"),
+            ("- -".to_owned(), "needs a letter"),
+        ] {
+            named.name = bad.clone();
+            let errors = named.check(None).unwrap_err();
+            assert_eq!(errors[0].field, "name", "{bad}");
+            assert!(errors[0].message.contains(words), "{bad}: {errors:?}");
         }
     }
 

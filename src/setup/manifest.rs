@@ -42,14 +42,11 @@ pub fn manifest_json(
     Ok(manifest)
 }
 
-/// The App's name: App names are unique on GitHub, so the default is
-/// `auditloop-<account>`; GitHub's confirmation page lets it be edited.
-pub fn set_name(manifest: &mut Value, account: Option<&str>) {
-    if let (Some(account), Some(obj)) = (account, manifest.as_object_mut()) {
-        obj.insert(
-            "name".to_owned(),
-            Value::String(format!("auditloop-{account}")),
-        );
+/// The App's name as the form gave it (see `form::default_name`): App names are unique
+/// on GitHub, so `app-manifest.yml`'s plain `auditloop` is never sent as it is.
+pub fn set_name(manifest: &mut Value, name: &str) {
+    if let Some(obj) = manifest.as_object_mut() {
+        obj.insert("name".to_owned(), Value::String(name.to_owned()));
     }
 }
 

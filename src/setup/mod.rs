@@ -1,6 +1,7 @@
 //! First-run setup through GitHub's App-manifest flow (CONTRACT §2). A local page asks
-//! for the public webhook URL, the organization and the GitHub host, shows the manifest,
-//! and posts it to GitHub; GitHub redirects back with a code; the code is converted
+//! for the public webhook URL, the organization, the GitHub host and the App's name, shows
+//! the manifest, offers to check that the public URL reaches this server (`probe`), and
+//! posts the manifest to GitHub; GitHub redirects back with a code; the code is converted
 //! (`POST /app-manifests/{code}/conversions`), the App id, the PEM key's path and the
 //! webhook secret are written to `.env`, and the same listener goes on serving the App.
 
@@ -8,6 +9,7 @@ mod convert;
 mod form;
 mod manifest;
 mod page;
+mod probe;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -24,7 +26,7 @@ use serde::Deserialize;
 use tower::ServiceExt as _;
 
 pub use convert::{write_private, Registered, CONVERSION_ROUTE};
-pub use form::{api_url_for, Choice, FieldError, FormInput};
+pub use form::{api_url_for, default_name, Choice, FieldError, FormInput, NAME_MAX};
 pub use manifest::{html_attr, manifest_json, permission_reasons, set_name, updated_env};
 
 #[derive(Debug, Clone)]
@@ -49,12 +51,22 @@ pub type Launch = Box<dyn FnOnce(Registered) -> BoxFuture<'static, anyhow::Resul
 /// How many reviewed forms are remembered (each has its own `state`).
 const PENDING: usize = 16;
 
+/// A reviewed form: the answers, checked, as typed, and the manifest they make.
+#[derive(Clone)]
+struct Reviewed {
+    choice: Choice,
+    input: FormInput,
+    manifest: serde_json::Value,
+}
+
 #[derive(Clone)]
 struct SetupState {
     opts: Arc<SetupOptions>,
     /// Reviewed answers by the `state` their form carries to GitHub and back: a redirect
     /// carrying no state this page issued is refused (CSRF protection).
-    pending: Arc<Mutex<VecDeque<(String, Choice)>>>,
+    pending: Arc<Mutex<VecDeque<(String, Reviewed)>>>,
+    /// The public-URL check's one-time tokens.
+    probes: Arc<probe::Probes>,
     /// Held while a code is converted, so a second redirect cannot convert again; then
     /// holds the finished page.
     finished: Arc<tokio::sync::Mutex<Option<String>>>,
@@ -68,6 +80,7 @@ fn initial_input(opts: &SetupOptions) -> FormInput {
         webhook_url: opts.webhook_url.clone().unwrap_or_default(),
         org: opts.org.clone().unwrap_or_default(),
         github_url: opts.github_url.clone(),
+        name: opts.org.as_deref().map(default_name).unwrap_or_default(),
     }
 }
 
@@ -148,20 +161,104 @@ async fn review(
                 .into_response()
         }
     };
-    set_name(&mut manifest, choice.org.as_deref());
+    set_name(&mut manifest, &choice.name);
     let state = hex::encode(rand::random::<[u8; 16]>());
+    let reviewed = Reviewed {
+        choice,
+        input,
+        manifest,
+    };
     {
         let mut pending = s
             .pending
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        pending.push_back((state.clone(), choice.clone()));
+        pending.push_back((state.clone(), reviewed.clone()));
         while pending.len() > PENDING {
             pending.pop_front();
         }
     }
+    review_page(&s, &reviewed, &state, None, own_port(&headers)).into_response()
+}
+
+fn review_page(
+    s: &SetupState,
+    reviewed: &Reviewed,
+    state: &str,
+    probed: Option<&page::Probed>,
+    port: u16,
+) -> Html<String> {
     let reasons = permission_reasons(&s.opts.manifest);
-    Html(page::review(&choice, &input, &state, &manifest, &reasons)).into_response()
+    Html(page::review(&page::Review {
+        choice: &reviewed.choice,
+        input: &reviewed.input,
+        state,
+        manifest: &reviewed.manifest,
+        reasons: &reasons,
+        probed,
+        port,
+    }))
+}
+
+fn reviewed(s: &SetupState, state: Option<&str>) -> Option<Reviewed> {
+    let pending = s
+        .pending
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    pending
+        .iter()
+        .find(|(issued, _)| Some(issued.as_str()) == state)
+        .map(|(_, r)| r.clone())
+}
+
+#[derive(Deserialize)]
+struct ProbeForm {
+    state: Option<String>,
+}
+
+/// "Check the public URL": fetches a one-time path through the webhook URL and shows the
+/// review page again, saying whether it reached this server.
+async fn check_public_url(
+    State(s): State<SetupState>,
+    headers: HeaderMap,
+    Form(form): Form<ProbeForm>,
+) -> Response {
+    let Some(reviewed) = reviewed(&s, form.state.as_deref()) else {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "This form did not come from this setup page",
+            "It carries no state this page issued (or the page was restarted since). Start again from the first page.",
+        );
+    };
+    let token = s.probes.issue();
+    let probed = match probe::probe_url(&reviewed.choice.webhook_url, &token) {
+        Some(url) => {
+            let outcome = probe::fetch(&url, &token, probe::TIMEOUT).await;
+            s.probes.forget(&token);
+            page::Probed {
+                tried: url.to_string(),
+                failure: outcome.err(),
+            }
+        }
+        None => page::Probed {
+            tried: reviewed.choice.webhook_url.clone(),
+            failure: Some("the address cannot be parsed".to_owned()),
+        },
+    };
+    let state = form.state.unwrap_or_default();
+    review_page(&s, &reviewed, &state, Some(&probed), own_port(&headers)).into_response()
+}
+
+/// The probe's path: the token, once, while setup runs; anything else is not found.
+async fn answer_probe(
+    State(s): State<SetupState>,
+    axum::extract::Path(token): axum::extract::Path<String>,
+) -> Response {
+    if s.probes.answer(&token) {
+        (StatusCode::OK, token).into_response()
+    } else {
+        StatusCode::NOT_FOUND.into_response()
+    }
 }
 
 #[derive(Deserialize)]
@@ -175,17 +272,7 @@ fn problem(status: StatusCode, title: &str, sentence: &str) -> Response {
 }
 
 async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Response {
-    let choice = {
-        let pending = s
-            .pending
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        pending
-            .iter()
-            .find(|(state, _)| Some(state.as_str()) == q.state.as_deref())
-            .map(|(_, c)| c.clone())
-    };
-    let Some(choice) = choice else {
+    let Some(choice) = reviewed(&s, q.state.as_deref()).map(|r| r.choice) else {
         return problem(
             StatusCode::BAD_REQUEST,
             "This link did not come from this setup page",
@@ -268,6 +355,7 @@ pub fn app(opts: SetupOptions, launch: Launch) -> Router {
     let state = SetupState {
         opts: Arc::new(opts),
         pending: Arc::new(Mutex::new(VecDeque::new())),
+        probes: Arc::new(probe::Probes::default()),
         finished: Arc::new(tokio::sync::Mutex::new(None)),
         launch: Arc::new(Mutex::new(Some(launch))),
         serving: serving.clone(),
@@ -276,6 +364,8 @@ pub fn app(opts: SetupOptions, launch: Launch) -> Router {
         .route("/", get(start_page))
         .route("/setup/review", post(review))
         .route("/setup/callback", get(callback))
+        .route("/setup/probe", post(check_public_url))
+        .route("/webhook/probe/{token}", get(answer_probe))
         .route("/healthz", get(not_serving_yet))
         .with_state(state);
     *serving

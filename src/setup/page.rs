@@ -19,6 +19,8 @@ padding:.55rem .7rem;border:1px solid #8c959f;border-radius:6px}\
 button{margin-top:1.5rem;font-size:1.125rem;padding:.65rem 1.3rem;border:0;border-radius:6px;\
 background:#1f883d;color:#fff;cursor:pointer}\
 .error{color:#b42318;font-weight:600;margin:.3rem 0}\
+.ok{border-left:4px solid #1f883d;padding:.2rem 1rem;background:#f0fff4}\
+button.secondary{background:#f6f8fa;color:#1f2328;border:1px solid #8c959f}\
 .problems{border-left:4px solid #b42318;padding:.2rem 1rem;background:#fff5f5}\
 .problems a{color:#b42318}[aria-invalid=true]{border:2px solid #b42318;background:#fff5f5}\
 h2{font-size:1.25rem;margin:1.5rem 0 .5rem}\
@@ -26,7 +28,7 @@ pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:1rem;\
 overflow-x:auto;font-size:.95rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere}\
 table{border-collapse:collapse;width:100%;font-size:1rem}\
 td,th{border:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}\
-td{overflow-wrap:anywhere}details{margin:1rem 0}summary{cursor:pointer}\
+td{overflow-wrap:anywhere}#permissions td:first-child code{white-space:nowrap;overflow-wrap:normal}details{margin:1rem 0}summary{cursor:pointer}\
 code{font-size:.95em;overflow-wrap:anywhere}a{color:#0969da}\
 @media (max-width:600px){main{margin:0;padding:1rem;border:0;border-radius:0}\
 body{font-size:1rem}h1{font-size:1.4rem}}";
@@ -129,6 +131,10 @@ pub fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
          <label for=\"github_url\">GitHub address</label>\
          <p class=\"hint\"><code>https://github.com</code>, or your GitHub Enterprise Server, such as <code>https://ghe.example.com</code>.</p>\
          {e3}<input type=\"text\" id=\"github_url\" name=\"github_url\"{m3} value=\"{host}\">\
+         <label for=\"name\">App name</label>\
+         <p class=\"hint\">Unique on GitHub: at most {max} letters, digits, spaces, hyphens, underscores or periods. \
+         Left empty, it is <code>auditloop-</code> and the organization, or a random suffix for your own account.</p>\
+         {e4}<input type=\"text\" id=\"name\" name=\"name\"{m4} maxlength=\"{max}\" placeholder=\"auditloop-my-org\" value=\"{name}\">\
          <button type=\"submit\" id=\"review\">Review the App</button></form>",
         steps = steps(1),
         e1 = field_errors(errors, "webhook_url"),
@@ -137,6 +143,10 @@ pub fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
         m1 = marks(errors, "webhook_url"),
         m2 = marks(errors, "org"),
         m3 = marks(errors, "github_url"),
+        e4 = field_errors(errors, "name"),
+        m4 = marks(errors, "name"),
+        max = super::form::NAME_MAX,
+        name = html_attr(&input.name),
         webhook = html_attr(&input.webhook_url),
         org = html_attr(&input.org),
         host = html_attr(&input.github_url),
@@ -144,17 +154,73 @@ pub fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
     document("Set up auditloop", &body)
 }
 
-/// Step 2: what the App may do and why, the manifest as it will be sent (folded), and the
-/// button that sends it to GitHub. "Change the answers" keeps them.
-pub fn review(
-    choice: &Choice,
-    input: &FormInput,
-    state: &str,
-    manifest: &serde_json::Value,
-    reasons: &[(String, String, String)],
-) -> String {
-    let pretty = serde_json::to_string_pretty(manifest).unwrap_or_default();
-    let rows = reasons
+/// What the public-URL check tried, and why it failed when it did.
+pub struct Probed {
+    pub tried: String,
+    pub failure: Option<String>,
+}
+
+/// What the review page shows.
+pub struct Review<'a> {
+    pub choice: &'a Choice,
+    pub input: &'a FormInput,
+    pub state: &'a str,
+    pub manifest: &'a serde_json::Value,
+    pub reasons: &'a [(String, String, String)],
+    /// The public-URL check, once run.
+    pub probed: Option<&'a Probed>,
+    /// The port this server listens on.
+    pub port: u16,
+}
+
+/// The public-URL check: the button, or what it found.
+fn probe_section(r: &Review<'_>) -> String {
+    let button = |label: &str| {
+        format!(
+            "<form method=\"post\" action=\"/setup/probe\"><input type=\"hidden\" name=\"state\" value=\"{}\">\
+             <button type=\"submit\" id=\"probe\" class=\"secondary\">{label}</button></form>",
+            html_attr(r.state)
+        )
+    };
+    match r.probed {
+        None => format!(
+            "<h2>Check that GitHub can reach this server</h2>\
+             <p>This fetches a one-time address under <code>{webhook}</code>: it works only if that URL leads to this very server.</p>{button}",
+            webhook = html_attr(&r.choice.webhook_url),
+            button = button("Check the public URL"),
+        ),
+        Some(Probed {
+            tried,
+            failure: None,
+        }) => format!(
+            "<h2>GitHub can reach this server</h2>\
+             <p class=\"ok\" id=\"probe-ok\" role=\"status\">The public URL reached this server: <code>GET {}</code> answered with this server's one-time token.</p>",
+            html_attr(tried)
+        ),
+        Some(Probed {
+            tried,
+            failure: Some(why),
+        }) => format!(
+            "<h2>GitHub may not reach this server</h2>\
+             <div class=\"problems\" id=\"probe-failed\" role=\"alert\"><p><strong>The public URL did not reach this server.</strong></p>\
+             <p>Tried <code>GET {tried}</code>: {why}.</p>\
+             <p>Check that the tunnel or load balancer is running and forwards to port {port} here, then check again. \
+             Registered anyway, the App works once the URL does; GitHub keeps the deliveries that failed.</p></div>{button}",
+            tried = html_attr(tried),
+            why = html_attr(why),
+            port = r.port,
+            button = button("Check again"),
+        ),
+    }
+}
+
+/// Step 2: what the App may do and why, the manifest as it will be sent (folded), the
+/// public-URL check, and the button that sends the manifest to GitHub. "Change the
+/// answers" keeps them.
+pub fn review(r: &Review<'_>) -> String {
+    let pretty = serde_json::to_string_pretty(r.manifest).unwrap_or_default();
+    let rows = r
+        .reasons
         .iter()
         .fold(String::new(), |mut rows, (name, level, why)| {
             let _ = write!(
@@ -167,29 +233,35 @@ pub fn review(
             rows
         });
     let back = url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("webhook_url", &input.webhook_url)
-        .append_pair("org", &input.org)
-        .append_pair("github_url", &input.github_url)
+        .append_pair("webhook_url", &r.input.webhook_url)
+        .append_pair("org", &r.input.org)
+        .append_pair("github_url", &r.input.github_url)
+        .append_pair("name", &r.choice.name)
         .finish();
-    let name = manifest["name"].as_str().unwrap_or("auditloop");
+    let register = if r.probed.is_some_and(|p| p.failure.is_some()) {
+        "Register anyway"
+    } else {
+        "Register GitHub App"
+    };
     let body = format!(
         "<h1>Register the GitHub App</h1>{steps}\
          <p>This registers the App <strong id=\"app-name\">{name}</strong> on <strong>{owner}</strong>; GitHub delivers its webhooks to \
-         <code>{webhook}</code>. GitHub shows you the App and asks you to confirm (you may rename it there), \
-         then sends you back to this page.</p>\
+         <code>{webhook}</code>. GitHub shows you the App and asks you to confirm, then sends you back to this page.</p>\
          <p>What the App may do on the repositories you install it on, and why:</p>\
          <table id=\"permissions\"><thead><tr><th>Permission</th><th>Access</th><th>Why</th></tr></thead><tbody>{rows}</tbody></table>\
          <details><summary>The manifest GitHub will receive</summary><pre id=\"manifest\">{pretty}</pre></details>\
+         {probe}\
          <form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"manifest\" value=\"{value}\">\
-         <button type=\"submit\" id=\"register\">Register GitHub App</button></form>\
+         <button type=\"submit\" id=\"register\">{register}</button></form>\
          <p><a id=\"change\" href=\"/?{back}\">Change the answers</a></p>",
         steps = steps(2),
-        name = html_attr(name),
-        owner = html_attr(&choice.owner_words()),
-        webhook = html_attr(&choice.webhook_url),
+        name = html_attr(&r.choice.name),
+        owner = html_attr(&r.choice.owner_words()),
+        webhook = html_attr(&r.choice.webhook_url),
         pretty = html_attr(&pretty),
-        action = html_attr(&choice.new_app_url(state)),
-        value = html_attr(&manifest.to_string()),
+        probe = probe_section(r),
+        action = html_attr(&r.choice.new_app_url(r.state)),
+        value = html_attr(&r.manifest.to_string()),
         back = html_attr(&back),
     );
     document("Register the GitHub App", &body)

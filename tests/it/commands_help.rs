@@ -2,7 +2,9 @@
 
 use std::collections::BTreeSet;
 
-use auditloop::commands::{flags_of, help_rows, help_table, parse_comment, CommandName};
+use auditloop::commands::{
+    flags_of, help_rows, help_table, parse_comment, CommandName, DOES_MAX, WHO_MAX,
+};
 
 #[test]
 fn help_table_snapshot() {
@@ -66,9 +68,36 @@ fn parsed_commands_name_themselves() {
 #[test]
 fn pipes_are_escaped_in_cells() {
     let table = help_table();
-    assert!(table.contains("fix\\|file\\|reject\\|follow-up"));
+    // The forms are a code block, where a pipe is a pipe.
+    assert!(table.contains("\n/audit dispose A-NN fix|file|reject|follow-up --note T\n"));
     for line in table.lines().filter(|l| l.starts_with('|')) {
         let unescaped_pipes = line.replace("\\|", "").matches('|').count();
         assert_eq!(unescaped_pipes, 4, "{line}");
+    }
+}
+
+/// A row is a short clause, never a paragraph: so the table fits a PR page at its natural
+/// width and no command wraps (`views_browser` measures it); the details are notes below.
+#[test]
+fn rows_are_short_and_every_form_is_listed_whole() {
+    let table = help_table();
+    for command in CommandName::ALL {
+        for row in help_rows(command) {
+            assert!(row.does.chars().count() <= DOES_MAX, "{}", row.does);
+            assert!(!row.does.contains(". "), "one clause: {}", row.does);
+            assert!(row.who.chars().count() <= WHO_MAX, "{}", row.who);
+            assert!(
+                table.contains(&format!("\n{}\n", row.usage)),
+                "{}",
+                row.usage
+            );
+            assert!(
+                table.contains(&format!(
+                    "| `/audit {command}` | {} | {} |",
+                    row.who, row.does
+                )),
+                "{command}"
+            );
+        }
     }
 }

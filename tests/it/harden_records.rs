@@ -140,6 +140,7 @@ async fn a_rewound_records_branch_fails_the_gate_until_it_is_moved_forward_again
     // Someone with push access force-moves the branch back to the certified commit.
     set_branch(&l, Some(&certified));
     fails_closed(&mut l, "was rewound or rewritten").await;
+    names_the_last_good_commit_shortly(&l, &vetoed);
     let s = summary(&l);
     assert!(
         s.contains(&vetoed),
@@ -163,6 +164,50 @@ async fn a_rewound_records_branch_fails_the_gate_until_it_is_moved_forward_again
         true,
     )
     .await;
+}
+
+/// The gate, the refusal and `/audit status` name the last good commit by its short SHA,
+/// linked to its page; the full SHA shows only in the command that restores it.
+fn names_the_last_good_commit_shortly(l: &Loop, good: &str) {
+    let replies = l.replies(42);
+    let refusal = replies
+        .iter()
+        .rev()
+        .find(|r| r.starts_with("auditloop: refused"))
+        .unwrap();
+    let status = replies
+        .iter()
+        .rev()
+        .find(|r| r.starts_with("auditloop: status"))
+        .unwrap();
+    let short = &good[..7];
+    for (name, view) in [
+        ("gate", &summary(l)),
+        ("refusal", refusal),
+        ("status", status),
+    ] {
+        let html = crate::views_render::gfm(view);
+        let seen = crate::views_render::visible(&html);
+        let full = seen.matches(good).count();
+        assert!(full >= 1, "{name}: {seen}");
+        assert_eq!(
+            full,
+            seen.matches(&format!("origin {good}:")).count(),
+            "{name}: {seen}"
+        );
+        assert!(
+            seen.contains(&format!(
+                "git push --force origin {good}:refs/heads/{BRANCH}"
+            )),
+            "{name}: {seen}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<a href=\"https://github.com/{REPO}/commit/{good}\"><code>{short}</code></a>"
+            )),
+            "{name}: {html}"
+        );
+    }
 }
 
 fn edit_record(l: &Loop, edit: impl FnOnce(&mut Value)) {

@@ -1,6 +1,6 @@
 //! First-run setup as a newcomer does it, in a real headless Chromium driven through
-//! `WebDriver`: the form, a mistake answered in words, the manifest shown and sent, GitHub's
-//! redirect back, `.env` written, and the App serving from the same process.
+//! `WebDriver`: the form, a mistake answered in words, the App's name, the manifest shown,
+//! the public-URL check failing and then passing, the manifest sent, GitHub's redirect back, `.env` written, and the App serving from the same process.
 //!
 //! A stand-in GitHub (a small axum app) serves the two routes of the manifest flow: the
 //! web form `POST /settings/apps/new` (it redirects straight back, where GitHub would ask
@@ -193,8 +193,8 @@ async fn wait_for(c: &fantoccini::Client, css: &str) -> fantoccini::elements::El
         .unwrap_or_else(|e| panic!("no {css} on the page: {e}"))
 }
 
-/// The page at 1280 and at 400 px (a phone): nothing scrolls sideways. Screenshots of
-/// both go to `target/setup-screenshots/`.
+/// The page at 1280 and at 400 px (a phone): nothing scrolls sideways. Whole-page
+/// screenshots of both go to `target/setup-screenshots/`.
 async fn fits(c: &fantoccini::Client, dir: &std::path::Path, name: &str) {
     for width in [1280u32, 400] {
         c.set_window_size(width, 1000).await.unwrap();
@@ -203,6 +203,18 @@ async fn fits(c: &fantoccini::Client, dir: &std::path::Path, name: &str) {
                 "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
                 vec![],
             )
+            .await
+            .unwrap();
+        // The whole page in one screenshot, what is below the fold too.
+        let height = c
+            .execute("return document.documentElement.scrollHeight;", vec![])
+            .await
+            .unwrap()
+            .as_u64()
+            .unwrap_or(1000)
+            .clamp(1000, 5000)
+            + 200;
+        c.set_window_size(width, u32::try_from(height).unwrap_or(1000))
             .await
             .unwrap();
         let png = c.screenshot().await.unwrap();
@@ -326,15 +338,26 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
         }
         assert!(error.contains("cannot deliver") && error.contains("tunnel"), "{error}");
 
+        // An Enterprise host (the stand-in, on this machine) may deliver to loopback: first
+        // a port nothing listens on, which the public-URL check finds leads nowhere.
+        let nowhere = format!(
+            "http://{}/webhook",
+            std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
+        );
         let webhook = c.find(Locator::Id("webhook_url")).await.unwrap();
         webhook.clear().await.unwrap();
-        webhook
-            .send_keys("https://hooks.example.com/webhook")
-            .await
-            .unwrap();
+        webhook.send_keys(&nowhere).await.unwrap();
         let host = c.find(Locator::Id("github_url")).await.unwrap();
         host.clear().await.unwrap();
         host.send_keys(&github).await.unwrap();
+        // The App's name: empty (no organization given) takes a default; typed, it is sent.
+        let name = wait_for(&c, "#name").await;
+        assert_eq!(name.prop("value").await.unwrap().as_deref(), Some(""));
+        assert_eq!(
+            name.attr("placeholder").await.unwrap().as_deref(),
+            Some("auditloop-my-org")
+        );
+        name.send_keys("auditloop-acme").await.unwrap();
         c.find(Locator::Id("review"))
             .await
             .unwrap()
@@ -343,27 +366,46 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
             .unwrap();
 
         // Step 2: the permissions with their reasons, and the manifest (folded) shown
-        // before it is sent; "Change the answers" keeps them.
+        // before it is sent.
         let perms = text_of(&c, "#permissions").await;
         assert!(perms.contains("checks") && perms.contains("the audit-gate check run"), "{perms}");
+        assert_eq!(text_of(&c, "#app-name").await, "auditloop-acme");
         fits(&c, &shots, "setup-review").await;
+        // The public-URL check: nothing answers there, so it warns, says what it tried,
+        // and offers to register anyway.
+        c.find(Locator::Id("probe")).await.unwrap().click().await.unwrap();
+        let warning = text_of(&c, "#probe-failed").await;
+        assert!(warning.contains("did not reach this server"), "{warning}");
+        assert!(warning.contains(&format!("Tried GET {nowhere}/probe/")), "{warning}");
+        assert_eq!(text_of(&c, "#register").await, "Register anyway");
+        fits(&c, &shots, "setup-probe-failed").await;
+
+        // "Change the answers" keeps them; the URL of this very server passes the check.
         c.find(Locator::Id("change")).await.unwrap().click().await.unwrap();
         let kept = wait_for(&c, "#webhook_url").await.prop("value").await.ok().flatten();
-        assert_eq!(kept.as_deref(), Some("https://hooks.example.com/webhook"));
+        assert_eq!(kept.as_deref(), Some(nowhere.as_str()));
         let kept = wait_for(&c, "#github_url").await.prop("value").await.ok().flatten();
         assert_eq!(kept.as_deref(), Some(github.as_str()));
+        let kept = wait_for(&c, "#name").await.prop("value").await.ok().flatten();
+        assert_eq!(kept.as_deref(), Some("auditloop-acme"));
+        let webhook = c.find(Locator::Id("webhook_url")).await.unwrap();
+        webhook.clear().await.unwrap();
+        webhook.send_keys(&format!("{ours}/webhook")).await.unwrap();
         c.find(Locator::Id("review")).await.unwrap().click().await.unwrap();
         wait_for(&c, "#permissions").await;
+        c.find(Locator::Id("probe")).await.unwrap().click().await.unwrap();
+        let reached = text_of(&c, "#probe-ok").await;
+        assert!(reached.contains("reached this server"), "{reached}");
+        assert_eq!(text_of(&c, "#register").await, "Register GitHub App");
+        fits(&c, &shots, "setup-probe-ok").await;
         let manifest = c
             .execute("return document.getElementById('manifest').textContent;", vec![])
             .await
             .unwrap();
         let shown: Value = serde_json::from_str(manifest.as_str().unwrap()).unwrap();
-        assert_eq!(shown["url"], "https://hooks.example.com");
-        assert_eq!(
-            shown["hook_attributes"]["url"],
-            "https://hooks.example.com/webhook"
-        );
+        assert_eq!(shown["name"], "auditloop-acme");
+        assert_eq!(shown["url"], ours);
+        assert_eq!(shown["hook_attributes"]["url"], format!("{ours}/webhook"));
         assert_eq!(shown["redirect_url"], format!("{ours}/setup/callback"));
         c.find(Locator::Id("register"))
             .await

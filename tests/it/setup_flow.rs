@@ -322,3 +322,195 @@ fn the_binary_serves_the_setup_page_where_told() {
     assert!(line.contains("no GitHub App is configured yet"), "{line}");
     assert!(page.unwrap_or_default().contains("Public webhook URL"));
 }
+
+/// The review page's state and the manifest its form sends.
+fn reviewed(page: &str) -> (String, serde_json::Value) {
+    let manifest = page
+        .split("name=\"manifest\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the review page carries the manifest");
+    (
+        state_of(page),
+        serde_json::from_str(&unescape(manifest)).unwrap(),
+    )
+}
+
+/// Runs the public-URL check of the reviewed form `state`.
+async fn check_url(base: &str, state: &str) -> (u16, String) {
+    let r = reqwest::Client::new()
+        .post(format!("{base}/setup/probe"))
+        .form(&[("state", state)])
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_public_url_check_reaches_this_very_server() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_setup(&gh, dir.path()).await;
+    // A GitHub Enterprise Server on this machine may deliver to it, so the URL may be the
+    // setup server's own loopback address.
+    let (status, page) = review(
+        &base,
+        &[
+            ("webhook_url", &format!("{base}/webhook")),
+            ("github_url", "https://ghe.example.com"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("id=\"probe\""),
+        "the check is offered: {page}"
+    );
+    let (state, _) = reviewed(&page);
+    let (status, page) = check_url(&base, &state).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("id=\"probe-ok\""), "{page}");
+    assert!(!page.contains("probe-failed"), "{page}");
+    let tried = page
+        .split("<code>GET ")
+        .nth(1)
+        .and_then(|r| r.split('<').next())
+        .unwrap()
+        .to_owned();
+    assert!(
+        tried.starts_with(&format!("{base}/webhook/probe/")),
+        "{tried}"
+    );
+    // The same form registers, with the state GitHub will bring back.
+    assert!(page.contains(">Register GitHub App</button>"), "{page}");
+    assert_eq!(reviewed(&page).0, state);
+    // The probe's path answered once; it is not found again, nor is a guessed one.
+    let again = reqwest::get(&tried).await.unwrap();
+    assert_eq!(again.status(), 404);
+    let guessed = reqwest::get(format!("{base}/webhook/probe/0123"))
+        .await
+        .unwrap();
+    assert_eq!(guessed.status(), 404);
+    // A form this page did not issue is not checked.
+    let (status, _) = check_url(&base, "forged").await;
+    assert_eq!(status, 400);
+    assert!(gh.requests().is_empty(), "no GitHub call");
+}
+
+/// A server on loopback that redirects everything to `to`.
+async fn redirector(to: String) -> String {
+    let app = axum::Router::new().fallback(move || {
+        let to = to.clone();
+        async move { axum::response::Redirect::temporary(&to) }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn the_public_url_check_warns_and_offers_to_register_anyway() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_setup(&gh, dir.path()).await;
+    // A loopback port nothing listens on: the URL leads nowhere.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    // A server that sends the check on to this very setup server: not followed, as
+    // GitHub follows no redirect either.
+    let elsewhere = redirector(format!("{base}/webhook/probe/x")).await;
+    for (webhook, words) in [
+        (format!("http://{closed}/webhook"), "could not be fetched"),
+        (
+            format!("{elsewhere}/webhook"),
+            "GitHub does not follow redirects",
+        ),
+    ] {
+        let (status, page) = review(
+            &base,
+            &[
+                ("webhook_url", webhook.as_str()),
+                ("github_url", "https://ghe.example.com"),
+            ],
+        )
+        .await;
+        assert_eq!(status, 200, "{page}");
+        let (state, manifest) = reviewed(&page);
+        let (status, page) = check_url(&base, &state).await;
+        assert_eq!(status, 200);
+        assert!(page.contains("id=\"probe-failed\""), "{page}");
+        assert!(page.contains("did not reach this server"), "{page}");
+        assert!(
+            page.contains(&format!("Tried <code>GET {webhook}/probe/")),
+            "what was tried: {page}"
+        );
+        assert!(page.contains(words), "{webhook}: {page}");
+        // Registering anyway sends the same manifest with the same state.
+        assert!(page.contains(">Register anyway</button>"), "{page}");
+        assert!(
+            page.contains(&format!(
+                "action=\"https://ghe.example.com/settings/apps/new?state={state}\""
+            )),
+            "{page}"
+        );
+        assert_eq!(reviewed(&page), (state, manifest));
+    }
+}
+
+#[tokio::test]
+async fn the_app_name_defaults_to_the_account_and_can_be_edited() {
+    let gh = FakeGitHub::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_setup(&gh, dir.path()).await;
+    let hook = ("webhook_url", "https://tunnel.example/webhook");
+    let page = reqwest::get(format!("{base}/"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("id=\"name\" name=\"name\""), "{page}");
+    assert!(page.contains("maxlength=\"34\""), "{page}");
+    // An organization's App is `auditloop-<organization>`.
+    let (status, page) = review(&base, &[hook, ("org", "acme")]).await;
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(reviewed(&page).1["name"], "auditloop-acme");
+    assert!(
+        page.contains("<strong id=\"app-name\">auditloop-acme</strong>"),
+        "{page}"
+    );
+    // A long organization name is cut to GitHub's 34 characters.
+    let org = "a-very-long-organization-name-of-39-chr";
+    assert_eq!(org.len(), 39);
+    let (_, page) = review(&base, &[hook, ("org", org)]).await;
+    let name = reviewed(&page).1["name"].as_str().unwrap().to_owned();
+    assert_eq!(name, "auditloop-a-very-long-organization");
+    assert!(name.len() <= 34);
+    // Your own account gets a random suffix; "Change the answers" keeps the name given.
+    let (_, page) = review(&base, &[hook]).await;
+    let name = reviewed(&page).1["name"].as_str().unwrap().to_owned();
+    assert!(name.starts_with("auditloop-") && name.len() == 16, "{name}");
+    assert!(
+        page.contains(&format!("name={name}")),
+        "kept on the way back: {page}"
+    );
+    // An edited name is sent as it was typed.
+    let (_, page) = review(&base, &[hook, ("org", "acme"), ("name", "Acme audit gate")]).await;
+    assert_eq!(reviewed(&page).1["name"], "Acme audit gate");
+    // GitHub's rules, in words, next to the field.
+    for (name, words) in [
+        ("auditloop-for-the-acme-corporation-x", "at most 34"),
+        ("audit/loop", "holds '/'"),
+    ] {
+        let (status, page) = review(&base, &[hook, ("name", name)]).await;
+        assert_eq!(status, 422, "{name}");
+        let page = unescape(&page);
+        assert!(page.contains(words), "{name}: {page}");
+        assert!(page.contains("id=\"name-error\""), "{page}");
+        assert!(page.contains(&format!("value=\"{name}\"")), "kept: {page}");
+    }
+}

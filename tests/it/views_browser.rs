@@ -2,7 +2,8 @@
 //! renders Markdown (see `views_render`), inside a stylesheet close to GitHub's
 //! (`tests/fixtures/github/markdown-body.css`), at a PR page's 900 px, in headless
 //! Chromium. No table may scroll sideways. Screenshots go to
-//! `target/view-screenshots/` for review.
+//! `target/view-screenshots/` for review. The `/audit help` reply is among them, and no
+//! code span in its table may wrap onto a second line.
 
 use std::path::PathBuf;
 
@@ -48,7 +49,8 @@ fn views_to_show() -> Vec<(&'static str, String)> {
         status: CheckStatus::Completed,
         conclusion: Some("success".to_owned()),
     }];
-    let mut out = vec![("pr-body", body)];
+    let help = format!("auditloop: help\n\n{}", auditloop::commands::help_table());
+    let mut out = vec![("pr-body", body), ("help-reply", help)];
     for (name, upto, state) in [
         (
             "check-remediation",
@@ -111,7 +113,9 @@ async fn the_pr_body_and_the_check_run_fit_a_pr_page() {
                  const body = document.querySelector('.markdown-body');
                  const tables = [...document.querySelectorAll('table')].map(t =>
                      [t.scrollWidth, t.clientWidth, t.rows[0].cells.length]);
-                 return {tables, body: [body.scrollWidth, body.clientWidth],
+                 const wrapped = [...document.querySelectorAll('td code, th code')]
+                     .filter(c => c.getClientRects().length > 1).map(c => c.textContent);
+                 return {tables, wrapped, body: [body.scrollWidth, body.clientWidth],
                          height: document.documentElement.scrollHeight};",
                 vec![],
             )
@@ -130,6 +134,12 @@ async fn the_pr_body_and_the_check_run_fit_a_pr_page() {
                     "{name}: a {}-column table is {scroll} px wide in {client} px",
                     t[2]
                 ));
+            }
+        }
+        // The help table's rows are short enough to stand at their natural width.
+        if name == "help-reply" {
+            for code in measured["wrapped"].as_array().unwrap() {
+                overflowing.push(format!("{name}: a code span in a table wraps: {code}"));
             }
         }
         let body = &measured["body"];

@@ -196,6 +196,32 @@ fn the_rounds_table_has_five_columns_and_the_findings_four_or_five() {
     assert_eq!(table_columns(&v.text, &gfm(&v.text), "text"), [4]);
 }
 
+/// `/audit help`: a three-column table of short rows, then every form whole in a code
+/// block (nothing there wraps, and a line copies as it is), then the notes.
+#[test]
+fn the_help_reply_has_short_rows_and_its_forms_in_a_code_block() {
+    let help = format!("auditloop: help\n\n{}", auditloop::commands::help_table());
+    assert_reads_right("help", &help);
+    let html = gfm(&help);
+    assert_eq!(table_columns(&help, &html, "help"), [3]);
+    let block = html
+        .split("<pre")
+        .nth(1)
+        .and_then(|rest| rest.split_once("<code"))
+        .and_then(|(_, rest)| rest.split_once('>'))
+        .and_then(|(_, rest)| rest.split("</code>").next())
+        .map(decode)
+        .expect("the forms are a code block");
+    for command in auditloop::commands::CommandName::ALL {
+        for row in auditloop::commands::help_rows(command) {
+            assert!(block.lines().any(|l| l == row.usage), "{}", row.usage);
+        }
+    }
+    // The table's command cells are the bare commands.
+    assert!(html.contains("<td><code>/audit new</code></td>"), "{html}");
+    assert!(!html.contains("<td><code>/audit new --goal"), "{html}");
+}
+
 #[test]
 fn hostile_text_shows_literally_in_every_view() {
     let r = hostile_record();

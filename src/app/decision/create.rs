@@ -103,7 +103,7 @@ fn adopt(made: Made, audit_id: AuditId, number: PrNumber) -> CommandDecision {
                         "name a record listed in index.json on the records branch",
                     )))
                 }
-                Some(Err(why)) => return Err(Stop::Damaged(why.clone())),
+                Some(Err(why)) => return Err(Stop::Damaged(why.clone().into())),
                 Some(Ok(r)) if has_delivery(r, &delivery) => return Err(Stop::AlreadyApplied),
                 Some(Ok(r)) => r,
             };

@@ -204,7 +204,7 @@ fn current<'a>(state: &'a State, delivery: &DeliveryId) -> Result<&'a Record, Ha
             "this pull request has no audit record",
             "start one with `/audit new --goal \"…\" --oracle \"…\"`",
         ))),
-        Some(Err(why)) => Err(Stop::Damaged(why.clone())),
+        Some(Err(why)) => Err(Stop::Damaged(why.clone().into())),
         Some(Ok(record)) if has_delivery(record, delivery) => Err(Stop::AlreadyApplied),
         Some(Ok(record)) => Ok(record),
     }

@@ -1,6 +1,6 @@
 //! Where the views link to: the GitHub host, the repository and the records branch.
 
-use crate::ids::{Artifact, AuditId, IssueNumber, RepoName};
+use crate::ids::{Artifact, AuditId, CommitSha, IssueNumber, RepoName};
 
 /// What every view needs to build links. `html_base` is `https://github.com` or the
 /// GitHub Enterprise Server host, without a trailing slash (one is tolerated).
@@ -30,6 +30,12 @@ impl ViewContext {
     #[must_use]
     pub fn commit_link(&self, artifact: &Artifact) -> String {
         format!("[`{}`]({})", artifact.short(), self.commit_url(artifact))
+    }
+
+    /// The page of a commit on the records branch (a commit of the same repository).
+    #[must_use]
+    pub fn records_commit_url(&self, sha: &CommitSha) -> String {
+        super::escape::url(&format!("{}/commit/{sha}", self.base()))
     }
 
     /// An issue (or pull request) of the repository.

@@ -475,7 +475,7 @@ pub fn comparison(
 /// GitHub, at most 300 files are listed, and nothing says how many more there were.
 pub fn code_comparison(repo: &str, basehead: &str, paths: &[String]) -> Value {
     let (base, head) = basehead.split_once("...").unwrap_or((basehead, basehead));
-    let mut v = comparison(repo, base, head, "ahead", 1, 0);
+    let mut v = comparison(repo, (base, base), head, "ahead", (1, 0), &[]);
     let files: Vec<Value> = paths
         .iter()
         .take(300)

@@ -44,7 +44,7 @@ pub fn record_of(state: &crate::app::store::Loaded) -> Result<Option<&Record>, S
 /// The pattern library the check run marks recurring findings from (§13).
 fn patterns_of<'s>(
     ctx: &Ctx,
-    state: &'s Result<State, String>,
+    state: &'s crate::app::store::Loaded,
 ) -> Option<&'s crate::engine::patterns::Library> {
     let library = state.as_ref().ok()?.patterns.as_ref()?.as_ref().ok()?;
     ctx.settings().patterns.then_some(library)

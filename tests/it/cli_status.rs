@@ -42,10 +42,7 @@ fn published_rows(gate: &Value) -> Vec<(u64, bool, Option<String>)> {
             }
             continue;
         }
-        let Some((mark, rest)) = line
-            .strip_prefix("- ")
-            .and_then(|l| l.split_once(" **"))
-        else {
+        let Some((mark, rest)) = line.strip_prefix("- ").and_then(|l| l.split_once(" **")) else {
             continue;
         };
         let Some((head, reason)) = rest.split_once("** — ") else {

@@ -8,8 +8,8 @@ use crate::engine::record::{FindingSummary, Record};
 use super::context::{record_path, ViewContext};
 use super::escape::{block, truncate};
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
-use super::recurring::recurring_mark;
 use super::md::Md;
+use super::recurring::recurring_mark;
 use super::{legend, verdict, words};
 
 pub use super::annotations::{
@@ -127,7 +127,11 @@ pub fn check_run_with(
         conclusion: gate.conclusion,
         title: title(&gate.title),
         summary: cap(&summary, SUMMARY_LIMIT, link.as_deref()),
-        text: cap(&findings_text(record, ctx, &mark), TEXT_LIMIT, link.as_deref()),
+        text: cap(
+            &findings_text(record, ctx, &mark),
+            TEXT_LIMIT,
+            link.as_deref(),
+        ),
         annotations: latest.map(annotations).unwrap_or_default(),
     }
 }

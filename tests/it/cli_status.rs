@@ -65,7 +65,6 @@ fn seen(md: &str) -> String {
     while let Some(c) = chars.next() {
         match c {
             '\\' => out.extend(chars.next()),
-            '`' | '*' => {}
             ']' if chars.peek() == Some(&'(') => {
                 for c in chars.by_ref() {
                     if c == ')' {
@@ -73,7 +72,7 @@ fn seen(md: &str) -> String {
                     }
                 }
             }
-            '[' => {}
+            '`' | '*' | '[' => {}
             c => out.push(c),
         }
     }

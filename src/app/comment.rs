@@ -137,21 +137,28 @@ async fn finish_applied(
     } else {
         RunMode::Update
     };
+    let target = views::Target {
+        pull,
+        state: &state,
+        records_commit: commit.as_ref(),
+        runs: None,
+        checked: false,
+    };
+    let dispatch = crate::app::dispatch::triggered_by(command);
+    publish_carried_out(app, ctx, target, mode, dispatch, comment).await
+}
+
+/// The views and the +1 of a command carried out: independent once its change is committed.
+async fn publish_carried_out(
+    app: &AuditApp,
+    ctx: &Ctx,
+    target: views::Target<'_>,
+    mode: RunMode,
+    dispatch: bool,
+    comment: CommentId,
+) -> Result<(), GitHubError> {
     futures::try_join!(
-        views::refresh_with(
-            app,
-            ctx,
-            views::Target {
-                pull,
-                state: &state,
-                records_commit: commit.as_ref(),
-                runs: None,
-                checked: false,
-            },
-            mode,
-            true,
-            crate::app::dispatch::triggered_by(command),
-        ),
+        views::refresh_with(app, ctx, target, mode, true, dispatch),
         reply::carried_out(ctx, comment),
     )?;
     Ok(())
@@ -426,24 +433,14 @@ async fn commit(
     } else {
         RunMode::Update
     };
-    // The views and the reaction are independent once the change is committed.
     let state = Ok(state);
-    futures::try_join!(
-        views::refresh_with(
-            app,
-            ctx,
-            views::Target {
-                pull,
-                state: &state,
-                records_commit: commit.as_ref(),
-                runs: Some(&runs),
-                checked,
-            },
-            mode,
-            true,
-            dispatch,
-        ),
-        reply::carried_out(ctx, comment),
-    )?;
+    let target = views::Target {
+        pull,
+        state: &state,
+        records_commit: commit.as_ref(),
+        runs: Some(&runs),
+        checked,
+    };
+    publish_carried_out(app, ctx, target, mode, dispatch, comment).await?;
     Ok(Answered::Reacted)
 }

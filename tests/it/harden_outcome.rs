@@ -5,13 +5,12 @@
 
 use crate::support;
 
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, BRANCH, SHA1, SHA2};
 use support::deliveries::{pr_comment, pull_request};
-use support::process::{Handle, Server};
+use support::process::{signal, Server};
 
 const SHA3: &str = "3333333333333333333333333333333333333333";
 
@@ -141,21 +140,6 @@ async fn a_refused_command_redelivered_to_another_replica_after_the_state_change
     );
     assert_eq!(outcome(&l, "waive-1"), (1, 0), "{}", other.log());
     assert_eq!(l.reactions(), reactions, "no +1 for a refused command");
-}
-
-/// Sends `signal` (`-STOP`, `-CONT`) to the child process.
-fn signal(handle: &Handle, signal: &str) {
-    let pid = handle
-        .lock()
-        .unwrap()
-        .as_ref()
-        .map(std::process::Child::id)
-        .unwrap();
-    let status = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill(1)");
-    assert!(status.success(), "kill {signal} {pid}");
 }
 
 #[tokio::test]

@@ -6,7 +6,6 @@
 
 use crate::support;
 
-use std::process::Command;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -14,24 +13,9 @@ use support::audit::{Loop, BRANCH, SHA1};
 use support::deliveries::pr_comment;
 use support::fake::FakeGitHub;
 use support::harness::TestApp;
-use support::process::{Handle, Server};
+use support::process::{signal, Server};
 
 const STAMP: &str = "<!-- auditloop:records:";
-
-/// Sends `signal` (`-STOP`, `-CONT`) to the child process.
-fn signal(handle: &Handle, signal: &str) {
-    let pid = handle
-        .lock()
-        .unwrap()
-        .as_ref()
-        .map(std::process::Child::id)
-        .unwrap();
-    let status = Command::new("kill")
-        .args([signal, &pid.to_string()])
-        .status()
-        .expect("kill(1)");
-    assert!(status.success(), "kill {signal} {pid}");
-}
 
 /// The records commit the body's managed rounds section names.
 fn body_stamp(gh: &FakeGitHub) -> Option<String> {

@@ -12,13 +12,7 @@ use auditloop::engine::transition::{self, BaselineInput};
 use record_support::*;
 
 fn input(cause: BaselineCause, head: u8) -> BaselineInput {
-    BaselineInput {
-        cause,
-        pull_request: PR,
-        head: sha(head),
-        covered_tasks: None,
-        evidence: None,
-    }
+    rebind_input(cause, head)
 }
 
 fn certified() -> Fx {

@@ -10,13 +10,7 @@ use auditloop::ids::PrNumber;
 use record_support::*;
 
 fn input(cause: BaselineCause, head: u8) -> BaselineInput {
-    BaselineInput {
-        cause,
-        pull_request: PR,
-        head: sha(head),
-        covered_tasks: None,
-        evidence: None,
-    }
+    rebind_input(cause, head)
 }
 
 fn rebase(fx: &mut Fx, input: BaselineInput) -> Result<Option<Applied>, Refusal> {

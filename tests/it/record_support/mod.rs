@@ -22,6 +22,20 @@ pub fn sha(n: u8) -> Artifact {
     Artifact::commit(CommitSha::new(format!("{n:02x}").repeat(20)).unwrap())
 }
 
+/// A rebind of PR [`PR`] by `cause` onto commit `head`, keeping tasks and evidence.
+pub fn rebind_input(
+    cause: auditloop::engine::record::BaselineCause,
+    head: u8,
+) -> transition::BaselineInput {
+    transition::BaselineInput {
+        cause,
+        pull_request: PR,
+        head: sha(head),
+        covered_tasks: None,
+        evidence: None,
+    }
+}
+
 pub fn task(s: &str) -> TaskId {
     TaskId::new(s).unwrap()
 }

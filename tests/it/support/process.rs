@@ -28,6 +28,21 @@ fn free_port() -> SocketAddr {
     l.local_addr().unwrap()
 }
 
+/// Sends `signal` (`-STOP`, `-CONT`) to the child process, with procps' `kill`.
+pub fn signal(handle: &Handle, signal: &str) {
+    let pid = handle
+        .lock()
+        .unwrap()
+        .as_ref()
+        .map(std::process::Child::id)
+        .unwrap();
+    let status = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .expect("kill(1)");
+    assert!(status.success(), "kill {signal} {pid}");
+}
+
 /// SIGKILL (what `Child::kill` sends on Unix): no graceful stop, nothing flushed.
 pub fn kill(handle: &Handle) {
     if let Some(mut child) = handle.lock().unwrap().take() {

@@ -11,6 +11,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::ids::Login;
 
 pub mod auditor;
+mod yaml;
+
+use yaml::{parse_options, yaml_error, MAX_CONFIG_BYTES};
 
 /// Where the file lives; errors name it so a maintainer knows what to edit.
 pub const CONFIG_PATH: &str = ".github/auditloop.yml";
@@ -139,48 +142,6 @@ pub enum CarryCertification {
 #[must_use]
 pub fn effective_assurance(repo: Assurance, operator_min: Assurance) -> Assurance {
     repo.max(operator_min)
-}
-
-/// A configuration file is a few dozen lines: anything far larger, deeper or alias-heavy is
-/// an attack on the parser, and is refused within these bounds instead of expanded.
-const MAX_CONFIG_BYTES: usize = 64 * 1024;
-
-fn parse_options() -> serde_saphyr::Options {
-    serde_saphyr::options! {
-        budget: serde_saphyr::budget! {
-            max_depth: 32,
-            max_anchors: 64,
-            max_aliases: 256,
-            max_nodes: 20_000,
-            max_documents: 1,
-        },
-        with_snippet: false,
-    }
-}
-
-fn yaml_error(err: &serde_saphyr::Error, setting: &str) -> ConfigError {
-    let location = err.location();
-    let mut message = err.without_snippet().to_string();
-    // The parser puts the position into its text; we report it once, up front.
-    if let Some(loc) = &location {
-        let noise = format!(" at line {}, column {}", loc.line(), loc.column());
-        message = message.replacen(&noise, "", 1);
-    }
-    // Advice meant for programmers using the parser, not for the file's editor.
-    message = message.replacen(", set DuplicateKeyPolicy in Options if acceptable", "", 1);
-    // Only where the parser's words leave the setting out (`invalid u32`), and only a path
-    // it could follow to the end.
-    let last = setting.rsplit('.').next().unwrap_or_default();
-    let named = last.is_empty() || setting.contains('?') || message.contains(last);
-    if !named {
-        message = format!("{setting}: {message}");
-    }
-    let to_usize = |n: u64| usize::try_from(n).ok().filter(|n| *n > 0);
-    ConfigError {
-        line: location.as_ref().and_then(|l| to_usize(l.line())),
-        column: location.as_ref().and_then(|l| to_usize(l.column())),
-        message,
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

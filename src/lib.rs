@@ -3,6 +3,7 @@
 pub mod app;
 pub mod cli;
 pub mod commands;
+pub mod delivery;
 pub mod engine;
 pub mod events;
 pub mod github;

@@ -1,5 +1,5 @@
 //! The reconcile sweep's schedule: once at start, then every interval, until shutdown.
-//! What a sweep does is `AuditApp::reconcile` (src/app/reconcile.rs).
+//! What a sweep does is `AuditApp::reconcile` (src/app/handlers/sweep.rs).
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -8,12 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use serde::Deserialize;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::github::pages::Listing;
-use crate::github::{Api, Call, GitHubApp, GitHubError};
+use crate::github::rest;
+use crate::github::{Api, GitHubApp, GitHubError};
 
 /// GitHub keeps deliveries, and accepts redelivery requests, for this long.
 pub const WINDOW_DAYS: i64 = 3;
@@ -26,33 +25,7 @@ pub const REMEMBERED: usize = 10_000;
 /// A bound on pages per sweep, so a cursor that never ends cannot loop forever.
 pub const MAX_PAGES: usize = 50;
 
-const LIST_ROUTE: &str = "GET /app/hook/deliveries";
-const ATTEMPT_ROUTE: &str = "POST /app/hook/deliveries/{delivery_id}/attempts";
-const LIST_PATH: &str = "/app/hook/deliveries";
-
-/// One delivery attempt as `GET /app/hook/deliveries` lists it; a redelivery keeps the
-/// `guid` and gets a new `id`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct HookDelivery {
-    pub id: u64,
-    pub guid: String,
-    pub delivered_at: DateTime<Utc>,
-    #[serde(default)]
-    pub redelivery: bool,
-    pub status: String,
-    pub status_code: u16,
-    pub event: String,
-    #[serde(default)]
-    pub action: Option<String>,
-}
-
-impl HookDelivery {
-    /// GitHub's own reading: a 2xx answer that it recorded as `OK`.
-    #[must_use]
-    pub fn succeeded(&self) -> bool {
-        (200..300).contains(&self.status_code) && self.status == "OK"
-    }
-}
+pub use crate::github::rest::HookDelivery;
 
 fn window() -> TimeDelta {
     TimeDelta::days(WINDOW_DAYS)
@@ -177,45 +150,26 @@ pub async fn sweep(
     let items = list(api, now, &mut report).await?;
     report.listed = items.len();
     for id in plan(&items, now, state.asked()) {
-        let call = Call::new(
-            http::Method::POST,
-            ATTEMPT_ROUTE,
-            format!("{LIST_PATH}/{id}/attempts"),
-        );
         // Not remembered without an answer: the next sweep asks again, and a redelivery
         // that did happen twice is answered as already handled (same delivery id).
-        let answer = api.send(call).await?;
+        let answer = rest::redeliver(api, id).await?;
         state.remember(id, now);
-        if answer.is_success() {
-            report.asked.push(id);
-        } else {
-            let refusal = crate::github::api::status_error(ATTEMPT_ROUTE, &answer);
-            report.refused.push((id, refusal.to_string()));
+        match answer {
+            Ok(()) => report.asked.push(id),
+            Err(refusal) => report.refused.push((id, refusal.to_string())),
         }
     }
     Ok(report)
 }
 
-/// Pages newest first through the deliveries, stopping at the first page that reaches
-/// past the window.
+/// The deliveries of the window, newest first.
 async fn list(
     api: &Api,
     now: DateTime<Utc>,
     report: &mut SweepReport,
 ) -> Result<Vec<HookDelivery>, GitHubError> {
-    let cutoff = now - window();
-    let mut items = Vec::new();
-    let path = format!("{LIST_PATH}?per_page=100");
-    let mut listing = Listing::new(api, LIST_ROUTE, &path, MAX_PAGES);
-    while let Some(answer) = listing.next_page().await? {
-        report.pages += 1;
-        let page: Vec<HookDelivery> = answer.json(LIST_ROUTE)?;
-        let reached_cutoff = page.iter().any(|d| d.delivered_at <= cutoff);
-        items.extend(page);
-        if reached_cutoff {
-            break;
-        }
-    }
+    let (items, pages) = rest::hook_deliveries(api, now - window(), MAX_PAGES).await?;
+    report.pages += pages;
     Ok(items)
 }
 

@@ -247,7 +247,7 @@ const OUTCOME_WAIT_ROUNDS: u32 = 2 * WAIT_ROUNDS;
 /// refused or carried out by one handling only, across replicas and redeliveries: a
 /// refusal leaves nothing in the records, so without it a second handling would decide
 /// again on newer state. `early` is the first generation's create when it was made already
-/// (see [`crate::app::prefetch`]). `settled` looks for what a holder did (the refusal's
+/// (see [`crate::app::handlers::prefetch`]). `settled` looks for what a holder did (the refusal's
 /// marker, or the delivery in the records); while another process holds the claim it is
 /// waited on, and a claim whose holder left no effect is taken over in the next generation.
 pub async fn decide_once<T, S, SF>(

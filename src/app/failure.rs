@@ -2,7 +2,7 @@
 //! failing (a 5xx, so the delivery is retried), or a fault of the app itself (a 5xx too,
 //! logged). One type, so `?` carries any of them up to the one place that answers.
 
-use crate::app::reply::Refused;
+use crate::engine::views::md::Md;
 use crate::github::GitHubError;
 
 #[derive(Debug, thiserror::Error)]
@@ -26,5 +26,31 @@ impl From<Refused> for CommandFailure {
 impl From<crate::engine::transition::Refusal> for CommandFailure {
     fn from(why: crate::engine::transition::Refusal) -> Self {
         CommandFailure::Refused(why.into())
+    }
+}
+
+/// What was wrong and how to put it right, as the reply shows them. An app literal keeps
+/// its Markdown; an owned string is untrusted and escaped (see [`Md`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub what: Md,
+    pub fix: Md,
+}
+
+impl Refused {
+    pub fn new(what: impl Into<Md>, fix: impl Into<Md>) -> Self {
+        Self {
+            what: what.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+impl From<crate::engine::transition::Refusal> for Refused {
+    fn from(r: crate::engine::transition::Refusal) -> Self {
+        Refused {
+            what: crate::md!("{} ({})", r.what_md(), Md::code(r.rule())),
+            fix: r.fix(),
+        }
     }
 }

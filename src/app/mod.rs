@@ -1,45 +1,36 @@
 //! The App: maps typed events to audit operations on GitHub.
 
-mod body;
-mod checks;
+//!
+//! Three rooms, and the few parts all of them share:
+//! - `handlers/`: what each event does, from its reads to its answer;
+//! - `commit/`: decisions applied to the records branch, one commit at a time;
+//! - `publish/`: views and replies, rebuilt from what was committed.
+
 mod claim;
-mod comment;
+mod commit;
 mod context;
-mod decision;
-mod dispatch;
 mod failure;
-mod filing;
-mod gate_now;
-mod learning;
-mod lineage;
+mod handlers;
 mod memory;
-mod prefetch;
-mod pulls;
-mod reconcile;
-mod reply;
-mod runs;
-mod state;
-mod store;
-mod views;
+mod publish;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
+use crate::delivery::{Delivery, Handled, Handler, HandlerError};
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::events::{Event, Repository};
 use crate::github::rest::{self, FileRead};
-use crate::github::{Api, Call, GitHubApp, GitHubError};
+use crate::github::{Api, GitHubApp, GitHubError};
 use crate::ids::RepoName;
-use crate::server::webhook::Delivery;
-use crate::server::{Handled, Handler, HandlerError};
 
+pub use commit::decision::decision_number;
 pub use context::Ctx;
-pub use decision::decision_number;
-pub use gate_now::{gate_now, GateNow};
-pub use reconcile::{Limits as ReconcileLimits, Report as ReconcileReport};
+pub use handlers::gate_now::{gate_now, GateNow};
+pub use handlers::sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);
 
@@ -59,11 +50,6 @@ impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {
         HandlerError::GitHub(e.to_string())
     }
-}
-
-#[derive(serde::Deserialize)]
-struct AppInfo {
-    slug: String,
 }
 
 impl AuditApp {
@@ -86,8 +72,7 @@ impl AuditApp {
         self.slug
             .get_or_try_init(|| async {
                 let app = self.github.app_api(api.delivery().cloned());
-                let info: AppInfo = app.json(Call::get("GET /app", "/app")).await?;
-                Ok::<_, GitHubError>(info.slug)
+                rest::app_slug(&app).await
             })
             .await
             .map(String::as_str)
@@ -196,7 +181,7 @@ impl AuditApp {
         let assumed = ctx.records_branch().to_owned();
         let (config, early) = tokio::join!(
             self.config(&ctx.api, &ctx.repo, &ctx.default_branch),
-            prefetch::reads(&ctx, &delivery.event),
+            handlers::prefetch::reads(&ctx, &delivery.event),
         );
         ctx.config = config?;
         early?;
@@ -252,7 +237,9 @@ impl Handler for AuditApp {
             Event::Unhandled { .. } => return Ok(Handled::Ignored),
             _ => {}
         }
-        if !relevant(&delivery.event) || checks::asks_another_app(&delivery.event, self.app_id()) {
+        if !relevant(&delivery.event)
+            || handlers::checks::asks_another_app(&delivery.event, self.app_id())
+        {
             return Ok(Handled::Ignored);
         }
         let (Some(installation), Some(repository)) = (
@@ -273,11 +260,13 @@ impl Handler for AuditApp {
             return Ok(Handled::Ignored);
         };
         let handled = match &delivery.event {
-            Event::PullRequest(e) => pulls::handle(self, &ctx, e).await?,
-            Event::IssueComment(e) => return Box::pin(comment::handle(self, &ctx, e)).await,
-            Event::CheckRun(e) => checks::check_run_event(self, &ctx, e).await?,
-            Event::CheckSuite(e) => checks::check_suite_event(self, &ctx, e).await?,
-            Event::MergeGroup(e) => checks::merge_group_event(self, &ctx, e).await?,
+            Event::PullRequest(e) => handlers::pulls::handle(self, &ctx, e).await?,
+            Event::IssueComment(e) => {
+                return Box::pin(handlers::comment::handle(self, &ctx, e)).await
+            }
+            Event::CheckRun(e) => handlers::checks::check_run_event(self, &ctx, e).await?,
+            Event::CheckSuite(e) => handlers::checks::check_suite_event(self, &ctx, e).await?,
+            Event::MergeGroup(e) => handlers::checks::merge_group_event(self, &ctx, e).await?,
             _ => Handled::Ignored,
         };
         Ok(handled)

@@ -12,7 +12,7 @@ use crate::engine::record::{load_record, Index, Record};
 use crate::engine::repo_config::{RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
 use crate::github::token::token_api;
-use crate::github::{Api, Call};
+use crate::github::Api;
 use crate::ids::{PrNumber, RepoName};
 use crate::records::{self, Snapshot};
 
@@ -54,20 +54,15 @@ impl RemoteArgs {
     ///
     /// When the repository configuration cannot be read from GitHub.
     pub async fn records_branch(&self, api: &Api) -> anyhow::Result<String> {
-        #[derive(serde::Deserialize)]
-        struct Repo {
-            default_branch: String,
-        }
         if let Some(b) = &self.records_branch {
             return Ok(b.clone());
         }
         // The rules live on the default branch, never a PR's head.
-        let path = format!("/repos/{}/{}", self.repo.owner(), self.repo.name());
-        let repo: Repo = api
-            .json(Call::get("GET /repos/{owner}/{repo}", path))
+        let repo = rest::get_repo(api, &self.repo)
             .await
             .with_context(|| format!("reading {}", self.repo))?;
-        let read = rest::read_file(api, &self.repo, CONFIG_PATH, &repo.default_branch, None)
+        let default_branch = repo.default_branch.unwrap_or_else(|| "main".to_owned());
+        let read = rest::read_file(api, &self.repo, CONFIG_PATH, &default_branch, None)
             .await
             .with_context(|| format!("reading {CONFIG_PATH} of {}", self.repo))?;
         let config = match read {

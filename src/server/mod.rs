@@ -5,6 +5,5 @@ mod routes;
 pub mod signature;
 pub mod webhook;
 
-pub use routes::{
-    router, serve, serve_router, shutdown_signal, AppState, Handled, Handler, HandlerError,
-};
+pub use crate::delivery::{Handled, Handler, HandlerError};
+pub use routes::{router, serve, serve_router, shutdown_signal, AppState};

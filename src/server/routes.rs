@@ -12,44 +12,11 @@ use axum::routing::{get, post};
 use axum::Router;
 use tracing::Instrument;
 
+use crate::delivery::{Delivery, Handler, HandlerError};
 use crate::locks::KeyedLocks;
 use crate::metrics::Metrics;
 use crate::operator_config::WebhookSecrets;
 use crate::server::deliveries::HandledDeliveries;
-use crate::server::webhook::Delivery;
-
-/// What a handler made of a delivery.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Handled {
-    /// Effects written (or nothing was needed).
-    Done,
-    /// An event or action auditloop does not act on.
-    Ignored,
-}
-
-impl Handled {
-    fn as_str(self) -> &'static str {
-        match self {
-            Handled::Done => "handled",
-            Handled::Ignored => "ignored",
-        }
-    }
-}
-
-/// Failures underneath: GitHub (or the network) failed, so GitHub's delivery should be
-/// retried. User mistakes never come here: they are answered on the PR.
-#[derive(Debug, thiserror::Error)]
-pub enum HandlerError {
-    #[error("GitHub failed: {0}")]
-    GitHub(String),
-    #[error("internal error: {0}")]
-    Internal(String),
-}
-
-#[async_trait::async_trait]
-pub trait Handler: Send + Sync + 'static {
-    async fn handle(&self, delivery: &Delivery) -> Result<Handled, HandlerError>;
-}
 
 #[derive(Clone)]
 pub struct AppState {

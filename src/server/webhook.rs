@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
+pub use crate::delivery::Delivery;
 use crate::events::{Event, PayloadError};
 use crate::ids::DeliveryId;
 use crate::operator_config::WebhookSecrets;
@@ -15,13 +16,6 @@ use crate::server::signature;
 
 /// GitHub does not send payloads over 25 MB; anything bigger is refused unread.
 pub const MAX_BODY: usize = 25 * 1024 * 1024;
-
-/// A verified, parsed delivery.
-#[derive(Debug, Clone)]
-pub struct Delivery {
-    pub id: DeliveryId,
-    pub event: Event,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookRejection {

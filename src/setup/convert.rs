@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use super::form::Choice;
 use super::manifest::updated_env;
-use crate::github::{Api, Call, GitHubError, RetryPolicy};
+use crate::github::{Api, GitHubError, RetryPolicy};
 use crate::metrics::Metrics;
 
 /// The App GitHub registered, and where its settings now are. Debug and Display never
@@ -56,7 +56,7 @@ struct Conversion {
     html_url: Option<String>,
 }
 
-pub const CONVERSION_ROUTE: &str = "POST /app-manifests/{code}/conversions";
+pub use crate::github::rest::CONVERSION_ROUTE;
 
 /// The install page: under the App's `html_url` when GitHub gave one on the chosen host
 /// (GitHub Enterprise Server keeps Apps under `/github-apps/`), else `/apps/SLUG`.
@@ -78,13 +78,7 @@ pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Register
         .build()
         .map_err(|e| GitHubError::Setup(e.to_string()))?;
     let api = Api::new(Arc::new(octo), None, Metrics::new(), RetryPolicy::default());
-    let app: Conversion = api
-        .json(Call::post(
-            CONVERSION_ROUTE,
-            format!("/app-manifests/{code}/conversions"),
-            &serde_json::json!({}),
-        ))
-        .await?;
+    let app: Conversion = crate::github::rest::convert_manifest(&api, code).await?;
     let safe_slug = !app.slug.is_empty()
         && app
             .slug

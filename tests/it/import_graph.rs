@@ -1,5 +1,7 @@
-//! The import graph of `src/app/` and of `src/engine/` has no cycle: every module there can
-//! be read knowing only the modules it names, never the ones that name it.
+//! The import graph of `src/` has no cycle: every module can be read knowing only the
+//! modules it names, never the ones that name it. The layers call downward only, the rooms
+//! of `app/` keep their rules, `engine/` names only the typed ids, and only `github/` and
+//! `records/` build GitHub routes.
 //!
 //! A module is a file (`store.rs`, `decision/mod.rs`). Its edges are the modules its code
 //! names through `crate::app::…`/`crate::engine::…`, `super::…` and `self::…` paths, in
@@ -272,14 +274,157 @@ fn module(path: &str) -> Module {
     path.split("::").map(str::to_owned).collect()
 }
 
+/// The modules `from` may not name: each rule is a module prefix whose files may not reach
+/// any of the listed prefixes.
+type Rule = (&'static str, &'static [&'static str]);
+
+/// The layers of ARCHITECTURE.md, each calling downward only, and the rooms of `app/`:
+/// publishing shows what was committed and never commits.
+const RULES: &[Rule] = &[
+    ("server", &["app", "cli", "setup", "mcp"]),
+    ("app", &["server", "cli", "setup", "mcp"]),
+    ("records", &["app", "server", "cli", "setup", "mcp"]),
+    (
+        "github",
+        &[
+            "app", "server", "records", "cli", "setup", "mcp", "commands",
+        ],
+    ),
+    (
+        "commands",
+        &[
+            "app", "server", "records", "github", "cli", "setup", "mcp", "events",
+        ],
+    ),
+    (
+        "app::publish",
+        &[
+            "app::commit::store",
+            "app::commit::decision",
+            "app::commit::dispatch",
+            "app::commit::filing",
+            "app::commit::learning",
+            "app::handlers",
+        ],
+    ),
+    ("app::commit", &["app::handlers"]),
+];
+
+/// What `engine/` may name outside itself: the typed ids, nothing else.
+const ENGINE_MAY_NAME: &[&str] = &["ids"];
+
+fn under(prefix: &str, m: &Module) -> bool {
+    is_prefix(&module(prefix), m)
+}
+
+/// Every edge that breaks a rule, as `from -> to`.
+fn broken(graph: &Graph, rules: &[Rule]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, targets) in graph {
+        for to in targets {
+            let ruled = rules
+                .iter()
+                .any(|(who, banned)| under(who, from) && banned.iter().any(|b| under(b, to)));
+            let engine_out = under("engine", from)
+                && !under("engine", to)
+                && !ENGINE_MAY_NAME.iter().any(|ok| under(ok, to));
+            if ruled || engine_out {
+                found.push(format!("{} -> {}", from.join("::"), to.join("::")));
+            }
+        }
+    }
+    found
+}
+
+/// The string literals of a file's code (comments and the test module skipped).
+fn literals(source: &str) -> Vec<String> {
+    let source = source.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut found = Vec::new();
+    let chars: Vec<char> = source.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let rest = |n: usize| chars.get(i + n).copied();
+        match chars[i] {
+            '/' if rest(1) == Some('/') => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '/' if rest(1) == Some('*') => {
+                i += 2;
+                while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                    i += 1;
+                }
+                i += 2;
+            }
+            '\'' if rest(1) == Some('\\') || rest(2) == Some('\'') => {
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            '"' => {
+                let start = i + 1;
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                found.push(chars[start..i.min(chars.len())].iter().collect());
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    found
+}
+
+/// The REST paths GitHub serves, as a literal that builds a request starts them, or a
+/// route template (`"GET /repos/{owner}/{repo}"`).
+fn builds_a_route(literal: &str) -> bool {
+    const PATHS: &[&str] = &[
+        "/repos/",
+        "/app",
+        "/installation",
+        "/orgs/",
+        "/user",
+        "/graphql",
+    ];
+    let path = ["GET ", "POST ", "PATCH ", "PUT ", "DELETE "]
+        .iter()
+        .find_map(|m| literal.strip_prefix(m))
+        .unwrap_or(literal);
+    PATHS.iter().any(|p| path.starts_with(p))
+}
+
+/// Files outside `github/` and `records/` whose code builds a GitHub route.
+fn routes_outside(files: &[(Module, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(m, _)| !under("github", m) && !under("records", m))
+        .flat_map(|(m, source)| {
+            literals(source)
+                .into_iter()
+                .filter(|l| builds_a_route(l))
+                .map(move |l| format!("{}: {l:?}", m.join("::")))
+        })
+        .collect()
+}
+
 #[test]
-fn app_modules_import_each_other_without_a_cycle() {
-    let graph = graph(&modules("app"));
-    // The graph is really built: the decision path is named by the comment handler.
-    assert!(graph[&module("app::comment")].contains(&module("app::decision")));
-    assert!(graph[&module("app::decision::on_record")].contains(&module("app::filing")));
+fn src_imports_without_a_cycle() {
+    let graph = graph(&modules(""));
+    // The graph is really built: the decision path is named by the comment handler, and
+    // the layers are linked.
+    let edge = |a: &str, b: &str| graph[&module(a)].contains(&module(b));
+    assert!(edge("app::handlers::comment", "app::commit::decision"));
+    assert!(edge(
+        "app::commit::decision::on_record",
+        "app::commit::filing"
+    ));
+    assert!(edge("server::routes", "delivery"));
     if let Some(found) = cycle(&graph) {
-        panic!("import cycle in src/app: {}", shown(&found));
+        panic!("import cycle in src: {}", shown(&found));
     }
 }
 
@@ -293,6 +438,75 @@ fn engine_modules_import_each_other_without_a_cycle() {
     if let Some(found) = cycle(&graph) {
         panic!("import cycle in src/engine: {}", shown(&found));
     }
+}
+
+#[test]
+fn layers_and_rooms_name_only_what_they_may() {
+    let graph = graph(&modules(""));
+    let found = broken(&graph, RULES);
+    assert!(
+        found.is_empty(),
+        "imports against the rules:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn only_github_and_records_build_github_routes() {
+    let files = modules("");
+    // The scan sees the routes where they are built.
+    assert!(files
+        .iter()
+        .any(|(m, s)| under("github", m) && literals(s).iter().any(|l| builds_a_route(l))));
+    let found = routes_outside(&files);
+    assert!(
+        found.is_empty(),
+        "GitHub routes built outside github/ and records/:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_rules_catch_what_breaks_them() {
+    let file = |m: &str, text: &str| (module(m), text.to_owned());
+    let files = [
+        file(
+            "app::publish::views",
+            "use crate::app::commit::store::apply;",
+        ),
+        file("app::commit::store", "fn f() {}"),
+        file("app::commit::load", "fn f() {}"),
+        file("app::publish::body", "use crate::app::commit::load::load;"),
+        file(
+            "engine::gate",
+            "use crate::github::rest::Pull; use crate::ids::CommitSha;",
+        ),
+        file("github::rest", "fn f() {}"),
+        file("ids", "fn f() {}"),
+        file(
+            "app::handlers::sweep",
+            "const R: &str = \"GET /app/installations\"; // \"/repos/x\"",
+        ),
+        file(
+            "cli::post",
+            "let s = format!(\"/repos/{}/{}\", o, r); let c = \"/audit report\";",
+        ),
+    ];
+    let graph = graph(&files);
+    assert_eq!(
+        broken(&graph, RULES),
+        [
+            "app::publish::views -> app::commit::store",
+            "engine::gate -> github::rest"
+        ]
+    );
+    assert_eq!(
+        routes_outside(&files),
+        [
+            "app::handlers::sweep: \"GET /app/installations\"",
+            "cli::post: \"/repos/{}/{}\"",
+        ]
+    );
 }
 
 #[test]

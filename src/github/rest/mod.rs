@@ -1,19 +1,27 @@
 //! The REST calls auditloop makes besides the records branch, each under its documented
 //! route, decoding only the fields we use.
 
+mod app;
 mod checks;
 mod commits;
 mod compare;
 mod contents;
+mod dispatches;
+mod hooks;
+mod installations;
 mod issues;
 mod permission;
 mod pulls;
 mod refs;
 
+pub use app::*;
 pub use checks::*;
 pub use commits::*;
 pub use compare::*;
 pub use contents::*;
+pub use dispatches::*;
+pub use hooks::*;
+pub use installations::*;
 pub use issues::*;
 pub use permission::*;
 pub use pulls::*;

@@ -5,8 +5,9 @@
 //! lands in the delivery's `Seen`, where the handlers find it; a read made on a guess that
 //! proves wrong is simply not used.
 
+use crate::app::claim;
+use crate::app::commit::{decision, store};
 use crate::app::context::Ctx;
-use crate::app::{claim, decision, store};
 use crate::commands::{parse_comment, ParsedCommand};
 use crate::engine::policy::{required_role, Role};
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};

@@ -3,7 +3,7 @@
 //! gains its Lessons. Applied to every change the commit loop makes, whichever decision
 //! made it, so no path can end a record without the library hearing of it.
 
-use crate::app::state::State;
+use crate::app::commit::state::State;
 use crate::engine::patterns::{apply, learned, Library, PATTERNS_PATH};
 use crate::engine::record::Record;
 use crate::engine::views::lessons;

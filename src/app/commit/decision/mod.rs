@@ -1,5 +1,5 @@
 //! The one decision path of a state-changing command: a pure function of the state the
-//! commit loop read from the records branch ([`crate::app::store::apply_fetching`] calls
+//! commit loop read from the records branch ([`crate::app::commit::store::apply_fetching`] calls
 //! it on every state it reads, again after a conflict). What the records cannot tell (the
 //! adopted PR's state, the decision records a report cites, the number of the issue a
 //! `file` disposition opens) the decision asks for as a [`Need`]; the loop fetches it and
@@ -16,11 +16,11 @@ mod report;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
+use crate::app::commit::filing::{self, IssueToFile};
+use crate::app::commit::store::{State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
-use crate::app::filing::{self, IssueToFile};
-use crate::app::reply::Refused;
-use crate::app::store::{State, Stop};
+use crate::app::failure::Refused;
 use crate::app::AuditApp;
 use crate::commands::{ParsedCommand, ReportPayload};
 use crate::engine::record::{has_delivery, Record};
@@ -28,13 +28,13 @@ use crate::engine::transition as t;
 use crate::events::IssueCommentEvent;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
-use crate::ids::{Artifact, AuditId, CommitSha, DeliveryId, IssueNumber, Login, PrNumber};
+use crate::ids::{Artifact, AuditId, DeliveryId, IssueNumber, Login, PrNumber};
 use crate::records::Change;
 
 pub use report::decision_number;
 
 /// Why a decision did not give a change.
-pub type Halt = Stop<Refused, Need>;
+pub type Halt = Unwritten<Refused, Need>;
 
 pub type Decide = dyn Fn(&State, &Facts) -> Result<Change, Halt> + Send + Sync;
 
@@ -72,19 +72,19 @@ impl Facts {
     pub fn pull(&self, number: PrNumber) -> Result<&Pull, Halt> {
         self.pulls
             .get(&number)
-            .ok_or(Stop::Needs(Need::Pull(number)))
+            .ok_or(Unwritten::Needs(Need::Pull(number)))
     }
 
     pub fn decisions(&self) -> Result<&BTreeSet<u32>, Halt> {
         self.decisions
             .as_ref()
-            .ok_or(Stop::Needs(Need::DecisionRecords))
+            .ok_or(Unwritten::Needs(Need::DecisionRecords))
     }
 
     pub fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
         match self.issues.get(&wanted.key()) {
             Some(n) => Ok(*n),
-            None => Err(Stop::Needs(Need::Issue(Box::new(wanted)))),
+            None => Err(Unwritten::Needs(Need::Issue(Box::new(wanted)))),
         }
     }
 }
@@ -144,7 +144,7 @@ pub fn for_command(
         view: ctx.view(),
         policy: policy(app, ctx),
         delivery: ctx.delivery.clone(),
-        head: head_of(pull)?,
+        head: Artifact::commit(pull.head_sha.clone()),
         by: format!("by {actor} in {}", pull.number),
     };
     match command.clone() {
@@ -200,18 +200,18 @@ fn problems_text(problems: &[crate::engine::report::Problem]) -> crate::engine::
 /// The PR's record, or why there is none to act on.
 fn current<'a>(state: &'a State, delivery: &DeliveryId) -> Result<&'a Record, Halt> {
     match &state.record {
-        None => Err(Stop::Refused(Refused::new(
+        None => Err(Unwritten::Refused(Refused::new(
             "this pull request has no audit record",
             "start one with `/audit new --goal \"…\" --oracle \"…\"`",
         ))),
-        Some(Err(why)) => Err(Stop::Damaged(why.clone().into())),
-        Some(Ok(record)) if has_delivery(record, delivery) => Err(Stop::AlreadyApplied),
+        Some(Err(why)) => Err(Unwritten::Damaged(why.clone().into())),
+        Some(Ok(record)) if has_delivery(record, delivery) => Err(Unwritten::AlreadyApplied),
         Some(Ok(record)) => Ok(record),
     }
 }
 
 fn refusal(r: t::Refusal) -> Halt {
-    Stop::Refused(r.into())
+    Unwritten::Refused(r.into())
 }
 
 fn policy(app: &AuditApp, ctx: &Ctx) -> t::AuditPolicy {
@@ -222,13 +222,3 @@ fn policy(app: &AuditApp, ctx: &Ctx) -> t::AuditPolicy {
     }
 }
 
-fn head_of(pull: &Pull) -> Result<Artifact, Refused> {
-    CommitSha::new(pull.head_sha.clone())
-        .map(Artifact::commit)
-        .map_err(|_| {
-            Refused::new(
-                "the pull request's head is not a commit SHA",
-                "push a commit",
-            )
-        })
-}

@@ -6,23 +6,18 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use serde::Deserialize;
-
 use crate::app::claim;
+use crate::app::commit::state::{self, State};
 use crate::app::context::{html_base, Ctx};
-use crate::app::state::{self, State};
-use crate::app::views::{self, RunMode};
+use crate::app::handlers::refresh::{self, RunMode};
+use crate::app::publish::views;
 use crate::app::AuditApp;
 use crate::engine::record::Record;
 use crate::engine::views::{sections, splice, SpliceOutcome};
-use crate::github::pages::Listing;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, DeliveryId, PrNumber, RepoName};
 use crate::records::{self, Snapshot};
-
-pub const LIST_INSTALLATIONS: &str = "GET /app/installations";
-pub const LIST_REPOSITORIES: &str = "GET /installation/repositories";
 
 /// What one sweep may spend.
 #[derive(Debug, Clone, Copy)]
@@ -59,44 +54,6 @@ pub struct Report {
     pub budget_spent: bool,
     /// Claim refs deleted because their delivery can no longer come again.
     pub pruned: usize,
-}
-
-#[derive(Deserialize)]
-struct Installation {
-    id: u64,
-}
-
-#[derive(Deserialize)]
-struct RepoListing {
-    repositories: Vec<RepoItem>,
-}
-
-#[derive(Deserialize)]
-struct RepoItem {
-    full_name: String,
-    #[serde(default)]
-    default_branch: Option<String>,
-    #[serde(default)]
-    html_url: Option<String>,
-    #[serde(default)]
-    archived: bool,
-}
-
-/// Pages through a listing; `items` takes one page's JSON apart.
-async fn pages<T>(
-    api: &Api,
-    route: &'static str,
-    base: &str,
-    max_pages: usize,
-    items: impl Fn(&crate::github::ApiResponse) -> Result<Vec<T>, GitHubError>,
-) -> Result<Vec<T>, GitHubError> {
-    let mut all = Vec::new();
-    let path = format!("{base}?per_page=100");
-    let mut listing = Listing::new(api, route, &path, max_pages);
-    while let Some(answer) = listing.next_page().await? {
-        all.extend(items(&answer)?);
-    }
-    Ok(all)
 }
 
 struct Sweep<'a> {
@@ -143,14 +100,7 @@ impl AuditApp {
             report: Report::default(),
         };
         let app_api = self.github.app_api(None).counting(calls.clone());
-        let installations: Vec<Installation> = pages(
-            &app_api,
-            LIST_INSTALLATIONS,
-            "/app/installations",
-            limits.max_pages,
-            |r| r.json(LIST_INSTALLATIONS),
-        )
-        .await?;
+        let installations = rest::installations(&app_api, limits.max_pages).await?;
         sweep.report.installations = installations.len();
         'installations: for installation in installations {
             if sweep.spent() {
@@ -164,14 +114,7 @@ impl AuditApp {
                     continue;
                 }
             };
-            let repos = pages(
-                &api,
-                LIST_REPOSITORIES,
-                "/installation/repositories",
-                limits.max_pages,
-                |r| Ok(r.json::<RepoListing>(LIST_REPOSITORIES)?.repositories),
-            )
-            .await;
+            let repos = rest::installation_repositories(&api, limits.max_pages).await;
             let repos = match repos {
                 Ok(r) => r,
                 Err(e) => {
@@ -228,7 +171,7 @@ impl Sweep<'_> {
         Ok(())
     }
 
-    async fn repository(&mut self, api: Api, item: RepoItem) -> Result<(), GitHubError> {
+    async fn repository(&mut self, api: Api, item: rest::RepoItem) -> Result<(), GitHubError> {
         let Ok(repo) = RepoName::new(item.full_name.clone()) else {
             return Ok(());
         };
@@ -240,7 +183,7 @@ impl Sweep<'_> {
         let config = self.app.config(&api, &repo, &default_branch).await?;
         if !config
             .as_ref()
-            .is_ok_and(super::super::engine::repo_config::RepoConfig::enabled)
+            .is_ok_and(crate::engine::repo_config::RepoConfig::enabled)
         {
             // A broken or disabled configuration is shown by the next event's views.
             return Ok(());
@@ -289,7 +232,7 @@ impl Sweep<'_> {
                 break;
             }
             let state = state::state_of(&snapshot, pull.number, None)
-                .map_err(crate::app::lineage::Damage::from);
+                .map_err(crate::app::commit::lineage::Damage::from);
             let Ok(State {
                 record: Some(Ok(record)),
                 ..
@@ -319,7 +262,7 @@ impl Sweep<'_> {
                 runs: Some(&runs),
                 checked: false,
             };
-            views::refresh(self.app, &ctx, target, mode, body_behind).await?;
+            refresh::refresh(self.app, &ctx, target, mode, body_behind).await?;
             tracing::info!(repo = %ctx.repo, pr = pull.number.0, run_behind, body_behind, "reconcile: views republished");
             self.report
                 .republished

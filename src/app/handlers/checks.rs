@@ -2,10 +2,12 @@
 //! required evidence check completing re-evaluates the PRs on its head; a merge group's
 //! head gets the conclusion of the last queued PR's gate.
 
+use crate::app::commit::store;
 use crate::app::context::Ctx;
-use crate::app::store;
-use crate::app::views::{self, RunMode};
+use crate::app::handlers::refresh::{self, RunMode};
+use crate::app::publish::views;
 use crate::app::AuditApp;
+use crate::delivery::Handled;
 use crate::engine::gate::Conclusion;
 use crate::engine::views::check_run::{check_run, disabled, invalid_config};
 use crate::events::{
@@ -15,7 +17,6 @@ use crate::events::{
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
-use crate::server::Handled;
 
 async fn regate(
     app: &AuditApp,
@@ -40,7 +41,7 @@ async fn regate(
         }
         let state = store::load(ctx, full.number, None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-        views::refresh_with(
+        refresh::refresh_with(
             app,
             ctx,
             views::Target {

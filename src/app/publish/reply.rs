@@ -5,37 +5,11 @@ use std::future::Future;
 
 use crate::app::claim;
 use crate::app::context::Ctx;
-use crate::engine::views::md::Md;
+pub use crate::app::failure::Refused;
 use crate::engine::views::reply::{delivery_marker, refused};
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{CommentId, CommitSha, PrNumber};
-
-/// What was wrong and how to put it right, as the reply shows them. An app literal keeps
-/// its Markdown; an owned string is untrusted and escaped (see [`Md`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
-    pub what: Md,
-    pub fix: Md,
-}
-
-impl Refused {
-    pub fn new(what: impl Into<Md>, fix: impl Into<Md>) -> Self {
-        Self {
-            what: what.into(),
-            fix: fix.into(),
-        }
-    }
-}
-
-impl From<crate::engine::transition::Refusal> for Refused {
-    fn from(r: crate::engine::transition::Refusal) -> Self {
-        Refused {
-            what: crate::md!("{} ({})", r.what_md(), Md::code(r.rule())),
-            fix: r.fix(),
-        }
-    }
-}
 
 /// Whether a reply for this delivery is on the issue already (a redelivery).
 async fn replied(ctx: &Ctx, pr: PrNumber, marker: &str) -> Result<bool, GitHubError> {

@@ -6,8 +6,8 @@
 //! event (no later `prev` covers it); this does. A view computed from an older commit than
 //! the one a run shows is not published over it.
 
+use crate::app::commit::state::State;
 use crate::app::context::Ctx;
-use crate::app::state::State;
 use crate::engine::record::{Index, Record};
 use crate::engine::views::context::ViewContext;
 use crate::engine::views::md::Md;
@@ -129,7 +129,7 @@ struct Held {
 }
 
 async fn held_at(ctx: &Ctx, pr: PrNumber, commit: &CommitSha) -> Result<Option<Held>, GitHubError> {
-    let wanted = crate::app::state::wanted(pr, None, false);
+    let wanted = crate::app::commit::state::wanted(pr, None, false);
     let then = records::read_at(&ctx.api, &ctx.repo, commit.clone(), &wanted).await?;
     let Some(index) = then.file("index.json").and_then(|t| Index::parse(t).ok()) else {
         return Ok(None);
@@ -148,7 +148,7 @@ fn held_in(state: &State) -> Held {
     Held {
         index: state.index.clone(),
         record: match &state.record {
-            Some(Ok(r)) => Some((crate::app::state::record_path(&r.id), r.clone())),
+            Some(Ok(r)) => Some((crate::app::commit::state::record_path(&r.id), r.clone())),
             _ => None,
         },
     }

@@ -15,18 +15,15 @@
 //! --expect-run N` makes such a repeat harmless: the second auditor posts nothing, so the
 //! budget is spent once.
 
+use crate::app::commit::store::{self, change_files, Attempt, State, Unwritten};
 use crate::app::context::Ctx;
-use crate::app::store::{self, change_files, Applying, State, Stop};
 use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::gate::{GateResult, Outcome};
 use crate::engine::record::{Dispatch, Event, EventKind, Record};
 use crate::engine::transition::{self as t, DispatchDecision};
-use crate::github::api::status_error;
-use crate::github::rest::Pull;
-use crate::github::{Call, GitHubError};
+use crate::github::rest::{self, Pull};
+use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login};
-
-pub const POST_DISPATCH: &str = "POST /repos/{owner}/{repo}/dispatches";
 
 /// A dispatch decided on: the state that records it (for the views to show it, when this
 /// call recorded it) and the request still to send, which goes last, after the views.
@@ -98,13 +95,10 @@ pub async fn after_gate(
     let Some(Ok(record)) = &state.record else {
         return Ok(None);
     };
-    let (Ok(sha), Ok(actor)) = (
-        CommitSha::new(pull.head_sha.clone()),
-        Login::new(format!("{bot_slug}[bot]")),
-    ) else {
+    let Ok(actor) = Login::new(format!("{bot_slug}[bot]")) else {
         return Ok(None);
     };
-    let head = Artifact::commit(sha);
+    let head = Artifact::commit(pull.head_sha.clone());
     let holds = evidence_holds(gate);
     let event = ctx.event(&actor, None);
     // Decided on what was loaded first: most events find nothing to do, at no cost.
@@ -138,7 +132,7 @@ pub async fn after_gate(
     // Written only on a branch that still extends the records the decision was made on.
     let outcome = store::apply::<Skip>(ctx, pr, None, state.commit.as_ref(), &message, |latest| {
         let Some(Ok(record)) = &latest.record else {
-            return Err(Stop::Refused(Skip::Nothing));
+            return Err(Unwritten::Refused(Skip::Nothing));
         };
         let decided = t::decide_dispatch(
             record,
@@ -149,15 +143,16 @@ pub async fn after_gate(
         );
         match decided {
             Ok(DispatchDecision::Record(applied)) => Ok(change_files(&applied, &view, Vec::new())),
-            Ok(DispatchDecision::Resend(ev)) => {
-                Err(Stop::Refused(Skip::Resend(Box::new((record.clone(), *ev)))))
-            }
-            _ => Err(Stop::Refused(Skip::Nothing)),
+            Ok(DispatchDecision::Resend(ev)) => Err(Unwritten::Refused(Skip::Resend(Box::new((
+                record.clone(),
+                *ev,
+            ))))),
+            _ => Err(Unwritten::Refused(Skip::Nothing)),
         }
     })
     .await?;
     match outcome {
-        Applying::Done { state, commit } => {
+        Attempt::Committed { state, commit } => {
             let asked = state
                 .record
                 .as_ref()
@@ -173,14 +168,14 @@ pub async fn after_gate(
                 to_send: (Box::new(record), ev),
             }))
         }
-        Applying::Stopped(Stop::Refused(Skip::Resend(resend))) => {
+        Attempt::Unwritten(Unwritten::Refused(Skip::Resend(resend))) => {
             let (record, ev) = *resend;
             Ok(unsent(&record, ev, published).map(|to_send| Asked {
                 recorded: None,
                 to_send,
             }))
         }
-        Applying::Stopped(_) => Ok(None),
+        Attempt::Unwritten(_) => Ok(None),
     }
 }
 
@@ -193,22 +188,13 @@ fn unsent(record: &Record, ev: Event, published: Option<&str>) -> Option<(Box<Re
     Some((Box::new(record.clone()), ev))
 }
 
-/// `POST /repos/{owner}/{repo}/dispatches`. Sent once (no automatic retry: a lost answer
-/// must not become a second workflow run); any refusal is a GitHub failure, answered 5xx
-/// so that the delivery is retried.
+/// Sends the `repository_dispatch` of `event`, once (see `rest::create_dispatch`).
 async fn send(ctx: &Ctx, record: &Record, event: &Event) -> Result<(), GitHubError> {
     let Some(dispatch) = dispatch_of(event) else {
         return Ok(());
     };
-    let body = serde_json::json!({
-        "event_type": dispatch.event_type,
-        "client_payload": t::client_payload(record, dispatch, ctx.records_branch()),
-    });
-    let path = format!("/repos/{}/{}/dispatches", ctx.repo.owner(), ctx.repo.name());
-    let r = ctx.api.send(Call::post(POST_DISPATCH, path, &body)).await?;
-    if !r.is_success() {
-        return Err(status_error(POST_DISPATCH, &r));
-    }
+    let payload = t::client_payload(record, dispatch, ctx.records_branch());
+    rest::create_dispatch(&ctx.api, &ctx.repo, &dispatch.event_type, &payload).await?;
     tracing::info!(audit = %record.id, run = dispatch.run, candidate = %dispatch.candidate_artifact, "auditor dispatched");
     Ok(())
 }

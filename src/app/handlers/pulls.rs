@@ -1,11 +1,13 @@
 //! Pull-request events: a new head gets a new check run (and, with `baseline_on_push`, a
 //! rebound record); a base change rebinds; an edit inside the managed sections is undone.
 
+use crate::app::commit::store::{self, Attempt, State, Unwritten};
 use crate::app::context::Ctx;
-use crate::app::prefetch;
-use crate::app::store::{self, Applying, State, Stop};
-use crate::app::views::{self, RunMode};
+use crate::app::handlers::prefetch;
+use crate::app::handlers::refresh::{self, RunMode};
+use crate::app::publish::views;
 use crate::app::AuditApp;
+use crate::delivery::Handled;
 use crate::engine::record::{has_delivery, BaselineCause};
 use crate::engine::repo_config::CarryCertification;
 use crate::engine::transition::{self as t, BaselineInput};
@@ -15,7 +17,6 @@ use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login};
 use crate::records::Change;
-use crate::server::Handled;
 
 pub async fn handle(
     app: &AuditApp,
@@ -74,7 +75,7 @@ pub async fn handle(
     let enabled = ctx
         .config
         .as_ref()
-        .is_ok_and(super::super::engine::repo_config::RepoConfig::enabled);
+        .is_ok_and(crate::engine::repo_config::RepoConfig::enabled);
     let on_push = ctx.config.as_ref().is_ok_and(|c| c.baseline_on_push);
     let has_record = matches!(
         &state,
@@ -127,7 +128,7 @@ pub async fn handle(
             return Ok(Handled::Ignored);
         };
         if sections_tampered(&pull.body, &sections(Some(record), &ctx.view()))
-            && crate::app::body::refresh_body(ctx, pull.number, loaded, record)
+            && crate::app::publish::body::refresh_body(ctx, pull.number, loaded, record)
                 .await?
                 .is_none()
         {
@@ -139,7 +140,7 @@ pub async fn handle(
     let update_body = (e.action != A::Edited || base_changed) && has_record;
     // A rebind (or its redelivery) may make the record ready for the auditor (§11).
     let dispatch = cause.is_some_and(|c| c != BaselineCause::Push || on_push) && has_record;
-    views::refresh_with(
+    refresh::refresh_with(
         app,
         ctx,
         views::Target {
@@ -222,7 +223,7 @@ enum Rebound {
     /// written then).
     Done(Box<State>, Option<CommitSha>, Option<t::Refusal>),
     Unchanged,
-    Damaged(crate::app::lineage::Damage),
+    Damaged(crate::app::commit::lineage::Damage),
 }
 
 /// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
@@ -259,11 +260,11 @@ async fn rebind(ctx: &Ctx, pull: &Pull, rebinding: Rebinding<'_>) -> Result<Rebo
     let outcome = store::apply::<()>(ctx, number, None, must_contain, &message, |state| {
         let record = match &state.record {
             Some(Ok(r)) => r,
-            Some(Err(why)) => return Err(Stop::Damaged(why.clone().into())),
+            Some(Err(why)) => return Err(Unwritten::Damaged(why.clone().into())),
             None => return Ok(Change::default()),
         };
         if has_delivery(record, &delivery) {
-            return Err(Stop::AlreadyApplied);
+            return Err(Unwritten::AlreadyApplied);
         }
         // A reopened PR whose head is still the candidate has nothing to rebind.
         if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
@@ -300,8 +301,8 @@ async fn rebind(ctx: &Ctx, pull: &Pull, rebinding: Rebinding<'_>) -> Result<Rebo
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok(match (outcome, refused) {
-        (Applying::Done { state, commit }, refused) => Rebound::Done(state, commit, refused),
-        (Applying::Stopped(Stop::Damaged(why)), _) => Rebound::Damaged(why),
-        (Applying::Stopped(_), _) => Rebound::Unchanged,
+        (Attempt::Committed { state, commit }, refused) => Rebound::Done(state, commit, refused),
+        (Attempt::Unwritten(Unwritten::Damaged(why)), _) => Rebound::Damaged(why),
+        (Attempt::Unwritten(_), _) => Rebound::Unchanged,
     })
 }

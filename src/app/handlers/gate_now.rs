@@ -6,18 +6,18 @@
 
 use std::sync::Arc;
 
+use crate::app::commit::lineage::repair;
+use crate::app::commit::load::{damage_of, named_records_commit};
+use crate::app::commit::store;
 use crate::app::context::{html_base, Ctx};
-use crate::app::lineage::repair;
 use crate::app::memory::{Memory, Seen};
-use crate::app::runs::observations;
-use crate::app::store::{self, damage_of, named_records_commit};
-use crate::app::views::record_of;
+use crate::app::publish::runs::observations;
+use crate::app::publish::views::record_of;
 use crate::engine::gate::{combine, pull_gate, Conclusion, GateResult, Outcome, PullGate};
 use crate::engine::record::Record;
 use crate::engine::repo_config::{Assurance, RepoConfig, CONFIG_PATH};
-use crate::events::Repository;
 use crate::github::rest::{self, FileRead, Pull};
-use crate::github::{Api, Call, GitHubError};
+use crate::github::{Api, GitHubError};
 use crate::ids::{DeliveryId, PrNumber, RepoName};
 
 /// What the gate of a PR's head is now.
@@ -47,10 +47,7 @@ pub async fn gate_now(
     records_branch: Option<&str>,
     operator_min: Assurance,
 ) -> Result<GateNow, GitHubError> {
-    let path = format!("/repos/{}/{}", repo.owner(), repo.name());
-    let repository: Repository = api
-        .json(Call::get("GET /repos/{owner}/{repo}", path))
-        .await?;
+    let repository = rest::get_repo(api, repo).await?;
     let default_branch = repository
         .default_branch
         .clone()
@@ -91,7 +88,7 @@ pub async fn gate_now(
     let named = named_records_commit(&runs, check_name, None);
     let (state, _) = store::verified(&ctx, pr, loaded, named.as_ref()).await?;
     let state = match (&state, &named) {
-        (Ok(s), Some(last)) if s.commit.is_none() => Err(crate::app::lineage::Damage::from(format!(
+        (Ok(s), Some(last)) if s.commit.is_none() => Err(crate::app::commit::lineage::Damage::from(format!(
             "the records branch `{}` is missing; it was last at {}, where the next command recreates it",
             ctx.records_branch(),
             last.short()

@@ -1,10 +1,11 @@
 //! Rebuilding the views from the records: the PR-body sections and the check run.
 
+use crate::app::commit::lineage::{repair, Lineage};
+use crate::app::commit::load::{damage_of, load, verified, Loaded};
 use crate::app::context::Ctx;
-use crate::app::lineage::Lineage;
 use crate::app::memory::OurRun;
-use crate::app::runs::our_run;
-pub use crate::app::runs::{forged, forged_words, observations, our_named_commit};
+use crate::app::publish::runs::our_run;
+pub use crate::app::publish::runs::{forged, forged_words, observations, our_named_commit};
 use crate::app::AuditApp;
 use crate::engine::gate::{combine, pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
 use crate::engine::record::Record;
@@ -30,7 +31,7 @@ pub enum RunMode {
     Update,
 }
 
-pub fn record_of(state: &crate::app::store::Loaded) -> Result<Option<&Record>, String> {
+pub fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
     match state {
         Err(e) => Err(e.why.clone()),
         Ok(s) => match &s.record {
@@ -42,10 +43,7 @@ pub fn record_of(state: &crate::app::store::Loaded) -> Result<Option<&Record>, S
 }
 
 /// The pattern library the check run marks recurring findings from (§13).
-fn patterns_of<'s>(
-    ctx: &Ctx,
-    state: &'s crate::app::store::Loaded,
-) -> Option<&'s crate::engine::patterns::Library> {
+fn patterns_of<'s>(ctx: &Ctx, state: &'s Loaded) -> Option<&'s crate::engine::patterns::Library> {
     let library = state.as_ref().ok()?.patterns.as_ref()?.as_ref().ok()?;
     ctx.settings().patterns.then_some(library)
 }
@@ -55,7 +53,7 @@ pub fn gate_for(
     ctx: &Ctx,
     operator_min: Assurance,
     pull: &Pull,
-    state: &crate::app::store::Loaded,
+    state: &Loaded,
     checks: &[CheckObservation],
 ) -> Option<GateResult> {
     let config = ctx.config.as_ref().ok()?;
@@ -73,7 +71,7 @@ pub fn gate_for(
 /// The PR whose views are rebuilt, with the records they are rebuilt from.
 pub struct Target<'a> {
     pub pull: &'a Pull,
-    pub state: &'a crate::app::store::Loaded,
+    pub state: &'a Loaded,
     /// The records commit the views are computed from (the check run's `external_id`).
     pub records_commit: Option<&'a CommitSha>,
     /// The check runs on the PR's head, when the caller listed them already.
@@ -91,35 +89,46 @@ fn reads_checks(ctx: &Ctx) -> bool {
     })
 }
 
-/// Re-evaluates the gate of `pull` and rebuilds its views. Other open PRs on the same head
-/// are gated too: the check passes only when every one of them passes. A view computed
-/// from an older records commit than the one our run shows is not published; a branch that
-/// no longer contains that commit fails condition 1.
+/// What publishing reads before it decides what to show: the head's check runs, the open
+/// PRs that share the head, the body read just now, and the records checked against the
+/// commit our run names. Nothing of it is written.
+pub struct Observed<'a> {
+    pub pull: &'a Pull,
+    /// The records, checked against `named` (damaged when the branch went back).
+    pub state: Loaded,
+    /// The records commit the views are computed from (the check run's `external_id`).
+    pub records_commit: Option<CommitSha>,
+    /// The lineage check found the branch rewound or edited.
+    pub rewound: bool,
+    pub runs: Vec<CheckRunInfo>,
+    pub checks: Vec<CheckObservation>,
+    /// Our run on the head, from the listing or from this process's memory.
+    pub ours: Option<OurRun>,
+    /// The records commit our newest run names.
+    pub named: Option<CommitSha>,
+    /// The summary our newest run shows (it may carry a dispatch's sent marker).
+    pub published: Option<String>,
+    /// The open PRs on the head, when they could change the conclusion.
+    pub sharing: Option<Vec<Pull>>,
+    /// The PR as read just before its body is patched.
+    pub fresh: Option<Pull>,
+    pub bot_slug: &'a str,
+    pub check_name: String,
+}
+
+/// Reads what the views of `target` are computed from; `None` when a newer view stands
+/// (our run or the body shows newer records), so this one is not published.
 ///
 /// The calls it makes are only those the answer needs: the checks on the head (unless the
 /// caller listed them); the open PRs on the head only when they could change the
 /// conclusion (that listing then also serves as the body read); the body, read just before
-/// it is patched (CONTRACT §9); then the body patch and the check run together.
-pub async fn refresh(
-    app: &AuditApp,
+/// it is patched (docs/reference.md#the-pr-body).
+pub async fn observe<'a>(
+    app: &'a AuditApp,
     ctx: &Ctx,
-    target: Target<'_>,
-    mode: RunMode,
+    target: Target<'a>,
     update_body: bool,
-) -> Result<(), GitHubError> {
-    refresh_with(app, ctx, target, mode, update_body, false).await
-}
-
-/// As [`refresh`]; with `dispatch`, a record this made ready for a fresh auditor run gets
-/// its `dispatch` event, shown by the check run, and the request is sent last (§11).
-pub async fn refresh_with(
-    app: &AuditApp,
-    ctx: &Ctx,
-    target: Target<'_>,
-    mode: RunMode,
-    update_body: bool,
-    dispatch: bool,
-) -> Result<(), GitHubError> {
+) -> Result<Option<Observed<'a>>, GitHubError> {
     let Target {
         pull,
         state,
@@ -127,25 +136,22 @@ pub async fn refresh_with(
         runs: listed,
         checked: already_checked,
     } = target;
-    let operator_min = app.operator_min;
     let bot_slug = app.bot_slug(ctx).await?;
     let check_name = ctx.settings().check_name.clone();
-    let record = record_of(state).ok().flatten();
     let head = &pull.head_sha;
     // Our run on the head as this process last made it, for when the listing does not show
     // it yet, so that an update finds it and a redelivered create finds the run it made.
     let known_run = ctx.memory.run_of(&ctx.repo, head, &check_name);
-    let with_checks = reads_checks(ctx);
     // Without evidence checks the PR's own gate is known now; the other PRs on its head
     // can only make a passing (or waiting) gate worse, never a failing one better.
-    let early = (!with_checks).then(|| gate_for(ctx, operator_min, pull, state, &[]));
+    let early = (!reads_checks(ctx)).then(|| gate_for(ctx, app.operator_min, pull, state, &[]));
     let need_sharing = match &early {
         Some(gate) => gate
             .as_ref()
             .is_some_and(|g| g.conclusion != Conclusion::Failure),
         None => true,
     };
-    let wants_body = update_body && record.is_some();
+    let wants_body = update_body && record_of(state).ok().flatten().is_some();
     // The checks on the head are listed every time, never taken from memory: the lineage
     // check needs the records commit our run shows on GitHub now, whichever replica made
     // it, and the forged-gate warning needs every run of our name.
@@ -177,31 +183,28 @@ pub async fn refresh_with(
     let (checked, lineage) = if already_checked {
         (state.clone(), Lineage::Current)
     } else {
-        crate::app::store::verified(ctx, pull.number, state.clone(), named.as_ref()).await?
+        verified(ctx, pull.number, state.clone(), named.as_ref()).await?
     };
     if lineage == Lineage::Stale {
         tracing::info!(
             pr = pull.number.0,
             "a newer view stands; this one is not published"
         );
-        return Ok(());
+        return Ok(None);
     }
     // The body read just now may show a view computed from a newer records commit than
     // ours (another delivery or replica finished first): that view stands, check run and
     // all, as when our run shows a newer commit. `named` is free: ours extends it.
     if let (Some(fresh), Ok(s)) = (&fresh, &checked) {
-        if crate::app::body::overtaken(ctx, s, &fresh.body, named.as_ref()).await? {
+        if crate::app::publish::body::overtaken(ctx, s, &fresh.body, named.as_ref()).await? {
             tracing::info!(
                 pr = pull.number.0,
                 "a newer body stands; this view is not published"
             );
-            return Ok(());
+            return Ok(None);
         }
     }
-    let state = &checked;
     let checks = observations(&runs, &check_name);
-
-    let mut gate = gate_for(ctx, operator_min, pull, state, &checks);
     let published = runs
         .iter()
         .find(|r| {
@@ -209,125 +212,196 @@ pub async fn refresh_with(
         })
         .and_then(|r| r.output.as_ref())
         .and_then(|o| o.summary.clone());
-    let mut asked = None;
-    if let (true, Some(g), Ok(s)) = (dispatch, &gate, state) {
-        asked = crate::app::dispatch::after_gate(ctx, bot_slug, pull, s, g, published.as_deref())
-            .await?;
+    Ok(Some(Observed {
+        pull,
+        state: checked,
+        records_commit: records_commit.cloned(),
+        rewound: matches!(lineage, Lineage::Damaged { .. }),
+        runs,
+        checks,
+        ours,
+        named,
+        published,
+        sharing,
+        fresh,
+        bot_slug,
+        check_name,
+    }))
+}
+
+/// The records of the other open PRs on the head, whose gates the check run combines with
+/// this PR's (it passes only when every one of them passes).
+pub async fn others<'s>(
+    ctx: &Ctx,
+    operator_min: Assurance,
+    seen: &'s Observed<'_>,
+) -> Result<Vec<(&'s Pull, Loaded)>, GitHubError> {
+    let pull = seen.pull;
+    if gate_for(ctx, operator_min, pull, &seen.state, &seen.checks).is_none() {
+        return Ok(Vec::new());
     }
-    let recorded = asked.as_mut().and_then(|a| a.recorded.take());
-    let (asked_state, asked_commit);
-    let (state, records_commit) = match recorded {
-        Some((s, c)) => {
-            asked_state = Ok(s);
-            asked_commit = c;
-            gate = gate_for(ctx, operator_min, pull, &asked_state, &checks);
-            (&asked_state, asked_commit.as_ref().or(records_commit))
-        }
-        None => (state, records_commit),
-    };
-    let others: Vec<&Pull> = sharing
+    let mut loaded = Vec::new();
+    for other in seen
+        .sharing
         .iter()
         .flatten()
         .filter(|p| p.number != pull.number)
-        .collect();
+    {
+        loaded.push((other, load(ctx, other.number, None).await?));
+    }
+    Ok(loaded)
+}
+
+/// What to publish, decided from what was observed: the check run's view and the records
+/// commit it names, the new PR body, and the warning about forged gates.
+pub struct Plan {
+    pub view: CheckRunView,
+    pub records_commit: Option<CommitSha>,
+    pub new_body: Option<String>,
+    pub forged_warning: Option<String>,
+    pub mode: RunMode,
+}
+
+/// Decides what the views show. Pure: `seen` and `others` hold everything it reads;
+/// `sent_now` says this delivery sent the record's awaited dispatch just before.
+pub fn plan(
+    ctx: &Ctx,
+    operator_min: Assurance,
+    seen: &Observed<'_>,
+    others: &[(&Pull, Loaded)],
+    mode: RunMode,
+    sent_now: bool,
+) -> Plan {
+    let (pull, state, checks) = (seen.pull, &seen.state, &seen.checks[..]);
+    let mut gate = gate_for(ctx, operator_min, pull, state, checks);
     if let (Some(own), false) = (&gate, others.is_empty()) {
         let mut results = vec![(pull.number, own.clone())];
-        for other in others {
-            let other_state = crate::app::store::load(ctx, other.number, None).await?;
-            if let Some(g) = gate_for(ctx, operator_min, other, &other_state, &checks) {
+        for (other, other_state) in others {
+            if let Some(g) = gate_for(ctx, operator_min, other, other_state, checks) {
                 results.push((other.number, g));
             }
         }
         gate = Some(combine(&results));
     }
-    let (body_status, new_body) = match (&fresh, record_of(state).ok().flatten()) {
+    let (body_status, new_body) = match (&seen.fresh, record_of(state).ok().flatten()) {
         (Some(fresh), Some(r)) => {
             let commit = state.as_ref().ok().and_then(|s| s.commit.as_ref());
-            crate::app::body::spliced(ctx, &fresh.body, r, commit)
+            crate::app::publish::body::spliced(ctx, &fresh.body, r, commit)
         }
         _ => (BodyStatus::Current, None),
     };
-
     // A branch that is gone while our check run names its last commit was lost, not never
     // made: condition 1 fails saying so, and the run keeps naming that commit, from which
     // the next write recreates the branch.
     let lost = match state {
-        Ok(s) if s.commit.is_none() => named.clone(),
+        Ok(s) if s.commit.is_none() => seen.named.clone(),
         _ => None,
     };
     // A rewound branch keeps being named by the newest commit GitHub saw, so the rewind
     // stays visible until it is repaired.
-    let rewound = matches!(lineage, Lineage::Damaged { .. });
-    let records_commit = if rewound {
-        named.as_ref()
+    let records_commit = if seen.rewound {
+        seen.named.clone()
     } else {
-        records_commit.or(lost.as_ref())
+        seen.records_commit.clone().or(lost.clone())
     };
-    let damage = crate::app::store::damage_of(state);
+    let mut view = view_of(ctx, gate.as_ref(), state, body_status, lost.as_ref());
+    let forgers = forged(&seen.runs, &seen.check_name, seen.bot_slug);
+    let forged_warning = (!forgers.is_empty()).then(|| {
+        let words = forged_words(&seen.check_name, &forgers);
+        // GitHub refuses a summary over 65,535 characters: the warning comes first and the
+        // view's own summary gives way.
+        view.summary =
+            crate::engine::views::escape::truncate(&format!("{words}\n\n{}", view.summary), 65_535);
+        words
+    });
+    // The dispatch goes out before the check run that says so; the marker tells a
+    // redelivery it went out (see `app::commit::dispatch`).
+    let awaited = record_of(state)
+        .ok()
+        .flatten()
+        .and_then(|r| r.awaited_dispatch().map(|(_, d)| sent_marker(r, d)));
+    if let Some(marker) = awaited {
+        if sent_now
+            || seen
+                .published
+                .as_deref()
+                .is_some_and(|p| p.contains(&marker))
+        {
+            let room = SUMMARY_LIMIT - marker.chars().count() - 2;
+            view.summary = format!("{}\n{marker}\n", cap(&view.summary, room, None));
+        }
+    }
+    Plan {
+        view,
+        records_commit,
+        new_body,
+        forged_warning,
+        mode,
+    }
+}
+
+/// The check run's view of `state` under `gate`, or the view that says why there is none.
+fn view_of(
+    ctx: &Ctx,
+    gate: Option<&GateResult>,
+    state: &Loaded,
+    body_status: BodyStatus,
+    lost: Option<&CommitSha>,
+) -> CheckRunView {
     let repair = |why: &str| {
+        let damage = damage_of(state);
         md!(
             "{}. {}",
             Md::text_max(why, 2_000),
-            crate::app::lineage::repair(
+            repair(
                 &ctx.view(),
                 damage.as_ref().and_then(|d| d.last_good.as_ref())
             )
         )
     };
-    let mut view = match (&ctx.config, &gate, record_of(state)) {
+    match (&ctx.config, gate, record_of(state)) {
         (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
         (Ok(c), _, _) if !c.enabled() => disabled(),
         (Ok(_), _, _) if lost.is_some() => records_unavailable(&md!(
             "the records branch {} is missing; it was last at {}, where the next command recreates it",
             Md::code(ctx.records_branch()),
-            Md::code(lost.as_ref().map(CommitSha::short).unwrap_or_default())
+            Md::code(lost.map(CommitSha::short).unwrap_or_default())
         )),
         (Ok(_), Some(g), Ok(record)) => {
             check_run_with(g, record, &ctx.view(), body_status, patterns_of(ctx, state))
         }
         (Ok(_), Some(_), Err(why)) => records_unavailable(&repair(&why)),
         (Ok(_), None, _) => records_unavailable(&Md::lit("the head commit is not a full SHA")),
-    };
-    let forgers = forged(&runs, &check_name, bot_slug);
-    if !forgers.is_empty() {
-        let words = forged_words(&check_name, &forgers);
-        // GitHub refuses a summary over 65,535 characters: the warning comes first and the
-        // view's own summary gives way.
-        view.summary =
-            crate::engine::views::escape::truncate(&format!("{words}\n\n{}", view.summary), 65_535);
-        crate::app::reply::warn_once(ctx, pull, &format!("forged-{}", pull.head_sha), &words)
-            .await?;
     }
-    // The dispatch goes out before the check run that says so; the marker tells a
-    // redelivery it went out (see `app::dispatch`).
-    let sent_now = asked.is_some();
-    if let Some(asked) = asked {
-        asked.send(ctx).await?;
-    }
-    let awaited = record_of(state)
-        .ok()
-        .flatten()
-        .and_then(|r| r.awaited_dispatch().map(|(_, d)| sent_marker(r, d)));
-    if let Some(marker) = awaited {
-        if sent_now || published.as_deref().is_some_and(|p| p.contains(&marker)) {
-            let room = SUMMARY_LIMIT - marker.chars().count() - 2;
-            view.summary = format!("{}\n{marker}\n", cap(&view.summary, room, None));
-        }
+}
+
+/// Publishes `plan`: the forged-gate warning (once per head), then the PR body and the
+/// check run together.
+pub async fn publish_plan(ctx: &Ctx, seen: Observed<'_>, plan: Plan) -> Result<(), GitHubError> {
+    let pull = seen.pull;
+    if let Some(words) = &plan.forged_warning {
+        crate::app::publish::reply::warn_once(
+            ctx,
+            pull,
+            &format!("forged-{}", pull.head_sha),
+            words,
+        )
+        .await?;
     }
     let run = Publish {
-        check_name: &check_name,
-        head,
-        ours,
-        records_commit,
-        mode,
+        check_name: &seen.check_name,
+        head: &pull.head_sha,
+        ours: seen.ours,
+        records_commit: plan.records_commit.as_ref(),
+        mode: plan.mode,
     };
     let body = async {
-        match &new_body {
+        match &plan.new_body {
             Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
             None => Ok(()),
         }
     };
-    futures::try_join!(body, publish(ctx, run, &view))?;
+    futures::try_join!(body, publish(ctx, run, &plan.view))?;
     Ok(())
 }
 

@@ -3,14 +3,16 @@
 use std::sync::Mutex;
 
 use crate::app::claim::{self, Turn};
+use crate::app::commit::decision::{self, CommandDecision, Facts};
+use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
-use crate::app::decision::{self, CommandDecision, Facts};
 use crate::app::failure::CommandFailure;
-use crate::app::reply::{self, Refused};
-use crate::app::store::{self, Applying, Stop};
-use crate::app::views::{self, RunMode};
+use crate::app::handlers::refresh::{self, RunMode};
+use crate::app::publish::reply::{self, Refused};
+use crate::app::publish::views;
 use crate::app::AuditApp;
 use crate::commands::{help_table, parse_comment, ParsedCommand};
+use crate::delivery::{Handled, HandlerError};
 use crate::engine::policy::{
     maintainer_self_approval_refused, required_role, Permission, Role, RoleThresholds,
 };
@@ -20,7 +22,6 @@ use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommentId, Login, PrNumber};
-use crate::server::{Handled, HandlerError};
 
 pub async fn handle(
     app: &AuditApp,
@@ -144,7 +145,7 @@ async fn finish_applied(
         runs: None,
         checked: false,
     };
-    let dispatch = crate::app::dispatch::triggered_by(command);
+    let dispatch = crate::app::commit::dispatch::triggered_by(command);
     publish_carried_out(app, ctx, target, mode, dispatch, comment).await
 }
 
@@ -158,7 +159,7 @@ async fn publish_carried_out(
     comment: CommentId,
 ) -> Result<(), GitHubError> {
     futures::try_join!(
-        views::refresh_with(app, ctx, target, mode, true, dispatch),
+        refresh::refresh_with(app, ctx, target, mode, true, dispatch),
         reply::carried_out(ctx, comment),
     )?;
     Ok(())
@@ -263,14 +264,14 @@ async fn run(
                 runs: None,
                 checked: false,
             };
-            views::refresh(app, ctx, target, RunMode::Update, false).await?;
+            refresh::refresh(app, ctx, target, RunMode::Update, false).await?;
             return Ok(Answered::Done);
         }
         _ => {}
     }
     authorize(ctx, command, actor, pull).await?;
     let decision = decision::for_command(app, ctx, command, actor, pull, e)?;
-    let dispatch = crate::app::dispatch::triggered_by(command);
+    let dispatch = crate::app::commit::dispatch::triggered_by(command);
     commit(app, ctx, pull, decision, e.comment.id, dispatch).await
 }
 
@@ -410,16 +411,16 @@ async fn commit(
     )
     .await?;
     let (state, commit, checked) = match outcome {
-        Applying::Done { state, commit } => (*state, commit, true),
-        Applying::Stopped(Stop::Refused(why)) => return Err(why.into()),
-        Applying::Stopped(Stop::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
-        Applying::Stopped(Stop::Needs(need)) => {
+        Attempt::Committed { state, commit } => (*state, commit, true),
+        Attempt::Unwritten(Unwritten::Refused(why)) => return Err(why.into()),
+        Attempt::Unwritten(Unwritten::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
+        Attempt::Unwritten(Unwritten::Needs(need)) => {
             return Err(CommandFailure::Internal(format!(
                 "the decision still needed {need:?} after {} answers",
                 store::MAX_NEEDS
             )))
         }
-        Applying::Stopped(Stop::AlreadyApplied) => {
+        Attempt::Unwritten(Unwritten::AlreadyApplied) => {
             let state = store::load(ctx, pr, None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
             match state {

@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::{current, problems_text, refusal, CommandDecision, Facts, Made};
+use crate::app::commit::store::{change_files, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
-use crate::app::reply::Refused;
-use crate::app::store::{change_files, State, Stop};
+use crate::app::failure::Refused;
 use crate::app::AuditApp;
 use crate::commands::ReportPayload;
 use crate::engine::receipt::{verify, ReceiptContext};
@@ -94,7 +94,7 @@ fn json(
                             key_id: receipt.key_id.clone(),
                         }),
                         Err(e) => {
-                            return Err(Stop::Refused(Refused::new(
+                            return Err(Unwritten::Refused(Refused::new(
                                 format!("the report's receipt does not verify: {e} ({})", e.rule()),
                                 "sign the normalized report again with `auditloop sign` and a key the operator pinned; a receipt is never downgraded to an unsigned report",
                             )))

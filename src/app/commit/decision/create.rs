@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use super::{refusal, CommandDecision, Facts, Halt, Made};
+use crate::app::commit::store::{change_files, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
-use crate::app::reply::Refused;
-use crate::app::store::{change_files, State, Stop};
+use crate::app::failure::Refused;
 use crate::commands::ParsedCommand;
 use crate::engine::closing::closing_issues;
 use crate::engine::record::has_delivery;
@@ -70,7 +70,7 @@ fn new_record(made: Made, input: t::CreateInput, number: PrNumber) -> CommandDec
         decide: Arc::new(move |state: &State, _: &Facts| {
             if let Some(Ok(record)) = &state.record {
                 if has_delivery(record, &delivery) {
-                    return Err(Stop::AlreadyApplied);
+                    return Err(Unwritten::AlreadyApplied);
                 }
             }
             let applied =
@@ -98,17 +98,17 @@ fn adopt(made: Made, audit_id: AuditId, number: PrNumber) -> CommandDecision {
         decide: Arc::new(move |state: &State, facts: &Facts| -> Result<_, Halt> {
             let record = match &state.named {
                 None => {
-                    return Err(Stop::Refused(Refused::new(
+                    return Err(Unwritten::Refused(Refused::new(
                         format!("there is no record {audit_id}"),
                         "name a record listed in index.json on the records branch",
                     )))
                 }
-                Some(Err(why)) => return Err(Stop::Damaged(why.clone().into())),
-                Some(Ok(r)) if has_delivery(r, &delivery) => return Err(Stop::AlreadyApplied),
+                Some(Err(why)) => return Err(Unwritten::Damaged(why.clone().into())),
+                Some(Ok(r)) if has_delivery(r, &delivery) => return Err(Unwritten::AlreadyApplied),
                 Some(Ok(r)) => r,
             };
             if state.record.is_some() {
-                return Err(Stop::Refused(Refused::new(
+                return Err(Unwritten::Refused(Refused::new(
                     format!("{number} already has an audit record"),
                     "use `/audit baseline` on this pull request instead",
                 )));

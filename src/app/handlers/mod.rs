@@ -1,0 +1,10 @@
+//! What each event does: its early reads, its command or rebind, its answer. A handler
+//! calls `commit` for what changes the records and `publish` for what shows them.
+
+pub mod checks;
+pub mod comment;
+pub mod gate_now;
+pub mod prefetch;
+pub mod pulls;
+pub mod refresh;
+pub mod sweep;

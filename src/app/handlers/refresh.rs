@@ -1,0 +1,64 @@
+//! After a change, the views follow it in one direction: observe (reads), commit what the
+//! observation makes due (a `dispatch` event), plan (pure), publish (views and replies).
+
+use crate::app::commit::dispatch;
+use crate::app::context::Ctx;
+use crate::app::publish::views::{self, gate_for};
+pub use crate::app::publish::views::{RunMode, Target};
+use crate::app::AuditApp;
+use crate::github::GitHubError;
+
+/// Re-evaluates the gate of `target`'s PR and rebuilds its views. Other open PRs on the
+/// same head are gated too: the check passes only when every one of them passes. A view
+/// computed from an older records commit than the one our run shows is not published; a
+/// branch that no longer contains that commit fails condition 1.
+pub async fn refresh(
+    app: &AuditApp,
+    ctx: &Ctx,
+    target: Target<'_>,
+    mode: RunMode,
+    update_body: bool,
+) -> Result<(), GitHubError> {
+    refresh_with(app, ctx, target, mode, update_body, false).await
+}
+
+/// As [`refresh`]; with `dispatch`, a record this made ready for a fresh auditor run gets
+/// its `dispatch` event committed before anything is published, and the request is sent
+/// before the check run that shows it (docs/reference.md#driving-the-loop).
+pub async fn refresh_with(
+    app: &AuditApp,
+    ctx: &Ctx,
+    target: Target<'_>,
+    mode: RunMode,
+    update_body: bool,
+    dispatch: bool,
+) -> Result<(), GitHubError> {
+    // Boxed: what was observed is held across the awaits below, and futures stay small.
+    let Some(mut seen) = Box::pin(views::observe(app, ctx, target, update_body))
+        .await?
+        .map(Box::new)
+    else {
+        return Ok(());
+    };
+    let mut asked = None;
+    if dispatch {
+        let gate = gate_for(ctx, app.operator_min, seen.pull, &seen.state, &seen.checks);
+        if let (Some(gate), Ok(state)) = (gate, &seen.state) {
+            let published = seen.published.as_deref();
+            asked = dispatch::after_gate(ctx, seen.bot_slug, seen.pull, state, &gate, published)
+                .await?;
+        }
+    }
+    // The views show the records as the dispatch left them.
+    if let Some((state, commit)) = asked.as_mut().and_then(|a| a.recorded.take()) {
+        seen.state = Ok(state);
+        seen.records_commit = commit.or(seen.records_commit);
+    }
+    let others = views::others(ctx, app.operator_min, &seen).await?;
+    let plan = views::plan(ctx, app.operator_min, &seen, &others, mode, asked.is_some());
+    drop(others);
+    if let Some(asked) = asked {
+        asked.send(ctx).await?;
+    }
+    views::publish_plan(ctx, *seen, plan).await
+}

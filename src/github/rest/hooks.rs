@@ -1,0 +1,87 @@
+//! The App's webhook deliveries: listed with the App JWT, and asked for again.
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+
+use crate::github::api::status_error;
+use crate::github::pages::Listing;
+use crate::github::{Api, Call, GitHubError};
+
+pub const LIST_DELIVERIES: &str = "GET /app/hook/deliveries";
+pub const REDELIVER: &str = "POST /app/hook/deliveries/{delivery_id}/attempts";
+
+/// One delivery attempt as `GET /app/hook/deliveries` lists it; a redelivery keeps the
+/// `guid` and gets a new `id`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct HookDelivery {
+    pub id: u64,
+    pub guid: String,
+    pub delivered_at: DateTime<Utc>,
+    #[serde(default)]
+    pub redelivery: bool,
+    pub status: String,
+    pub status_code: u16,
+    pub event: String,
+    #[serde(default)]
+    pub action: Option<String>,
+}
+
+impl HookDelivery {
+    /// GitHub's own reading: a 2xx answer that it recorded as `OK`.
+    #[must_use]
+    pub fn succeeded(&self) -> bool {
+        (200..300).contains(&self.status_code) && self.status == "OK"
+    }
+}
+
+/// Pages newest first through the deliveries, at most `max_pages`, stopping after the
+/// first page that holds one delivered at or before `cutoff`. Also says how many pages
+/// were read.
+///
+/// # Errors
+///
+/// [`GitHubError`] when a page cannot be read.
+pub async fn hook_deliveries(
+    api: &Api,
+    cutoff: DateTime<Utc>,
+    max_pages: usize,
+) -> Result<(Vec<HookDelivery>, usize), GitHubError> {
+    let mut items = Vec::new();
+    let mut pages = 0;
+    let mut listing = Listing::new(
+        api,
+        LIST_DELIVERIES,
+        "/app/hook/deliveries?per_page=100",
+        max_pages,
+    );
+    while let Some(answer) = listing.next_page().await? {
+        pages += 1;
+        let page: Vec<HookDelivery> = answer.json(LIST_DELIVERIES)?;
+        let reached_cutoff = page.iter().any(|d| d.delivered_at <= cutoff);
+        items.extend(page);
+        if reached_cutoff {
+            break;
+        }
+    }
+    Ok((items, pages))
+}
+
+/// `POST /app/hook/deliveries/{delivery_id}/attempts`: `Ok(Err(refusal))` when GitHub
+/// answered and refused.
+///
+/// # Errors
+///
+/// [`GitHubError`] when the request got no answer.
+pub async fn redeliver(api: &Api, id: u64) -> Result<Result<(), GitHubError>, GitHubError> {
+    let call = Call::new(
+        http::Method::POST,
+        REDELIVER,
+        format!("/app/hook/deliveries/{id}/attempts"),
+    );
+    let answer = api.send(call).await?;
+    Ok(if answer.is_success() {
+        Ok(())
+    } else {
+        Err(status_error(REDELIVER, &answer))
+    })
+}

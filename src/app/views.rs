@@ -41,7 +41,7 @@ pub fn record_of(state: &crate::app::store::Loaded) -> Result<Option<&Record>, S
     }
 }
 
-/// The pattern library the check run marks recurring findings from (§13).
+/// The pattern library the check run marks recurring findings from (docs/reference.md#the-pattern-library).
 fn patterns_of<'s>(
     ctx: &Ctx,
     state: &'s crate::app::store::Loaded,
@@ -99,7 +99,7 @@ fn reads_checks(ctx: &Ctx) -> bool {
 /// The calls it makes are only those the answer needs: the checks on the head (unless the
 /// caller listed them); the open PRs on the head only when they could change the
 /// conclusion (that listing then also serves as the body read); the body, read just before
-/// it is patched (CONTRACT §9); then the body patch and the check run together.
+/// it is patched (docs/reference.md#the-pr-body); then the body patch and the check run together.
 pub async fn refresh(
     app: &AuditApp,
     ctx: &Ctx,
@@ -111,7 +111,7 @@ pub async fn refresh(
 }
 
 /// As [`refresh`]; with `dispatch`, a record this made ready for a fresh auditor run gets
-/// its `dispatch` event, shown by the check run, and the request is sent last (§11).
+/// its `dispatch` event, shown by the check run, and the request is sent last (docs/reference.md#when-the-app-dispatches).
 pub async fn refresh_with(
     app: &AuditApp,
     ctx: &Ctx,

@@ -129,7 +129,7 @@ impl RepoConfig {
 }
 
 /// Whether a new head whose git tree is the certified one keeps the certification
-/// (reference: "Identical content keeps its certification").
+/// (docs/reference.md#carrying-a-certification).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CarryCertification {

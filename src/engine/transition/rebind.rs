@@ -102,7 +102,7 @@ pub fn may_carry(record: &Record, cause: BaselineCause) -> bool {
 }
 
 /// A rebind onto a head whose git tree the caller found byte for byte the certified
-/// candidate's (reference: "Identical content keeps its certification"): the certification
+/// candidate's (docs/reference.md#carrying-a-certification): the certification
 /// moves to the new head, no run is spent, and evidence text carries (the content is the
 /// same). Anything that does not qualify (see [`may_carry`]; other tasks; evidence given
 /// anew) is an ordinary [`baseline`].

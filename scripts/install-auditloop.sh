@@ -2,7 +2,7 @@
 # The auditor action's install step (action.yml): puts an auditloop binary in place for the
 # rest of the job and exports its path as AUDITLOOP in $GITHUB_ENV. In order:
 #   1. AUDITLOOP_BINARY, when the workflow gives one;
-#   2. the release archive for this runner (CONTRACT §14), kept in the runner's tool cache:
+#   2. the release archive for this runner (docs/reference.md#releases-and-installation), kept in the runner's tool cache:
 #      the version asked for (AUDITLOOP_VERSION), else the action's own ref when it is a
 #      release tag, else the latest release of the repository the action comes from; the
 #      archive's `.sha256` is checked and a mismatch fails the step;

@@ -1,4 +1,4 @@
-//! Operator configuration (CONTRACT §1): flags, then `AUDITLOOP_*` environment variables,
+//! Operator configuration (docs/reference.md#operator-configuration): flags, then `AUDITLOOP_*` environment variables,
 //! then Probot's names, then a `.env` file (loaded into the environment at start-up without
 //! overriding what is already set). Secrets are held in `secrecy` types and never printed.
 

@@ -1,4 +1,4 @@
-//! What a chaos run must leave behind, checked on the fake's state (CONTRACT §3, §7, §9):
+//! What a chaos run must leave behind, checked on the fake's state (docs/reference.md#writing-the-records-branch):
 //! - the records branch is linear, every move one commit on the one before, and every
 //!   record passes the app's own structural validation at every commit, its history only
 //!   growing, with `index.json` agreeing;
@@ -399,7 +399,7 @@ pub fn views_behind(data: &Data, repo: &str, latest: &BTreeMap<u64, Value>) -> V
 }
 
 /// Each record's candidate is its PR's current head (`baseline_on_push` rebinds on every
-/// push, CONTRACT §10).
+/// push, docs/reference.md#baseline).
 pub fn bound_to_head(data: &Data, repo: &str, latest: &BTreeMap<u64, Value>) -> Outcome {
     let mut o = Outcome::new("each record bound to its PR's current head");
     for (pr, record) in latest {

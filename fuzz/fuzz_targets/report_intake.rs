@@ -1,4 +1,4 @@
-//! Report intake, text → JSON → schema → rules, and the seed-002 text handoff.
+//! Report intake, text → JSON → schema → rules, and the plan-audit text handoff.
 //!
 //! Properties: intake never panics; normalization is idempotent on any JSON value; an
 //! accepted report is already in typed normal form, and its canonical bytes are accepted

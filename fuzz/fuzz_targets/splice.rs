@@ -1,4 +1,4 @@
-//! The PR-body splice (CONTRACT §9) on hostile bodies.
+//! The PR-body splice (docs/reference.md#the-pr-body) on hostile bodies.
 //!
 //! Input: the body, optionally followed by a NUL byte and text that becomes the inner text
 //! of all three sections (escaped, as every view escapes what users wrote). Properties:

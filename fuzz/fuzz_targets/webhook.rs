@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     let good = sign(SECRET, body);
     let signature = match mode % 6 {
         0 => Some(good.clone()),
-        // Upper-case hex: the contract does not say, so only "never panics" is checked.
+        // Upper-case hex: the reference does not say, so only "never panics" is checked.
         1 => Some(format!("sha256={}", good["sha256=".len()..].to_uppercase())),
         2 => Some(sign(b"another-secret", body)),
         3 => Some(good[..good.len() - 2].to_owned()),

@@ -1,5 +1,5 @@
 //! `auditloop mcp`: the Model Context Protocol server on standard input and output
-//! (CONTRACT §12), reading the token and API URL as `packet` and `post` do.
+//! (docs/reference.md#auditloop-mcp), reading the token and API URL as `packet` and `post` do.
 
 use std::process::ExitCode;
 

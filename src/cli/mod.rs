@@ -1,4 +1,4 @@
-//! The command line (CONTRACT §2).
+//! The command line (docs/reference.md#command-line).
 
 pub mod healthcheck;
 pub mod keygen;

@@ -1,7 +1,7 @@
 //! `auditloop packet --repo OWNER/REPO --pr N`: the audit packet of the PR's record, read
-//! from the records branch with a token, printed as JSON (CONTRACT §2, §11), with what
+//! from the records branch with a token, printed as JSON (docs/reference.md#the-audit-packet), with what
 //! changed since the last audited candidate (one compare call) and the repository's most
-//! seen patterns (§13). The `audit_packet` tool (`mcp`) answers with the same
+//! seen patterns (docs/reference.md#the-pattern-library). The `audit_packet` tool (`mcp`) answers with the same
 //! [`packet_json`].
 
 use std::io::Write;

@@ -1,5 +1,5 @@
 //! `auditloop post --repo OWNER/REPO --pr N [--expect-run N] REPORT.json`: checks the
-//! report as `validate` does and posts it as one `/audit report` comment (CONTRACT §2, §11).
+//! report as `validate` does and posts it as one `/audit report` comment (docs/reference.md#posting-a-report).
 //! The `post_report` tool (`mcp`) goes through [`prepare`] and [`send`] as well.
 
 use std::io::Write;
@@ -13,7 +13,7 @@ use crate::engine::report::{parse_report, Problem};
 use crate::github::{rest, Api};
 use crate::ids::PrNumber;
 
-/// GitHub refuses a comment longer than this (CONTRACT §5.1).
+/// GitHub refuses a comment longer than this (docs/reference.md#posting-a-report).
 pub const COMMENT_LIMIT: usize = 65_536;
 
 #[derive(clap::Args, Debug)]

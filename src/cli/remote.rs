@@ -81,7 +81,7 @@ pub struct Loaded {
     pub snapshot: Snapshot,
     pub branch: String,
     pub reports: BTreeMap<u32, serde_json::Value>,
-    /// The repository's pattern library (§13), when the branch holds one that parses.
+    /// The repository's pattern library (docs/reference.md#the-pattern-library), when the branch holds one that parses.
     pub patterns: Option<Library>,
 }
 

@@ -1,5 +1,5 @@
 //! `auditloop status --repo OWNER/REPO --pr N [--json]`: the gate of the PR's head as the
-//! app computes it now, read-only (CONTRACT §2). Exits 0 when it passes, 1 when it does
+//! app computes it now, read-only (docs/reference.md#command-line). Exits 0 when it passes, 1 when it does
 //! not, 2 when it cannot tell (no access, damaged records). The `gate_status` tool (`mcp`)
 //! answers with the same [`status`].
 

@@ -1,4 +1,4 @@
-//! What `auditloop status` and the `gate_status` tool answer (CONTRACT §2, §12): the gate's
+//! What `auditloop status` and the `gate_status` tool answer (docs/reference.md#command-line): the gate's
 //! conclusion and conditions as the check run states them, and the record behind them.
 
 use std::fmt::Write as _;
@@ -21,7 +21,7 @@ pub struct GateStatus {
     pub conclusion: String,
     /// The check run's title words.
     pub title: String,
-    /// Every gate condition (CONTRACT §8), in order.
+    /// Every gate condition (docs/reference.md#gate-conditions), in order.
     pub conditions: Vec<ConditionStatus>,
     /// The PR's audit record, when it has one that can be read.
     pub record: Option<RecordStatus>,

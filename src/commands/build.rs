@@ -1,4 +1,4 @@
-//! Typed commands from their sorted arguments, one function per command of the §6 table.
+//! Typed commands from their sorted arguments, one function per command of docs/reference.md#commands.
 
 use super::args::{id, invalid, list, Args};
 use super::error::{excerpt, CommandError};

@@ -1,4 +1,4 @@
-//! `/audit help`: the §6 command table as Markdown, generated from an exhaustive `match`
+//! `/audit help`: the command table (docs/reference.md#commands) as Markdown, generated from an exhaustive `match`
 //! on [`CommandName`], so a new command does not compile until it is documented.
 
 use super::model::CommandName;

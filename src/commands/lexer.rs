@@ -1,4 +1,4 @@
-//! Splits a command line into words and double-quoted strings (CONTRACT §6). Inside quotes
+//! Splits a command line into words and double-quoted strings (docs/reference.md#reading-a-command). Inside quotes
 //! `\"` and `\\` are escapes; any other backslash is kept as written, so paths and regexes
 //! need no doubling.
 

@@ -1,4 +1,4 @@
-//! The `/audit` slash commands (CONTRACT §6): reading a PR comment into a typed command,
+//! The `/audit` slash commands (docs/reference.md#slash-commands): reading a PR comment into a typed command,
 //! and the help table. Pure: no I/O.
 
 mod args;

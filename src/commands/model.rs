@@ -1,10 +1,10 @@
-//! What a parsed `/audit` command holds (CONTRACT §6), typed so that no malformed id or
+//! What a parsed `/audit` command holds (docs/reference.md#commands), typed so that no malformed id or
 //! placeholder text reaches the engine.
 
 use crate::engine::record::{DispositionKind, WaiverBasis};
 use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
 
-/// Every command of the §6 table: one enum for the parser, the help table and the
+/// Every command of the table in docs/reference.md#commands: one enum for the parser, the help table and the
 /// who-may rules. `help_table` matches on it exhaustively.
 pub use crate::engine::policy::CommandName;
 
@@ -14,7 +14,7 @@ pub use crate::engine::policy::CommandName;
 pub enum ReportPayload {
     /// A ```` ```json ```` block: an `auditor_report_v1` report.
     Json(String),
-    /// A ```` ```text ```` block: the seed-002 completion handoff.
+    /// A ```` ```text ```` block: the plan-audit completion handoff.
     Handoff(String),
 }
 
@@ -29,7 +29,7 @@ pub enum ResolveTarget {
     Finding(FindingId),
 }
 
-/// One command, one variant per row of the §6 table. Lists are non-empty, without
+/// One command, one variant per row of the table in docs/reference.md#commands. Lists are non-empty, without
 /// duplicates, in the order written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParsedCommand {
@@ -104,7 +104,7 @@ impl ParsedCommand {
     }
 
     /// `status` and `help` are allowed on closed PRs and under an invalid or disabled
-    /// configuration (CONTRACT §4, §6).
+    /// configuration (docs/reference.md#repository-configuration).
     #[must_use]
     pub fn is_read_only(&self) -> bool {
         matches!(self, ParsedCommand::Status | ParsedCommand::Help)

@@ -1,4 +1,4 @@
-//! `parse_comment`: from a PR comment body to at most one typed command (CONTRACT §6).
+//! `parse_comment`: from a PR comment body to at most one typed command (docs/reference.md#reading-a-command).
 
 use super::args::Args;
 use super::build::build;

@@ -1,5 +1,5 @@
 //! Line-level reading of a comment's Markdown: which lines are `/audit` command lines and
-//! which fenced blocks there are, skipping `>` quotes and fenced code (CONTRACT §6).
+//! which fenced blocks there are, skipping `>` quotes and fenced code (docs/reference.md#reading-a-command).
 //!
 //! Quotes are read line by line: a line is quoted when it starts with `>`. Markdown's lazy
 //! continuation (an unmarked line right under a quote) is not followed, because a command

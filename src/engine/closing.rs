@@ -1,4 +1,4 @@
-//! The issues a PR body closes with GitHub's closing keywords (CONTRACT §6, §8 condition 3):
+//! The issues a PR body closes with GitHub's closing keywords (docs/reference.md#commands; gate condition 3):
 //! `close`, `closes`, `closed`, `fix`, `fixes`, `fixed`, `resolve`, `resolves`, `resolved`,
 //! followed by `#N` or `OWNER/REPO#N` of the same repository. The sections auditloop manages
 //! are skipped: report text quoted there must not change the covered tasks.

@@ -1,4 +1,4 @@
-//! The audit packet (CONTRACT §2, §11): what an auditor needs to audit a record's candidate
+//! The audit packet (docs/reference.md#the-audit-packet): what an auditor needs to audit a record's candidate
 //! and what a fixer needs to know what must change, built from the records branch alone
 //! (the record and its stored reports), so it shows nothing the branch does not.
 

@@ -1,4 +1,4 @@
-//! The packet's learning fields (CONTRACT §11, §13): `changed_since`, what moved since the
+//! The packet's learning fields (docs/reference.md#the-audit-packet): `changed_since`, what moved since the
 //! last audited candidate, and `patterns`, the repository's most seen recurring findings.
 
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! Who may run which command (CONTRACT §6), and the repository policy the record
+//! Who may run which command (docs/reference.md#who-may-run-a-command), and the repository policy the record
 //! transitions apply. Rules as data, so the table is tested as a table.
 
 use serde::{Deserialize, Serialize};
@@ -56,7 +56,7 @@ impl Permission {
     }
 }
 
-/// The slash commands of CONTRACT §6.
+/// The slash commands of docs/reference.md#commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CommandName {
     New,
@@ -139,7 +139,7 @@ pub fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
 }
 
 /// The PR author may not use maintainer commands on its own PR unless the repository
-/// allows self-approval (CONTRACT §6).
+/// allows self-approval (docs/reference.md#who-may-run-a-command).
 #[must_use]
 pub fn maintainer_self_approval_refused(
     kind: CommandName,

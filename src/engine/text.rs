@@ -1,4 +1,4 @@
-//! Free-text rules shared by reports and command flags (CONTRACT §5.1, seed 000 §2).
+//! Free-text rules shared by reports and command flags (docs/reference.md#report-rules).
 
 use std::sync::LazyLock;
 

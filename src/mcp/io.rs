@@ -1,4 +1,4 @@
-//! The tools' inputs and outputs (CONTRACT §12), each with the JSON Schema `tools/list`
+//! The tools' inputs and outputs (docs/reference.md#auditloop-mcp), each with the JSON Schema `tools/list`
 //! shows.
 
 use std::borrow::Cow;

@@ -1,4 +1,4 @@
-//! `auditloop mcp` (CONTRACT §12): the loop as Model Context Protocol tools on standard
+//! `auditloop mcp` (docs/reference.md#auditloop-mcp): the loop as Model Context Protocol tools on standard
 //! input and output, for agent CLIs. Standard output carries protocol messages only; logs
 //! go to standard error (`telemetry`).
 

@@ -1,4 +1,4 @@
-//! The four tools (CONTRACT §12). Each answers with the words and data the matching command
+//! The four tools (docs/reference.md#auditloop-mcp). Each answers with the words and data the matching command
 //! prints, through the same functions; a failure is a result with `isError: true`, never a
 //! protocol error, so an agent reads what went wrong and the server keeps serving.
 
@@ -26,7 +26,7 @@ use crate::engine::repo_config::Assurance;
 use crate::engine::report::parse_report;
 use crate::ids::RepoName;
 
-/// How the tools reach GitHub: the rules `packet` and `post` follow (CONTRACT §2). No
+/// How the tools reach GitHub: the rules `packet` and `post` follow (docs/reference.md#command-line). No
 /// `Debug`: it holds the token.
 #[derive(Clone)]
 pub struct Remote {

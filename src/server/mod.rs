@@ -1,4 +1,4 @@
-//! The HTTP surface (CONTRACT §3): the webhook, health and metrics.
+//! The HTTP surface (docs/reference.md#http-surface): the webhook, health and metrics.
 
 pub mod deliveries;
 mod routes;

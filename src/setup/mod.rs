@@ -1,4 +1,4 @@
-//! First-run setup through GitHub's App-manifest flow (CONTRACT §2). A local page asks
+//! First-run setup through GitHub's App-manifest flow (docs/reference.md#command-line). A local page asks
 //! for the public webhook URL, the organization, the GitHub host and the App's name, shows
 //! the manifest, offers to check that the public URL reaches this server (`probe`), and
 //! posts the manifest to GitHub; GitHub redirects back with a code; the code is converted

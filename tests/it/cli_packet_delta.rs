@@ -1,5 +1,5 @@
 //! The packet's `changed_since` (one compare call from the last audited candidate to the
-//! current one, cut at GitHub's 300 files and saying so) and `patterns` (CONTRACT §11, §13).
+//! current one, cut at GitHub's 300 files and saying so) and `patterns` (docs/reference.md#the-audit-packet).
 
 use crate::support;
 

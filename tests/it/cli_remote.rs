@@ -1,5 +1,5 @@
 //! `auditloop packet` and `auditloop post` as binaries against the fake GitHub, with a
-//! token (CONTRACT §2, §11).
+//! token (docs/reference.md#command-line).
 
 use crate::support;
 

@@ -1,5 +1,5 @@
 //! `auditloop status` as a binary against the fake GitHub: its exit codes, and its `--json`
-//! agreeing with the check run the server publishes for the same state (CONTRACT §2, §8).
+//! agreeing with the check run the server publishes for the same state (docs/reference.md#command-line).
 
 use crate::cli_remote::auditloop;
 use crate::support;

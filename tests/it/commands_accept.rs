@@ -1,4 +1,4 @@
-//! Every accepted form of every `/audit` command, one case each (CONTRACT §6).
+//! Every accepted form of every `/audit` command, one case each (docs/reference.md#commands).
 
 use auditloop::commands::{parse_comment, ParsedCommand, ReportPayload, ResolveTarget};
 use auditloop::engine::record::{DispositionKind, WaiverBasis};

@@ -1,5 +1,5 @@
 //! Which comments are commands: `>` quotes and fenced blocks are skipped, only the first
-//! plain line counts, and line endings do not matter (CONTRACT §6).
+//! plain line counts, and line endings do not matter (docs/reference.md#reading-a-command).
 
 use auditloop::commands::{parse_comment, CommandError, ParsedCommand, ReportPayload};
 

@@ -1,5 +1,5 @@
 //! Every way a command is refused, one case each, asserting the kind of refusal and that
-//! it says how to put it right (CONTRACT §6).
+//! it says how to put it right (docs/reference.md#answers-and-refusals).
 
 use auditloop::commands::{parse_comment, CommandError, CommandName, MAX_COMMENT_CHARS};
 

@@ -1,4 +1,4 @@
-//! The `auditor:` keys of `.github/auditloop.yml` (CONTRACT §4, §11).
+//! The `auditor:` keys of `.github/auditloop.yml` (docs/reference.md#keys-and-defaults).
 
 use auditloop::engine::repo_config::auditor::DispatchMode;
 use auditloop::engine::repo_config::RepoConfig;

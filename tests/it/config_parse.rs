@@ -1,4 +1,4 @@
-//! `.github/auditloop.yml` (CONTRACT §4): every key, the defaults, and errors with lines.
+//! `.github/auditloop.yml` (docs/reference.md#keys-and-defaults): every key, the defaults, and errors with lines.
 
 use auditloop::engine::repo_config::{
     branch_name_rule, effective_assurance, Archetype, Assurance, CarryCertification,
@@ -28,7 +28,7 @@ fn empty_or_comment_only_file_is_all_defaults() {
 }
 
 #[test]
-fn defaults_are_those_of_the_contract() {
+fn defaults_are_those_of_the_reference() {
     let c = RepoConfig::default();
     assert_eq!(c.work_unit_audit, WorkUnitAudit::Enabled);
     assert!(c.enabled());

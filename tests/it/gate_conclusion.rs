@@ -1,4 +1,4 @@
-//! The check-run conclusion and title (CONTRACT §8), and combining PRs that share a head.
+//! The check-run conclusion and title (docs/reference.md#gate-conditions), and combining PRs that share a head.
 
 use crate::gate_support;
 
@@ -32,7 +32,7 @@ fn pending_check(s: &mut Scenario) {
 type Change = fn(&mut Scenario);
 
 #[test]
-fn conclusion_and_title_follow_the_contract() {
+fn conclusion_and_title_follow_the_reference() {
     let cases: &[(&str, Change, Conclusion, &str)] = &[
         (
             "every condition holds",

@@ -1,4 +1,4 @@
-//! Conditions 6–9 (CONTRACT §8): a table each, the passing case and each failure reason.
+//! Conditions 6–9 (docs/reference.md#gate-conditions): a table each, the passing case and each failure reason.
 
 use crate::gate_support;
 

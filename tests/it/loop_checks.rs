@@ -1,4 +1,4 @@
-//! Check events on GitHub (CONTRACT §3, §8): required evidence checks, re-requested runs, the
+//! Check events on GitHub (docs/reference.md#events-handled): required evidence checks, re-requested runs, the
 //! "Re-run gate" button, re-requested suites and the merge queue.
 
 use crate::support;

@@ -1,4 +1,4 @@
-//! The commands of the CONTRACT §6 table that create, bind and report, and the read-only
+//! The commands of the table in docs/reference.md#commands that create, bind and report, and the read-only
 //! ones, carried out once each through the real server: the `+1` reaction, the change on
 //! the records branch, and the replies of `status` and `help` (the maintainer commands are
 //! in `loop_commands_triage.rs`).

@@ -1,4 +1,4 @@
-//! The maintainer commands of CONTRACT §6 carried out once each through the real server:
+//! The maintainer commands (docs/reference.md#commands) carried out once each through the real server:
 //! resolve (decision, limitation, contested finding), override, waive, veto and dispose.
 
 use crate::support;

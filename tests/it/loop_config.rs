@@ -1,4 +1,4 @@
-//! Repository configuration on GitHub (CONTRACT §4, §5.3): read from the default branch only,
+//! Repository configuration on GitHub (docs/reference.md#repository-configuration): read from the default branch only,
 //! an invalid or disabling file, and hardened assurance with an operator trust store.
 
 use crate::support;

@@ -1,4 +1,4 @@
-//! The app starts the auditor itself (CONTRACT §11): `repository_dispatch` when a record
+//! The app starts the auditor itself (docs/reference.md#driving-the-loop): `repository_dispatch` when a record
 //! becomes ready for a fresh run, recorded as a `dispatch` event, once per candidate and
 //! run, and never when the record cannot take a report.
 
@@ -61,7 +61,7 @@ fn summary(l: &Loop, sha: &str) -> String {
 }
 
 #[tokio::test]
-async fn new_with_evidence_dispatches_run_1_with_the_contract_payload() {
+async fn new_with_evidence_dispatches_run_1_with_the_reference_payload() {
     let mut l = start(DISPATCH).await;
     l.pull_event("opened", 42, SHA1).await;
     assert!(l.gh.dispatches().is_empty(), "nothing before a record");

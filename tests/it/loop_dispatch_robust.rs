@@ -1,4 +1,4 @@
-//! A dispatch is asked once per candidate and run (CONTRACT §11) across redeliveries,
+//! A dispatch is asked once per candidate and run (docs/reference.md#when-the-app-dispatches) across redeliveries,
 //! a crash between the records commit and the dispatch call, a refused dispatch, and two
 //! replicas; and what it costs in GitHub calls.
 

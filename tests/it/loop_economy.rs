@@ -163,7 +163,7 @@ async fn each_command_stays_within_its_call_economy() {
 
     let new = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"";
     // The first write to a repository without a records branch first looks for one to
-    // recover in the head's check runs (CONTRACT §7): one more call and round trip.
+    // recover in the head's check runs (docs/reference.md#a-lost-or-rewound-branch): one more call and round trip.
     command(
         &mut l,
         &mut t,

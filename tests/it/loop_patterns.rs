@@ -1,4 +1,4 @@
-//! The pattern library and the Lessons end to end (CONTRACT §13): a certification after a
+//! The pattern library and the Lessons end to end (docs/reference.md#learning-across-audits): a certification after a
 //! blocking finding creates the pattern in the commit that certifies; a later record with
 //! the same key is marked recurring on its check run and updates the pattern; a blocked
 //! record counts as seen; `patterns: false` writes none; Lessons appear in `AUD-n.md`.

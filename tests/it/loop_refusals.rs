@@ -1,4 +1,4 @@
-//! One row per refusal of CONTRACT §5–§6, through the real server: the reply starts
+//! One row per refusal (docs/reference.md#answers-and-refusals), through the real server: the reply starts
 //! `auditloop: refused`, says what was wrong (naming the rule), and nothing is recorded —
 //! the records branch keeps its head and no `+1` is given.
 

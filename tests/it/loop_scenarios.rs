@@ -1,4 +1,4 @@
-//! The gate through whole loops on GitHub (CONTRACT §8, §9, §10): a human decision, an
+//! The gate through whole loops on GitHub (docs/reference.md#gate-conditions): a human decision, an
 //! exhausted budget and its override, edits of the PR body and of its base, two PRs on one
 //! head, and the certified check run's summary.
 

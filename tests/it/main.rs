@@ -73,6 +73,7 @@ mod records_write;
 mod redeliver_config;
 mod redeliver_plan;
 mod redeliver_sweep;
+mod reference_links;
 mod report_canonical;
 mod report_handoff;
 mod report_intake;

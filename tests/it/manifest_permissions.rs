@@ -1,4 +1,4 @@
-//! `app-manifest.yml` asks for exactly what auditloop uses (CONTRACT §3): the permissions
+//! `app-manifest.yml` asks for exactly what auditloop uses (docs/reference.md#events-handled): the permissions
 //! are derived from the routes the GitHub client names its calls by (every `"METHOD /path"`
 //! template under `src/`, the labels `/metrics` counts calls by) and from the events the
 //! code handles, and compared both ways with the manifest.
@@ -269,7 +269,7 @@ fn the_manifest_asks_for_exactly_the_permissions_the_code_uses() {
         more.is_empty() && less.is_empty(),
         "app-manifest.yml asks for more than the code uses: {more:?}; for less: {less:?}"
     );
-    // The contract's list, spelled out so that a change of either side is seen.
+    // The reference's list, spelled out so that a change of either side is seen.
     assert_eq!(
         format!("{asked:?}"),
         r#"{"checks": Write, "contents": Write, "issues": Write, "merge_queues": Read, "metadata": Read, "pull_requests": Write}"#

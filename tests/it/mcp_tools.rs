@@ -1,6 +1,6 @@
 //! `auditloop mcp` driven by a real MCP client (rmcp's own, over the child's standard
 //! input and output) against the fake GitHub: the tools answer as their commands do, and
-//! every failure is a tool error after which the server keeps serving (CONTRACT §12).
+//! every failure is a tool error after which the server keeps serving (docs/reference.md#auditloop-mcp).
 
 use crate::cli_remote::{auditloop, TOKEN};
 use crate::support;

@@ -1,4 +1,4 @@
-//! The pattern library's rules (CONTRACT §13), pure: what a certified or blocked record
+//! The pattern library's rules (docs/reference.md#the-pattern-library), pure: what a certified or blocked record
 //! teaches, the cap of 200 and its eviction order, at most 5 new patterns a record, and
 //! `success_rate`.
 

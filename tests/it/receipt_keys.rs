@@ -1,4 +1,4 @@
-//! Key files and the trust store (CONTRACT §5.3, §2 `keygen`).
+//! Key files and the trust store (docs/reference.md#receipts; `keygen` in docs/reference.md#command-line).
 
 use auditloop::engine::receipt::{
     public_key_base64, signing_key_from_pem, signing_key_to_pem, trust_store_entry, TrustStore,

@@ -1,4 +1,4 @@
-//! Receipts (CONTRACT §5.3): signing round-trips, and every check refuses under its name.
+//! Receipts (docs/reference.md#receipts): signing round-trips, and every check refuses under its name.
 
 use auditloop::engine::receipt::{
     sign_report, signing_bytes, verify, ReceiptContext, ReceiptError, TrustStore,

@@ -1,4 +1,4 @@
-//! The history queries on `Record` (CONTRACT §6–§9): dispositions in force, contested
+//! The history queries on `Record` (docs/reference.md#history-events): dispositions in force, contested
 //! findings, vetoes, waived findings and accepted limitations.
 
 use crate::views_support;

@@ -1,4 +1,4 @@
-//! Normalization and digest (CONTRACT §5.2), and the RFC 8785 canonicalizer on the RFC's
+//! Normalization and digest (docs/reference.md#normalization-and-digest), and the RFC 8785 canonicalizer on the RFC's
 //! own examples.
 
 use auditloop::engine::report::{digest, normalize_report, normalize_value, parse_report, Report};

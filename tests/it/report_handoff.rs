@@ -1,4 +1,4 @@
-//! The seed-002 completion handoff (CONTRACT §5.4).
+//! The plan-audit completion handoff (docs/reference.md#the-plan-audit-handoff).
 
 use auditloop::engine::report::{parse_handoff, Handoff, HandoffStatus, Rule};
 

@@ -1,4 +1,4 @@
-//! Report intake (CONTRACT §5.1): the valid fixture, JSON syntax, and the standalone rules,
+//! Report intake (docs/reference.md#report-rules): the valid fixture, JSON syntax, and the standalone rules,
 //! each refused under its own name at the right path.
 
 use auditloop::engine::report::{digest, parse_report, Authority, Rule, Verdict};

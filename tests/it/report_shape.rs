@@ -1,4 +1,4 @@
-//! Report intake, shape (CONTRACT §5.1, the JSON Schema): every departure is refused with
+//! Report intake, shape (docs/reference.md#the-report-format, the JSON Schema): every departure is refused with
 //! its path, unknown fields and `null`s included, and placeholders under their own rule.
 
 use auditloop::engine::report::{parse_report, Rule};

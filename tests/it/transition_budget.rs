@@ -1,4 +1,4 @@
-//! §10 budget semantics: runs used, blocking on exhaustion, certification stopping the
+//! Budget semantics (docs/reference.md#budget): runs used, blocking on exhaustion, certification stopping the
 //! count, and invocation failures that use no budget.
 
 use crate::record_support;
@@ -26,7 +26,7 @@ fn budget_semantics_table() {
             Blocked,
             Some(BlockedReason::AuditBudgetExhausted),
         ),
-        // The last run asked for a human: it waits for one first (§10).
+        // The last run asked for a human: it waits for one first (docs/reference.md#budget).
         (
             vec![NeedsRemediation, NeedsRemediation, NeedsHumanDecision],
             AwaitingHuman,

@@ -1,4 +1,4 @@
-//! When a record is ready for a fresh auditor run, and the `dispatch` event (CONTRACT §11).
+//! When a record is ready for a fresh auditor run, and the `dispatch` event (docs/reference.md#driving-the-loop).
 
 use crate::record_support;
 
@@ -76,7 +76,7 @@ fn one_dispatch_per_candidate_and_run_sent_only_by_the_delivery_that_recorded_it
     let other = ctx_at(51, "auditloop[bot]");
     let theirs = t::decide_dispatch(&fx.record, plan, "auditloop-audit", None, &other).unwrap();
     assert_eq!(theirs, DispatchDecision::AlreadyAsked);
-    // The payload has the contract's eight properties (GitHub allows ten).
+    // The payload has the reference's eight properties (GitHub allows ten).
     let (_, d) = fx.record.dispatches().next().unwrap();
     let payload = t::client_payload(&fx.record, d, "auditloop-records");
     assert_eq!(payload.as_object().unwrap().len(), 8);

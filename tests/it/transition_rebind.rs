@@ -118,7 +118,7 @@ fn same_head_task_change_clears_certification() {
     assert_eq!(fx.record.certified_covered_tasks, None);
 }
 
-/// CONTRACT §10: a baseline that changes neither the candidate nor the covered tasks
+/// docs/reference.md#baseline: a baseline that changes neither the candidate nor the covered tasks
 /// (only the evidence text) keeps a current certification; changing either ends it.
 #[test]
 fn same_head_and_tasks_keep_a_current_certification_and_a_change_of_either_ends_it() {

@@ -1,4 +1,4 @@
-//! `accept_report`: every record-dependent rule, the effects of a run, and §10 budget rules.
+//! `accept_report`: every record-dependent rule, the effects of a run, and the budget rules (docs/reference.md#budget).
 
 use crate::record_support;
 

@@ -1,4 +1,4 @@
-//! Waivers, vetoes and dispositions (seed 001).
+//! Waivers, vetoes and dispositions (docs/reference.md#commands).
 
 use crate::record_support;
 

@@ -1,4 +1,4 @@
-//! The `## Lessons` section of `records/AUD-n.md` (CONTRACT §13): derived from the
+//! The `## Lessons` section of `records/AUD-n.md` (docs/reference.md#lessons): derived from the
 //! history when the record is certified or blocked, absent otherwise.
 
 use auditloop::engine::patterns::{apply, learned, Library};

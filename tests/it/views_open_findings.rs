@@ -1,4 +1,4 @@
-//! The residual section's open findings (CONTRACT §9, revised): the latest run's findings,
+//! The residual section's open findings (docs/reference.md#the-pr-body): the latest run's findings,
 //! blocking first, then by severity, with what maintainers decided on each.
 
 use crate::views_support;

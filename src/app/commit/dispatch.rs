@@ -1,4 +1,4 @@
-//! Starting the auditor (CONTRACT §11): once the gate of a PR is evaluated after a
+//! Starting the auditor (docs/reference.md#when-the-app-dispatches): once the gate of a PR is evaluated after a
 //! command or event that can make its record ready, record a `dispatch` event and send
 //! `POST /repos/{owner}/{repo}/dispatches`.
 //!
@@ -46,7 +46,7 @@ enum Skip {
     Nothing,
 }
 
-/// The commands after which a record can become ready (§11): `new`, the rebinds
+/// The commands after which a record can become ready (docs/reference.md#when-the-app-dispatches): `new`, the rebinds
 /// `baseline` and `adopt`, and a `resolve` that answers a human decision. A report, a
 /// triage command, `override`, `status` or `gate` never starts the auditor.
 pub fn triggered_by(command: &ParsedCommand) -> bool {

@@ -1,4 +1,4 @@
-//! What a change teaches (CONTRACT §13): when it makes a record certified or blocked, the
+//! What a change teaches (docs/reference.md#learning-across-audits): when it makes a record certified or blocked, the
 //! pattern library changes in the same commit; a certified or blocked record's Markdown
 //! gains its Lessons. Applied to every change the commit loop makes, whichever decision
 //! made it, so no path can end a record without the library hearing of it.

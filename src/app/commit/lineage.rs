@@ -1,5 +1,5 @@
 //! Whether the records a view or a write starts from are the branch's latest, using the
-//! records commit our check runs name in `external_id` (CONTRACT §7). The branch must still
+//! records commit our check runs name in `external_id` (docs/reference.md#a-lost-or-rewound-branch). The branch must still
 //! contain that commit (else it was rewound or rewritten), and what it holds now must
 //! extend what it held then: the PR's history at that commit is a prefix of its history
 //! now, and the index never goes back. The chain alone cannot see an edit of the newest

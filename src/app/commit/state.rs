@@ -21,7 +21,7 @@ pub struct State {
     pub record: Option<Result<Record, String>>,
     /// A record named by id (adopt), when asked for.
     pub named: Option<Result<Record, String>>,
-    /// `patterns.json` (§13), when the branch holds it: `Err` when it does not parse, or
+    /// `patterns.json` (docs/reference.md#the-pattern-library), when the branch holds it: `Err` when it does not parse, or
     /// when it was not read (`patterns: false`, or no record to learn from).
     pub patterns: Option<Result<Library, String>>,
 }

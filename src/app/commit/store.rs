@@ -43,7 +43,7 @@ pub enum Attempt<E, N = Infallible> {
 }
 
 /// When the records branch is absent but a check run on the PR's head names the records
-/// commit it was computed from, recreates the branch there (CONTRACT §7): a lost branch
+/// commit it was computed from, recreates the branch there (docs/reference.md#a-lost-or-rewound-branch): a lost branch
 /// never restarts the history at `AUD-1`. `false` when there is nothing to recover from.
 async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
     let pull = ctx.seen.pull(&ctx.api, &ctx.repo, pr).await?;

@@ -114,7 +114,7 @@ async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubErr
     Ok(())
 }
 
-/// Whether the event may rebind the record (§10): a push, a reopen, a base change.
+/// Whether the event may rebind the record (docs/reference.md#baseline): a push, a reopen, a base change.
 pub fn may_rebind(e: &PullRequestEvent) -> bool {
     match e.action {
         PullRequestAction::Synchronize | PullRequestAction::Reopened => true,

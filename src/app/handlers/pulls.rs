@@ -47,7 +47,7 @@ pub async fn handle(
     };
     // What may rebind is judged on the pull request as GitHub has it now (read with the
     // early reads): a delivery can arrive late, after a newer push was handled, and the
-    // record follows the PR's head, never an old one (§10).
+    // record follows the PR's head, never an old one (docs/reference.md#baseline).
     let (pull, cause, mode) = if prefetch::may_rebind(e) {
         let now = ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await?;
         if now.head_sha == head_sha {
@@ -138,7 +138,7 @@ pub async fn handle(
     }
     // A base change rebinds the record, so its sections change like a push's do.
     let update_body = (e.action != A::Edited || base_changed) && has_record;
-    // A rebind (or its redelivery) may make the record ready for the auditor (§11).
+    // A rebind (or its redelivery) may make the record ready for the auditor (docs/reference.md#when-the-app-dispatches).
     let dispatch = cause.is_some_and(|c| c != BaselineCause::Push || on_push) && has_record;
     refresh::refresh_with(
         app,

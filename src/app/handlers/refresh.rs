@@ -24,7 +24,7 @@ pub async fn refresh(
 
 /// As [`refresh`]; with `dispatch`, a record this made ready for a fresh auditor run gets
 /// its `dispatch` event committed before anything is published, and the request is sent
-/// before the check run that shows it (docs/reference.md#driving-the-loop).
+/// before the check run that shows it (docs/reference.md#when-the-app-dispatches).
 pub async fn refresh_with(
     app: &AuditApp,
     ctx: &Ctx,

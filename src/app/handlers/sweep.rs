@@ -1,4 +1,4 @@
-//! Reconcile (CONTRACT §1): views are rebuilt from the records on every event, but a
+//! Reconcile (docs/reference.md#redelivery-and-reconcile): views are rebuilt from the records on every event, but a
 //! delivery that failed after its records commit and was never redelivered leaves them
 //! behind. A sweep walks the open PRs of every installation and republishes the check run
 //! and the PR-body sections of each PR whose views no longer match its record.

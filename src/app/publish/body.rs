@@ -1,4 +1,4 @@
-//! The PR body as a view (CONTRACT §9): the record's sections spliced into the body read
+//! The PR body as a view (docs/reference.md#the-pr-body): the record's sections spliced into the body read
 //! just before the patch, stamped with the records commit they were computed from, and
 //! never patched over a body computed from a newer one.
 //!

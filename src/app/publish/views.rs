@@ -42,7 +42,8 @@ pub fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
     }
 }
 
-/// The pattern library the check run marks recurring findings from (§13).
+/// The pattern library the check run marks recurring findings from
+/// (docs/reference.md#the-pattern-library).
 fn patterns_of<'s>(ctx: &Ctx, state: &'s Loaded) -> Option<&'s crate::engine::patterns::Library> {
     let library = state.as_ref().ok()?.patterns.as_ref()?.as_ref().ok()?;
     ctx.settings().patterns.then_some(library)

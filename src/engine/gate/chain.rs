@@ -1,4 +1,4 @@
-//! Structural validation of a record (CONTRACT §7): the history is a hash chain starting
+//! Structural validation of a record (docs/reference.md#gate-conditions): the history is a hash chain starting
 //! with `created`, and runs are numbered 1, 2, … in order. A partial edit breaks it.
 
 use crate::engine::record::chain::typed_event_digest;

@@ -1,4 +1,4 @@
-//! Building conditions: the fixed titles of CONTRACT §8 and small constructors.
+//! Building conditions: the fixed titles of docs/reference.md#gate-conditions and small constructors.
 
 use super::model::{Condition, Outcome};
 use crate::engine::views::md::Md;
@@ -8,7 +8,7 @@ pub(crate) fn title(number: u8) -> &'static str {
     Condition::title_of(number)
 }
 
-/// A condition of CONTRACT §8. `pub` so that tests can build gate results as the gate does.
+/// A condition of docs/reference.md#gate-conditions. `pub` so that tests can build gate results as the gate does.
 pub fn condition(number: u8, outcome: Outcome, reason: impl Into<Md>) -> Condition {
     Condition {
         number,

@@ -1,4 +1,4 @@
-//! The gate (CONTRACT §8, seed 000 §12): nine conditions for the head commit H and the
+//! The gate (docs/reference.md#gate-conditions): nine conditions for the head commit H and the
 //! check-run conclusion they lead to. One small function per condition.
 
 use super::chain::structural_problem;
@@ -161,7 +161,7 @@ fn headline(
     }
 }
 
-/// Marks the conditions that fail only because another does (CONTRACT §8 numbers): the
+/// Marks the conditions that fail only because another does (docs/reference.md#gate-conditions): the
 /// certification's conditions (3, 5, 9) wait on a certifying verdict (4) while nothing
 /// current is certified; a run's conditions (6, 7) wait on 4 while there is no run; 4 waits
 /// on 6 while blocking findings are what keep the verdict from certifying, and on 2 while

@@ -1,4 +1,4 @@
-//! Condition 8 (CONTRACT §8): final-state evidence for the head commit H — required checks
+//! Condition 8 (docs/reference.md#gate-conditions): final-state evidence for the head commit H — required checks
 //! concluded `success` on H (or else evidence text given for H), plus the archetype's
 //! completion gates each proven by a successful check on H.
 

@@ -1,4 +1,4 @@
-//! The gate (CONTRACT §8): a pure function of the record, the head commit, evidence checks
+//! The gate (docs/reference.md#gate-conditions): a pure function of the record, the head commit, evidence checks
 //! and the repository configuration.
 
 mod chain;

@@ -15,7 +15,7 @@ pub enum Outcome {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Condition {
-    /// 1..=9, as numbered in CONTRACT §8.
+    /// 1..=9, as numbered in docs/reference.md#gate-conditions.
     pub number: u8,
     pub title: &'static str,
     pub outcome: Outcome,

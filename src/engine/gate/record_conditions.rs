@@ -1,4 +1,4 @@
-//! Conditions 2–5 (CONTRACT §8): what the record is bound to and what it certifies.
+//! Conditions 2–5 (docs/reference.md#gate-conditions): what the record is bound to and what it certifies.
 
 use std::collections::BTreeSet;
 

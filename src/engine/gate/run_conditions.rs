@@ -1,4 +1,4 @@
-//! Conditions 6, 7 and 9 (CONTRACT §8): what the last run reports, and its grade.
+//! Conditions 6, 7 and 9 (docs/reference.md#gate-conditions): what the last run reports, and its grade.
 
 use std::sync::LazyLock;
 
@@ -17,7 +17,7 @@ static DECISION: LazyLock<Regex> =
 
 /// Condition 6: the last run reports no blocking finding, and no finding whose key is
 /// under a veto in force. Waivers and dispositions do not change this by themselves
-/// (CONTRACT §6).
+/// (docs/reference.md#commands).
 pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
     let Some(run) = record.latest_run() else {
         return fail(6, "no report yet, so no run to check for blocking findings");

@@ -1,4 +1,4 @@
-//! The library rules of CONTRACT §13: a certification creates or updates the patterns of
+//! The library rules (docs/reference.md#the-pattern-library): a certification creates or updates the patterns of
 //! the keys it resolved, a block counts the keys that already have one as seen.
 
 use std::collections::BTreeSet;

@@ -1,5 +1,5 @@
 //! What a record's history teaches when it becomes certified or blocked: the keys it
-//! raised, in which runs, and which of them it resolved (CONTRACT §13).
+//! raised, in which runs, and which of them it resolved (docs/reference.md#the-pattern-library).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,4 +1,4 @@
-//! The repository's library of findings that keep coming back (CONTRACT §13): what a
+//! The repository's library of findings that keep coming back (docs/reference.md#the-pattern-library): what a
 //! record teaches when it becomes certified or blocked, and how the library keeps the
 //! patterns worth keeping. Pure: the app reads `patterns.json` with the record and writes
 //! it in the same commit as the change that caused it.

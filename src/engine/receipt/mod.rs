@@ -1,4 +1,4 @@
-//! Hardened-assurance receipts (CONTRACT §5.3): Ed25519 signatures by operator-pinned
+//! Hardened-assurance receipts (docs/reference.md#receipts): Ed25519 signatures by operator-pinned
 //! auditor keys that bind a report to one repository, record, invocation and digest.
 
 pub mod error;

@@ -1,4 +1,4 @@
-//! Receipt verification (CONTRACT §5.3), pure: the caller passes `now` and the receipt-id
+//! Receipt verification (docs/reference.md#receipts), pure: the caller passes `now` and the receipt-id
 //! registry. Checks run in a fixed order (shape, key, signature, bindings, digest, time,
 //! reuse) so that a forged receipt is refused for its signature before anything it claims
 //! is looked at.

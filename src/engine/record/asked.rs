@@ -1,4 +1,4 @@
-//! The auditor runs the app asked for (`dispatch` events, CONTRACT §11).
+//! The auditor runs the app asked for (`dispatch` events, docs/reference.md#when-the-app-dispatches).
 
 use super::model::{Dispatch, Event, EventKind, Record};
 use crate::ids::Artifact;

@@ -1,4 +1,4 @@
-//! The history chain (CONTRACT §7): each event's `prev` is the digest of the event before
+//! The history chain (docs/reference.md#history-events): each event's `prev` is the digest of the event before
 //! it as stored, so an edit anywhere in history breaks the chain at the next event.
 
 use serde_json::Value;

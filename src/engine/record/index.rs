@@ -1,4 +1,4 @@
-//! `index.json` on the records branch (CONTRACT §7): the next record number and the
+//! `index.json` on the records branch (docs/reference.md#the-records-branch): the next record number and the
 //! repository-wide uniqueness maps (work units, pulls, invocation refs, receipt ids).
 
 use std::collections::BTreeMap;
@@ -70,7 +70,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_starts_at_one_and_round_trips_contract_shape() {
+    fn default_starts_at_one_and_round_trips_reference_shape() {
         assert_eq!(Index::default().next, 1);
         let json = r#"{"next": 8, "work_units": {"pr:42": "AUD-7"}, "pulls": {"42": "AUD-7"},
             "invocations": {"ci-run-88123-1": "AUD-7"}, "receipts": {}}"#;

@@ -1,4 +1,4 @@
-//! The audit record (CONTRACT §7), `schema_version` 3, and its append-only history.
+//! The audit record (docs/reference.md#the-audit-record), `schema_version` 3, and its append-only history.
 //!
 //! The derived fields (`audit_state`, `latest_verdict`, certification fields) are a fold
 //! over `history`; they are stored for readers, and loading checks they agree.
@@ -78,7 +78,7 @@ impl Grade {
     }
 }
 
-/// One history entry. `prev` chains it to the entry before (CONTRACT §7).
+/// One history entry. `prev` chains it to the entry before (docs/reference.md#history-events).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     #[serde(flatten)]
@@ -133,7 +133,7 @@ pub struct ReportRun {
     /// Path of the stored normalized report on the records branch.
     pub report: String,
     pub receipt_id: Option<String>,
-    /// `true` when the report came as a seed-002 handoff block.
+    /// `true` when the report came as a plan-audit handoff block.
     #[serde(default)]
     pub handoff: bool,
     pub findings: Vec<FindingSummary>,
@@ -160,7 +160,7 @@ pub struct LimitationSummary {
     pub authority: Option<String>,
 }
 
-/// An invocation that failed without a report (seed 000 §4): recorded, no budget used.
+/// An invocation that failed without a report (docs/reference.md#the-plan-audit-handoff): recorded, no budget used.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvocationFailure {
     pub invocation_ref: String,
@@ -309,7 +309,7 @@ pub struct Veto {
     pub authority: String,
 }
 
-/// The app asked the auditor workflow for run `run` on `candidate_artifact` (CONTRACT §11).
+/// The app asked the auditor workflow for run `run` on `candidate_artifact` (docs/reference.md#when-the-app-dispatches).
 /// Recorded before the request is sent, so replicas and redeliveries agree on who sends it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dispatch {

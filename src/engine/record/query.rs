@@ -66,7 +66,7 @@ impl Record {
         self.run_events().map(|(_, r)| r)
     }
 
-    /// Accepted reports, certifying or not (§10). Invocation failures do not count.
+    /// Accepted reports, certifying or not (docs/reference.md#budget). Invocation failures do not count.
     #[must_use]
     pub fn runs_used(&self) -> u32 {
         u32::try_from(self.runs().count()).unwrap_or(u32::MAX)
@@ -207,7 +207,7 @@ impl Record {
         })
     }
 
-    /// The disposition in force for each finding (one per finding, CONTRACT §6): the last
+    /// The disposition in force for each finding (one per finding, docs/reference.md#history-events): the last
     /// given for that run and id, with its position in the history, in history order.
     fn dispositions_in_force_at(&self) -> Vec<(usize, &Disposition)> {
         let mut out: Vec<(usize, &Disposition)> = Vec::new();
@@ -264,7 +264,7 @@ impl Record {
         })
     }
 
-    /// Rejected findings still contested (CONTRACT §6, seed 000 §7): the disposition in
+    /// Rejected findings still contested (docs/reference.md#commands): the disposition in
     /// force is `reject`, no later run has dropped the key, and no human resolved it since.
     /// One entry per key (the latest rejection), in history order.
     #[must_use]

@@ -1,5 +1,5 @@
 //! The derived fields of a record are a fold over its history, starting at `created`
-//! (CONTRACT §7, §10). Transitions apply the same step, so what they store is what a
+//! (docs/reference.md#the-audit-record). Transitions apply the same step, so what they store is what a
 //! replay gives.
 
 use super::model::{
@@ -8,7 +8,7 @@ use super::model::{
 use crate::engine::report::Verdict;
 use crate::ids::{Artifact, PrNumber, TaskId, WorkUnit};
 
-/// Covered tasks in canonical order: deduplicated, sorted by byte order (seed 000 §3).
+/// Covered tasks in canonical order: deduplicated, sorted by byte order (docs/reference.md#the-audit-record).
 pub fn canonical_tasks(tasks: impl IntoIterator<Item = TaskId>) -> Vec<TaskId> {
     let mut tasks: Vec<TaskId> = tasks.into_iter().collect();
     tasks.sort();
@@ -235,7 +235,7 @@ impl Derived {
                     self.certification_grade = Some(run.grade);
                     self.producer_authenticated = Some(run.grade == Grade::Authenticated);
                 } else if run.verdict == Verdict::NeedsHumanDecision {
-                    // Stays awaiting a human even when the budget is spent (§10); the block
+                    // Stays awaiting a human even when the budget is spent (docs/reference.md#budget); the block
                     // applies once resolved.
                     self.audit_state = AuditState::AwaitingHuman;
                 } else {

@@ -1,4 +1,4 @@
-//! The `auditor:` keys of `.github/auditloop.yml` (CONTRACT §4, §11): whether the app
+//! The `auditor:` keys of `.github/auditloop.yml` (docs/reference.md#when-the-app-dispatches): whether the app
 //! starts the auditor workflow itself, and with which `repository_dispatch` event type.
 
 use serde::{Deserialize, Deserializer, Serialize};

@@ -1,4 +1,4 @@
-//! The repository configuration, `.github/auditloop.yml` (CONTRACT §4).
+//! The repository configuration, `.github/auditloop.yml` (docs/reference.md#repository-configuration).
 //!
 //! Every level refuses unknown keys, so a typo is an error with a line rather than a
 //! silently ignored setting. Values are checked while parsing, so the error keeps its line.
@@ -51,7 +51,7 @@ pub struct RepoConfig {
     pub permissions: PermissionsConfig,
     pub baseline_on_push: bool,
     pub carry_certification: CarryCertification,
-    /// Keep the repository's finding-pattern library on the records branch (§13).
+    /// Keep the repository's finding-pattern library on the records branch (docs/reference.md#the-pattern-library).
     pub patterns: bool,
     pub allow_self_approval: bool,
     #[serde(deserialize_with = "decisions_path")]
@@ -129,7 +129,7 @@ impl RepoConfig {
 }
 
 /// Whether a new head whose git tree is the certified one keeps the certification
-/// (reference: "Identical content keeps its certification").
+/// (docs/reference.md#carrying-a-certification).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CarryCertification {
@@ -175,7 +175,7 @@ impl Assurance {
 /// Permission words rank as GitHub ranks them; one type serves config and checks.
 pub use crate::engine::policy::Permission;
 
-/// Seed 003's team archetypes.
+/// The archetypes of `evidence.archetype` (docs/reference.md#gate-conditions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Archetype {
@@ -187,7 +187,7 @@ pub enum Archetype {
 }
 
 impl Archetype {
-    /// The completion gates of seed 003 a check run can prove for this archetype. The
+    /// The completion gates (docs/reference.md#gate-conditions) a check run can prove for this archetype. The
     /// workspace checks (uncommitted changes, issues, plan) have no check-run form.
     /// Hybrid takes the union of its components, at most implementation's set.
     #[must_use]
@@ -214,7 +214,7 @@ impl Archetype {
     }
 }
 
-/// Seed 003's completion gates that a check run can prove.
+/// The completion gates that a check run can prove (docs/reference.md#gate-conditions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CompletionGate {

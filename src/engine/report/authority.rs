@@ -1,4 +1,4 @@
-//! The typed authority of a limitation (CONTRACT §5.1): a human's acceptance or a decision
+//! The typed authority of a limitation (docs/reference.md#report-rules): a human's acceptance or a decision
 //! record. Whether it HOLDS is decided against the record, not here.
 
 use std::fmt;

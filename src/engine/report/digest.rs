@@ -1,4 +1,4 @@
-//! The canonical bytes (RFC 8785) of a normalized report and its `sha256:` digest (§5.2).
+//! The canonical bytes (RFC 8785) of a normalized report and its `sha256:` digest (docs/reference.md#normalization-and-digest).
 
 use std::fmt;
 
@@ -31,7 +31,7 @@ impl fmt::Display for ReportDigest {
     }
 }
 
-/// RFC 8785 bytes of `report` as given: pass a normalized report for the §5.2 digest.
+/// RFC 8785 bytes of `report` as given: pass a normalized report for its digest (docs/reference.md#normalization-and-digest).
 #[must_use]
 pub fn canonical_bytes(report: &Report) -> Vec<u8> {
     canonical_json(report)
@@ -43,7 +43,7 @@ pub(crate) fn canonical_json<T: Serialize>(value: &T) -> Vec<u8> {
     serde_json_canonicalizer::to_vec(value).expect("string-keyed, float-free types serialize")
 }
 
-/// The §5.2 digest of a normalized report.
+/// The digest of a normalized report (docs/reference.md#normalization-and-digest).
 #[must_use]
 pub fn digest(report: &Report) -> ReportDigest {
     ReportDigest::of_bytes(&canonical_bytes(report))

@@ -1,4 +1,4 @@
-//! A seed-002 handoff (CONTRACT §5.4) recorded as a run: `FAIL` is `needs_remediation`,
+//! A plan-audit handoff (docs/reference.md#the-plan-audit-handoff) recorded as a run: `FAIL` is `needs_remediation`,
 //! `BLOCKED` is `needs_human_decision`. A handoff carries no perspectives or findings, so the
 //! stored report says so in every perspective and holds the handoff's own lines as evidence.
 

@@ -1,4 +1,4 @@
-//! The seed-002 completion handoff (CONTRACT §5.4), the body of a fenced `text` block:
+//! The plan-audit completion handoff (docs/reference.md#the-plan-audit-handoff), the body of a fenced `text` block:
 //!
 //! ```text
 //! AUDIT: PASS | FAIL | BLOCKED | ERROR

@@ -1,4 +1,4 @@
-//! Report intake: raw text → checked, normalized, typed report with its digest (§5.1, §5.2).
+//! Report intake: raw text → checked, normalized, typed report with its digest (docs/reference.md#reports).
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;

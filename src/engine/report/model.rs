@@ -1,7 +1,7 @@
-//! The `auditor_report_v1` document (CONTRACT §5.1) as Rust types.
+//! The `auditor_report_v1` document (docs/reference.md#the-report-format) as Rust types.
 //!
 //! Every struct refuses unknown fields, and optional fields stay `Option` so that
-//! normalization adds no default values (§5.2): what was absent stays absent.
+//! normalization adds no default values (docs/reference.md#normalization-and-digest): what was absent stays absent.
 
 use serde::{Deserialize, Serialize};
 
@@ -66,7 +66,7 @@ pub struct Invocation {
     pub mode: InvocationMode,
 }
 
-/// `single_agent_fallback` parses so that its refusal can name the rule (seed 000 §4).
+/// `single_agent_fallback` parses so that its refusal can name the rule (docs/reference.md#report-rules).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InvocationMode {
@@ -195,7 +195,7 @@ pub struct Elegance {
     pub notes: Option<String>,
 }
 
-/// A signed receipt binding a report to one repository, record and invocation (§5.3).
+/// A signed receipt binding a report to one repository, record and invocation (docs/reference.md#receipts).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {

@@ -1,4 +1,4 @@
-//! Normalization (CONTRACT §5.2): `receipt` removed, `\r\n` → `\n` then every string trimmed,
+//! Normalization (docs/reference.md#normalization-and-digest): `receipt` removed, `\r\n` → `\n` then every string trimmed,
 //! `covered_tasks` deduplicated and sorted, findings sorted by id; both sorts by byte order.
 //! Nothing is added: what was absent stays absent.
 

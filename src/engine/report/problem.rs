@@ -10,7 +10,7 @@ pub enum Rule {
     JsonSyntax,
     /// The JSON Schema: unknown or missing field, wrong type, pattern, length, const, enum.
     Shape,
-    /// `invocation.mode` is `single_agent_fallback` (seed 000 §4).
+    /// `invocation.mode` is `single_agent_fallback` (docs/reference.md#report-rules).
     InvocationMode,
     /// A required text is empty or a placeholder such as `TODO` or `<slot>`.
     Placeholder,
@@ -32,7 +32,7 @@ pub enum Rule {
     HandoffStatus,
     /// A handoff line is missing, repeated or malformed.
     HandoffField,
-    /// A handoff line that the seed-002 format does not define.
+    /// A handoff line that the plan-audit handoff format does not define.
     HandoffUnknownLine,
 }
 

@@ -1,4 +1,4 @@
-//! The rules of §5.1 that need no record, checked on the trimmed report value so that they
+//! The report rules (docs/reference.md#report-rules) that need no record, checked on the trimmed report value so that they
 //! run (and are reported) even when other parts of the document are malformed.
 
 use serde_json::Value;

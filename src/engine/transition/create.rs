@@ -1,4 +1,4 @@
-//! `/audit new`: a record `AUD-<next>` bound to the PR head (CONTRACT §6; seed 000 §2, §3).
+//! `/audit new`: a record `AUD-<next>` bound to the PR head (docs/reference.md#commands).
 
 use super::{Applied, EventContext, Refusal};
 use crate::engine::record::{

@@ -1,4 +1,4 @@
-//! Driving the loop (CONTRACT §11): when a record is ready for a fresh auditor run, and the
+//! Driving the loop (docs/reference.md#driving-the-loop): when a record is ready for a fresh auditor run, and the
 //! `dispatch` event that says the auditor was asked. For one candidate and one run number
 //! there is at most one such event; the records branch's compare-and-swap makes that hold
 //! across replicas, and the event's delivery id says which delivery must send it.
@@ -28,7 +28,7 @@ pub enum NotReady {
     NoEvidence,
 }
 
-/// Whether `record` is ready for a fresh auditor run (CONTRACT §11): open, runs below the
+/// Whether `record` is ready for a fresh auditor run (docs/reference.md#when-the-app-dispatches): open, runs below the
 /// budget, its candidate the PR head, and final-state evidence for it holding.
 ///
 /// # Errors
@@ -104,7 +104,7 @@ pub fn decide_dispatch(
     )?)))
 }
 
-/// The `client_payload` of the `repository_dispatch` (CONTRACT §11): at most ten
+/// The `client_payload` of the `repository_dispatch` (docs/reference.md#the-dispatch-payload): at most ten
 /// top-level properties, as GitHub allows.
 #[must_use]
 pub fn client_payload(record: &Record, dispatch: &Dispatch, records_branch: &str) -> Value {

@@ -1,4 +1,4 @@
-//! Human answers (CONTRACT §6, §10; seed 000 §7, §11): resolving a pending decision,
+//! Human answers (docs/reference.md#resolution-and-override): resolving a pending decision,
 //! accepting limitations, resolving a contested finding, and overriding the budget.
 //! None of them certifies.
 
@@ -78,7 +78,7 @@ pub fn accept_limitations(
 }
 
 /// `/audit resolve A-NN --note T`: a human settles a rejected (contested) finding of the
-/// latest run (seed 000 §7).
+/// latest run (docs/reference.md#resolution-and-override).
 ///
 /// # Errors
 ///

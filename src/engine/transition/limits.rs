@@ -1,4 +1,4 @@
-//! Limitation authorities of a `certified_with_accepted_limitations` report (seed 000 §7):
+//! Limitation authorities of a `certified_with_accepted_limitations` report (docs/reference.md#report-rules):
 //! `human: LOGIN` holds only when LOGIN accepted that key in this record's history, and
 //! `D-<n>` only when the decision record exists. An auditor cannot accept in anyone's name.
 

@@ -1,4 +1,4 @@
-//! Record transitions (CONTRACT §6, §10): each takes the current record (and index when
+//! Record transitions (docs/reference.md#the-audit-record): each takes the current record (and index when
 //! it needs it) and returns the new record and the one event appended, or a `Refusal`.
 //! Texts (`--note`, `--reason`, ...) were already checked for placeholders by the caller.
 
@@ -34,7 +34,7 @@ pub use triage::{check_dispose, dispose, veto, waive};
 /// What the record transitions need of the repository configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuditPolicy {
-    /// `audit_budget`: the budget of a new record when `--budget` is not given (§11).
+    /// `audit_budget`: the budget of a new record when `--budget` is not given (docs/reference.md#budget).
     pub default_budget: u32,
     /// The effective assurance: the repository setting raised by the operator minimum.
     pub assurance: Assurance,
@@ -60,7 +60,7 @@ pub struct EventContext {
 }
 
 impl EventContext {
-    /// A human authority is always the commenter's own login (CONTRACT §6).
+    /// A human authority is always the commenter's own login (docs/reference.md#who-may-run-a-command).
     #[must_use]
     pub fn authority(&self) -> String {
         format!("human: {}", self.actor)

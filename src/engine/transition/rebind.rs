@@ -1,4 +1,4 @@
-//! Rebinding a record to a new candidate (CONTRACT §10; seed 000 §10): `/audit baseline`,
+//! Rebinding a record to a new candidate (docs/reference.md#baseline): `/audit baseline`,
 //! a push, a reopen or base change, and `/audit adopt` onto a new PR. History and budget
 //! stay; a certification of another candidate is stale; evidence given for another commit
 //! no longer counts.
@@ -67,7 +67,7 @@ pub fn baseline(
     }
     let evidence_given = input.evidence.is_some();
     let (tasks, evidence) = rebound(record, &input.head, input.covered_tasks, input.evidence)?;
-    // A base change alters the integrated candidate even when the head is the same (§10).
+    // A base change alters the integrated candidate even when the head is the same (docs/reference.md#baseline).
     let clears_certification =
         input.cause == BaselineCause::BaseChange && record.audit_state == AuditState::Certified;
     if input.head == record.candidate_artifact
@@ -102,7 +102,7 @@ pub fn may_carry(record: &Record, cause: BaselineCause) -> bool {
 }
 
 /// A rebind onto a head whose git tree the caller found byte for byte the certified
-/// candidate's (reference: "Identical content keeps its certification"): the certification
+/// candidate's (docs/reference.md#carrying-a-certification): the certification
 /// moves to the new head, no run is spent, and evidence text carries (the content is the
 /// same). Anything that does not qualify (see [`may_carry`]; other tasks; evidence given
 /// anew) is an ordinary [`baseline`].

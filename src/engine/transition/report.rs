@@ -1,5 +1,5 @@
-//! `/audit report`: the record-dependent rules of an accepted report (CONTRACT §5.1, §5.3,
-//! §10) and the effects of a run; and the seed-002 `ERROR` handoff as an invocation failure.
+//! `/audit report`: the record-dependent rules of an accepted report (docs/reference.md#report-rules,
+//! docs/reference.md#budget) and the effects of a run; and the plan-audit `ERROR` handoff as an invocation failure.
 
 use std::collections::BTreeSet;
 
@@ -28,7 +28,7 @@ pub struct ReportInput<'a> {
     /// `sha256:` digest of the normalized report.
     pub digest: &'a str,
     pub receipt: Option<&'a VerifiedReceipt>,
-    /// The report came as a seed-002 handoff block.
+    /// The report came as a plan-audit handoff block.
     pub handoff: bool,
     /// Numbers `n` of the decision records `D-<n>` that exist.
     pub decisions: &'a BTreeSet<u32>,
@@ -227,7 +227,7 @@ pub fn accept_report(
     Ok(applied)
 }
 
-/// A seed-002 `ERROR` handoff: the invocation failed without a report.
+/// A plan-audit `ERROR` handoff: the invocation failed without a report.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailureInput {
     pub audit_id: AuditId,
@@ -236,7 +236,7 @@ pub struct FailureInput {
     pub reason: String,
 }
 
-/// Records an invocation failure: no budget used (seed 000 §4, §11), the ref registered.
+/// Records an invocation failure: no budget used (docs/reference.md#budget), the ref registered.
 ///
 /// # Errors
 ///

@@ -1,4 +1,4 @@
-//! Maintainer triage of findings (CONTRACT §6; seed 001): waivers, vetoes and
+//! Maintainer triage of findings (docs/reference.md#commands): waivers, vetoes and
 //! dispositions. They shape the next run; only vetoes change the gate.
 
 use super::{append, finding_ref, latest_finding, Applied, EventContext, Refusal};

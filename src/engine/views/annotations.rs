@@ -1,4 +1,4 @@
-//! Check-run annotations from findings' `path:line` / `path:start-end` evidence (§8).
+//! Check-run annotations from findings' `path:line` / `path:start-end` evidence (docs/reference.md#the-check-run).
 
 use crate::engine::record::{FindingSummary, ReportRun};
 use crate::engine::report::Severity;

@@ -1,4 +1,4 @@
-//! The check run's output (CONTRACT §8): title, summary of every gate condition, the
+//! The check run's output (docs/reference.md#the-check-run): title, summary of every gate condition, the
 //! latest run's findings, and annotations.
 
 use crate::engine::gate::{Conclusion, Condition, GateResult, Outcome};

@@ -1,4 +1,4 @@
-//! Escaping of untrusted text (reports, command flags) for every Markdown view (CONTRACT §6).
+//! Escaping of untrusted text (reports, command flags) for every Markdown view (docs/reference.md#answers-and-refusals).
 //!
 //! Escaped text cannot close or open an HTML comment (so never a section marker), cannot
 //! break a table, cannot run HTML, cannot `@mention` anyone and cannot make a link, an

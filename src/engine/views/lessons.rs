@@ -1,4 +1,4 @@
-//! The `## Lessons` section of `records/AUD-n.md` (CONTRACT §13), rebuilt from the history
+//! The `## Lessons` section of `records/AUD-n.md` (docs/reference.md#lessons), rebuilt from the history
 //! whenever the record is certified or blocked: derived, never stored in the record.
 
 use crate::engine::patterns::{ending_index, key_history, Ending, KeyRuns, Library};

@@ -1,4 +1,4 @@
-//! The PR-body section markers (CONTRACT §9).
+//! The PR-body section markers (docs/reference.md#the-pr-body).
 
 use std::ops::Range;
 

@@ -31,7 +31,7 @@ pub use stamp::{body_stamp, Stamp};
 
 use crate::engine::record::Record;
 
-/// The three PR-body sections, each with its start and end markers (CONTRACT §9).
+/// The three PR-body sections, each with its start and end markers (docs/reference.md#the-pr-body).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sections {
     pub rounds: String,

@@ -1,4 +1,4 @@
-//! The latest run's open findings in the residual section (CONTRACT §9, revised): what the
+//! The latest run's open findings in the residual section (docs/reference.md#the-pr-body): what the
 //! next round must fix, blocking first, then by severity, each with what was decided on it.
 
 use crate::engine::record::{FindingSummary, Record};

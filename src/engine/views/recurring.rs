@@ -1,4 +1,4 @@
-//! The mark of a finding whose key is a pattern (CONTRACT §13): "recurring: seen in N
+//! The mark of a finding whose key is a pattern (docs/reference.md#the-pattern-library): "recurring: seen in N
 //! earlier records (AUD-…)", each record linked on the records branch.
 
 use crate::engine::patterns::Library;

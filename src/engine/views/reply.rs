@@ -1,4 +1,4 @@
-//! Comment replies (CONTRACT §6): refusals and `/audit status`. Every reply ends with a
+//! Comment replies (docs/reference.md#answers-and-refusals): refusals and `/audit status`. Every reply ends with a
 //! delivery marker, so a redelivered webhook can find the reply it already made.
 
 use crate::engine::gate::GateResult;
@@ -28,7 +28,7 @@ pub fn delivery_marker(delivery: &str) -> String {
 }
 
 /// `auditloop: refused: ` and what was wrong, then how to put it right. The prefix stays:
-/// the contract (CONTRACT §6) and the programs that drive the loop look for it.
+/// the reference (docs/reference.md#answers-and-refusals) and the programs that drive the loop look for it.
 #[must_use]
 pub fn refused(what: &Md, fix: &Md, delivery: &str) -> String {
     let marker = delivery_marker(delivery);

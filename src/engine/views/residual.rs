@@ -1,4 +1,4 @@
-//! The "Residual findings" section (CONTRACT §9): what is not fixed. The latest run's
+//! The "Residual findings" section (docs/reference.md#the-pr-body): what is not fixed. The latest run's
 //! open findings (see `open_findings`), filed issues,
 //! follow-ups, accepted limitations, contested (rejected) findings awaiting a resolution,
 //! and vetoes in force.

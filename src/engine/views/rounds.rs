@@ -1,4 +1,4 @@
-//! The "Audit rounds" section (CONTRACT §9, seed 001): a row per run, then the record's
+//! The "Audit rounds" section (docs/reference.md#the-pr-body): a row per run, then the record's
 //! state, the budget and a link to the record.
 
 use crate::engine::record::{DispositionKind, Record};

@@ -1,4 +1,4 @@
-//! Splicing the sections into a PR body (CONTRACT §9).
+//! Splicing the sections into a PR body (docs/reference.md#the-pr-body).
 //!
 //! Only marked spans are ever replaced; every byte outside them is kept. A section's span
 //! is its first complete pair: the first end marker that has a start marker before it,

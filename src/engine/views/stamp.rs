@@ -1,4 +1,4 @@
-//! The records commit a PR body's sections were computed from (CONTRACT §9).
+//! The records commit a PR body's sections were computed from (docs/reference.md#the-pr-body).
 //!
 //! A hidden line right after the rounds section's start marker names it, with the record
 //! shown and how many history events it had: `<!-- auditloop:records:<sha> AUD-7 12 -->`.

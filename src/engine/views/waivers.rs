@@ -1,4 +1,4 @@
-//! The "Waivers" section (CONTRACT §9, seed 001 `waive-out-of-scope`): a row per waived
+//! The "Waivers" section (docs/reference.md#the-pr-body): a row per waived
 //! finding.
 
 use crate::engine::record::Record;

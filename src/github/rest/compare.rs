@@ -1,5 +1,5 @@
 //! What changed between two commits, from one `GET /repos/{owner}/{repo}/compare/{basehead}`
-//! (the packet's `changed_since`, CONTRACT §11). GitHub lists at most
+//! (the packet's `changed_since`, docs/reference.md#the-audit-packet). GitHub lists at most
 //! [`COMPARE_FILES_LIMIT`] files of a comparison, on its first page, and says nothing of
 //! the rest: a full list is a truncated one.
 

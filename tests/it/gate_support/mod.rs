@@ -72,7 +72,7 @@ pub fn event_by(kind: EventKind, actor: &str) -> Event {
 }
 
 /// `sha256:` + hex SHA-256 of the RFC 8785 bytes of an event, computed independently of
-/// the crate so that the chain check is tested against the contract, not against itself.
+/// the crate so that the chain check is tested against the reference, not against itself.
 pub fn digest(event: &Event) -> String {
     let value = ok(serde_json::to_value(event));
     let bytes = ok(serde_json_canonicalizer::to_vec(&value));

@@ -221,4 +221,3 @@ fn policy(app: &AuditApp, ctx: &Ctx) -> t::AuditPolicy {
         assurance: settings.effective_assurance(app.operator_min),
     }
 }
-

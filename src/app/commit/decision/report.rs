@@ -1,5 +1,5 @@
 //! `/audit report`: a JSON report (its receipt verified on the latest index) or a
-//! seed-002 handoff, decided on the latest record.
+//! plan-audit handoff, decided on the latest record.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

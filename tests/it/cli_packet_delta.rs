@@ -30,7 +30,9 @@ async fn packet(l: &Loop) -> (Value, usize) {
         .iter()
         .filter(|r| r.path.contains("/compare/"))
         .count();
-    (serde_json::from_slice(&out.stdout).unwrap(), compares)
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    support::schemas::assert_packet(&printed);
+    (printed, compares)
 }
 
 /// PR 43's record certified after its blocking `webhook-replay` finding (a pattern); PR 42

@@ -83,6 +83,7 @@ async fn packet_shows_the_runs_and_what_became_of_their_findings() {
     .await;
     assert!(out.status.success(), "{}", text(&out));
     let p: Value = serde_json::from_slice(&out.stdout).unwrap();
+    support::schemas::assert_packet(&p);
     assert_eq!(p["schema"], "auditloop_packet_v1");
     assert_eq!(p["audit_id"], "AUD-1");
     assert_eq!(p["goal"], "Refuse replayed webhook deliveries");

@@ -159,3 +159,44 @@ async fn a_malformed_answer_a_test_asks_for_is_sent_unchecked() {
         .unwrap();
     assert_eq!(body["number"], "seven");
 }
+
+/// Writes `content` as `index.json` in a tree, as the records layer does.
+async fn post_tree(gh: &FakeGitHub, content: &str) {
+    let body = json!({"tree": [{"path": "index.json", "mode": "100644", "type": "blob", "content": content}]});
+    let status = reqwest::Client::new()
+        .post(format!("{}/repos/o/r/git/trees", gh.api_url()))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .status();
+    assert_eq!(status, 201);
+}
+
+#[tokio::test]
+#[should_panic(expected = "files the app wrote to the records branch that break their schema")]
+async fn a_records_file_that_breaks_its_schema_fails_the_test() {
+    let gh = FakeGitHub::start().await;
+    post_tree(&gh, "{}").await;
+}
+
+#[tokio::test]
+async fn the_fake_names_the_path_and_the_error_of_a_file_that_breaks_its_schema() {
+    let gh = FakeGitHub::start().await;
+    post_tree(&gh, "{}").await;
+    let found = std::mem::take(&mut gh.state().schema_violations);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].starts_with("index.json (index_v1):")
+            && found[0].contains("\"next\" is a required property"),
+        "{found:?}"
+    );
+}
+
+#[tokio::test]
+async fn content_a_test_writes_itself_is_not_checked() {
+    let gh = FakeGitHub::start().await;
+    gh.written_by_the_test("the test's own bytes");
+    post_tree(&gh, "{}").await;
+    assert!(gh.state().schema_violations.is_empty());
+}

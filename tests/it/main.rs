@@ -69,6 +69,7 @@ mod record_load;
 mod record_props;
 mod record_query;
 mod records_read;
+mod records_schemas;
 mod records_write;
 mod redeliver_config;
 mod redeliver_plan;

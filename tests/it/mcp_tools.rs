@@ -146,6 +146,7 @@ async fn each_tool_answers_as_its_command_does() {
         String::from_utf8(cli.stdout.clone()).unwrap()
     );
     let printed: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    support::schemas::assert_packet(&printed);
     assert_eq!(result["structuredContent"], printed);
 
     // A valid report: the digest `validate` prints.

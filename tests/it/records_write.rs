@@ -52,6 +52,7 @@ async fn write(
     message: &str,
     apply: impl Fn(&Snapshot) -> Result<Change, String>,
 ) -> CommitOutcome<String> {
+    gh.written_by_the_test("these tests write their own content through the records layer");
     let api = gh.installation_api("d-write").await;
     commit_change(&api, &repo(), BRANCH, message, all, apply)
         .await

@@ -107,6 +107,12 @@ pub struct State {
     /// 2xx answers that are not ones GitHub's REST description allows for their route:
     /// each fails the test when the fake is dropped.
     pub invalid_answers: Vec<String>,
+    /// Files written through the Git Data API that break their published schema
+    /// (`support::schemas`): each fails the test when the fake is dropped.
+    pub schema_violations: Vec<String>,
+    /// Why the files written to this fake are the test's own content, not the app's, so
+    /// that they are not checked against the schemas (see `written_by_the_test`).
+    pub written_by_the_test: Option<&'static str>,
     /// Files changed between two commits of the code (not the records branch), by
     /// `base...head`, as the compare route lists them.
     pub comparisons: BTreeMap<String, Vec<String>>,
@@ -221,6 +227,13 @@ impl FakeGitHub {
 
     pub fn requests(&self) -> Vec<Recorded> {
         self.state().requests.clone()
+    }
+
+    /// Stops checking written files against the records schemas: for a test that writes
+    /// its own content through the records layer. `reason` says why.
+    pub fn written_by_the_test(&self, reason: &'static str) {
+        assert!(!reason.is_empty(), "say why the content is the test's");
+        self.state().written_by_the_test = Some(reason);
     }
 
     pub fn add_pull(&self, number: u64, head_sha: &str, body: &str, author: &str) {
@@ -550,6 +563,11 @@ impl Drop for FakeGitHub {
             state.invalid_answers.is_empty(),
             "answers of the fake GitHub that GitHub's REST description does not allow: {:#?}",
             state.invalid_answers
+        );
+        assert!(
+            state.schema_violations.is_empty(),
+            "files the app wrote to the records branch that break their schema: {:#?}",
+            state.schema_violations
         );
         let unseen: Vec<&str> = state
             .comments

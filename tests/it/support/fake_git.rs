@@ -205,6 +205,9 @@ pub fn route(
             return Some(reply(200, gh::code_comparison(repo, basehead, paths)));
         }
     }
+    if let ("POST", ["git", "trees"]) = (method, rest) {
+        check_written(state, body);
+    }
     // A pull request's head commit is in the base repository too (`refs/pull/N/head`).
     let pull_heads: HashSet<String> = state
         .pulls
@@ -361,6 +364,21 @@ pub fn route(
         _ => return None,
     };
     Some(answer)
+}
+
+/// Checks each file a tree carries inline (the only way the app writes the records branch)
+/// against its schema, unless the test wrote it.
+fn check_written(state: &mut State, body: &Value) {
+    if state.written_by_the_test.is_some() {
+        return;
+    }
+    for entry in body["tree"].as_array().into_iter().flatten() {
+        if let (Some(path), Some(content)) = (entry["path"].as_str(), entry["content"].as_str()) {
+            if let Err(e) = super::schemas::check_written(path, content) {
+                state.schema_violations.push(e);
+            }
+        }
+    }
 }
 
 fn create_tree(repo: &str, git: &mut GitRepo, body: &Value) -> Answer {

@@ -18,5 +18,6 @@ pub mod harness;
 pub mod openapi;
 pub mod process;
 pub mod robust;
+pub mod schemas;
 pub mod setups;
 pub mod steps;

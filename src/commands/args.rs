@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
+use super::command::CommandName;
 use super::error::{excerpt, CommandError};
 use super::lexer::Token;
-use super::model::CommandName;
 use super::suggest::nearest;
 use crate::engine::text::is_placeholder;
 use crate::ids::IdError;

@@ -1,8 +1,8 @@
 //! Typed commands from their sorted arguments, one function per command of docs/reference.md#commands.
 
 use super::args::{id, invalid, list, Args};
+use super::command::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 use super::error::{excerpt, CommandError};
-use super::model::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 use crate::engine::record::{DispositionKind, WaiverBasis};
 use crate::ids::{FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
 

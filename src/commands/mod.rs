@@ -3,17 +3,17 @@
 
 mod args;
 mod build;
+mod command;
 mod error;
 mod help;
 mod lexer;
-mod model;
 mod parse;
 mod scan;
 mod suggest;
 
+pub use command::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 pub use error::{CommandError, MAX_COMMENT_CHARS};
 pub use help::{help_note, help_rows, help_table, HelpRow, DOES_MAX, WHO_MAX};
-pub use model::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 pub use parse::parse_comment;
 
 /// The flags `command` accepts, for documentation checks.

@@ -2,9 +2,9 @@
 
 use super::args::Args;
 use super::build::build;
+use super::command::{CommandName, ParsedCommand, ReportPayload};
 use super::error::{excerpt, CommandError, MAX_COMMENT_CHARS};
 use super::lexer::{tokenize, LexError, Token};
-use super::model::{CommandName, ParsedCommand, ReportPayload};
 use super::scan::{scan, Fence, Scan};
 use super::suggest::nearest;
 

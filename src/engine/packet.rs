@@ -138,7 +138,7 @@ pub fn packet(record: &Record, stored: &StoredReports, source: &PacketSource<'_>
         "covered_tasks": record.covered_tasks,
         "audit_state": record.audit_state,
         "audit_blocked_reason": record.audit_blocked_reason,
-        "latest_verdict": record.latest_verdict.map(super::report::model::Verdict::as_str),
+        "latest_verdict": record.latest_verdict.map(super::report::document::Verdict::as_str),
         "budget": {
             "audit_budget": record.audit_budget,
             "runs_used": record.runs_used(),

@@ -9,7 +9,7 @@
 use crate::app::commit::state::State;
 use crate::app::context::Ctx;
 use crate::engine::record::{Index, Record};
-use crate::engine::views::context::ViewContext;
+use crate::engine::views::links::ViewContext;
 use crate::engine::views::md::Md;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};

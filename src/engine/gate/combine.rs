@@ -1,6 +1,6 @@
 //! Two open PRs sharing the head H share one check run: it passes only if every gate passes.
 
-use super::model::{Conclusion, Condition, GateResult};
+use super::result::{Conclusion, Condition, GateResult};
 use crate::engine::views::md::Md;
 use crate::ids::PrNumber;
 use crate::md;

@@ -1,6 +1,6 @@
 //! Building conditions: the fixed titles of docs/reference.md#gate-conditions and small constructors.
 
-use super::model::{Condition, Outcome};
+use super::result::{Condition, Outcome};
 use crate::engine::views::md::Md;
 use crate::ids::TaskId;
 

@@ -1,17 +1,17 @@
 //! The gate (docs/reference.md#gate-conditions): nine conditions for the head commit H and the
 //! check-run conclusion they lead to. One small function per condition.
 
-use super::chain::structural_problem;
 use super::condition::{fail, pass};
 use super::evidence::evidence_for_head;
 use super::input::GateInput;
-use super::model::{Conclusion, Condition, GateResult, Outcome};
 use super::record_conditions::{
     candidate_is_head, certification_matches_last_run, covered_tasks_exact, verdict_certifies,
 };
+use super::result::{Conclusion, Condition, GateResult, Outcome};
 use super::run_conditions::{
     grade_meets_assurance, limitations_have_authority, no_blocking_finding,
 };
+use super::structure::structural_problem;
 use crate::engine::record::{AuditState, Record};
 use crate::engine::views::md::Md;
 use crate::engine::views::verdict;
@@ -181,7 +181,7 @@ fn mark_waiting(conditions: &mut [Condition], record: &Record, input: &GateInput
     let stale = record.audit_state == AuditState::Open
         && record
             .latest_verdict
-            .is_some_and(super::super::report::model::Verdict::certifies);
+            .is_some_and(super::super::report::document::Verdict::certifies);
     let blocking = record
         .latest_run()
         .is_some_and(|r| r.findings.iter().any(|f| f.blocking));

@@ -4,7 +4,7 @@
 
 use super::condition::condition;
 use super::input::CheckObservation;
-use super::model::{Condition, Outcome};
+use super::result::{Condition, Outcome};
 use crate::engine::record::Record;
 use crate::engine::repo_config::RepoConfig;
 use crate::engine::views::md::Md;

@@ -3,7 +3,7 @@
 
 use super::evaluate::evaluate;
 use super::input::{CheckObservation, GateInput};
-use super::model::GateResult;
+use super::result::GateResult;
 use crate::engine::closing::closing_issues;
 use crate::engine::record::Record;
 use crate::engine::repo_config::{Assurance, RepoConfig};

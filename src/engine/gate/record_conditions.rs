@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::condition::{fail, from_problems, pass, task_list};
-use super::model::Condition;
+use super::result::Condition;
 use crate::engine::record::{AuditState, Record};
 use crate::engine::repo_config::RepoConfig;
 use crate::engine::views::md::Md;
@@ -83,10 +83,10 @@ pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition 
     let budget = record.audit_budget;
     let verdict = record
         .latest_verdict
-        .map_or("none", super::super::report::model::Verdict::as_str);
+        .map_or("none", super::super::report::document::Verdict::as_str);
     let certifies = record
         .latest_verdict
-        .is_some_and(super::super::report::model::Verdict::certifies);
+        .is_some_and(super::super::report::document::Verdict::certifies);
     let head = Artifact::commit(head.clone());
     let verdict_md = Md::code(verdict);
     let reason = match record.audit_state {
@@ -178,7 +178,7 @@ pub(crate) fn certification_matches_last_run(record: &Record) -> Condition {
             Md::code(
                 record
                     .latest_verdict
-                    .map_or("none", super::super::report::model::Verdict::as_str)
+                    .map_or("none", super::super::report::document::Verdict::as_str)
             )
         ));
     }

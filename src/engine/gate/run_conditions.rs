@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::condition::{fail, from_problems, pass};
-use super::model::Condition;
+use super::result::Condition;
 use crate::engine::record::{Grade, LimitationSummary, Record};
 use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::engine::views::md::Md;

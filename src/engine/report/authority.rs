@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::model::Limitation;
+use super::document::Limitation;
 use crate::ids::Login;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::digest::{canonical_bytes, ReportDigest};
-use super::model::{Receipt, Report};
+use super::document::{Receipt, Report};
 use super::normalize::{sort_lists, trim_strings};
 use super::problem::{Problem, Rule, ROOT};
 use super::schema::{Violation, SCHEMA};

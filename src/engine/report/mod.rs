@@ -2,10 +2,10 @@
 
 pub mod authority;
 pub mod digest;
+pub mod document;
 pub mod from_handoff;
 pub mod handoff;
 pub mod intake;
-pub mod model;
 pub mod normalize;
 pub mod problem;
 mod rules;
@@ -14,9 +14,9 @@ mod strict_json;
 
 pub use authority::Authority;
 pub use digest::{canonical_bytes, digest, ReportDigest};
+pub use document::*;
 pub use from_handoff::{handoff_verdict, report_from_handoff, HandoffBinding};
 pub use handoff::{parse_handoff, Handoff, HandoffStatus};
 pub use intake::{parse_report, Intake};
-pub use model::*;
 pub use normalize::{normalize_report, normalize_value};
 pub use problem::{Problem, Rule};

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::model::Report;
+use super::document::Report;
 
 /// The normalized form of a raw report value.
 #[must_use]

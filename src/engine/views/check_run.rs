@@ -5,9 +5,9 @@ use crate::engine::gate::{Conclusion, Condition, GateResult, Outcome};
 use crate::engine::patterns::Library;
 use crate::engine::record::{FindingSummary, Record};
 
-use super::context::{record_path, ViewContext};
 use super::escape::{block, truncate};
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
+use super::links::{record_path, ViewContext};
 use super::md::Md;
 use super::recurring::recurring_mark;
 use super::{legend, verdict, words};
@@ -260,7 +260,7 @@ pub fn records_unavailable(why: &Md) -> CheckRunView {
     let summary = format!(
         "**{}**\n\n- ❌ **1. {}** — {}\n- ⏸️ Conditions 2 to 9 wait on 1: they are evaluated once the records branch is restored.\n",
         verdict.one_line(),
-        crate::engine::gate::model::Condition::title_of(1),
+        crate::engine::gate::result::Condition::title_of(1),
         why.one_line()
     );
     plain(Conclusion::Failure, &verdict, &summary)

@@ -5,11 +5,11 @@
 
 pub mod annotations;
 pub mod check_run;
-pub mod context;
 pub mod escape;
 mod finding_row;
 pub mod legend;
 pub mod lessons;
+pub mod links;
 pub mod markers;
 pub mod md;
 pub mod open_findings;
@@ -24,7 +24,7 @@ pub mod waivers;
 mod words;
 
 pub use check_run::{annotation_batches, Annotation, AnnotationLevel, BodyStatus, CheckRunView};
-pub use context::ViewContext;
+pub use links::ViewContext;
 pub use markers::SectionKind;
 pub use splice::{marked_spans, sections_tampered, splice, SpliceOutcome, BODY_LIMIT};
 pub use stamp::{body_stamp, Stamp};

@@ -4,9 +4,9 @@
 use crate::engine::record::{FindingSummary, Record};
 use crate::engine::report::Severity;
 
-use super::context::ViewContext;
 use super::escape::inline;
 use super::finding_row::{finding_row, FINDING_HEADER};
+use super::links::ViewContext;
 
 const CLAIM_CHARS: usize = 300;
 const TEXT_CHARS: usize = 200;

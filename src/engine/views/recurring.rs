@@ -5,7 +5,7 @@ use crate::engine::patterns::Library;
 use crate::engine::record::FindingSummary;
 use crate::ids::AuditId;
 
-use super::context::ViewContext;
+use super::links::ViewContext;
 
 /// The mark for `finding` of record `current`, when its key is a pattern seen in other
 /// records.

@@ -6,8 +6,8 @@ use crate::engine::record::Record;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::check_run::{cap, conditions_summary, record_line};
-use super::context::ViewContext;
 use super::escape::inline;
+use super::links::ViewContext;
 use super::md::Md;
 use super::{verdict, words};
 

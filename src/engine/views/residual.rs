@@ -5,8 +5,8 @@
 
 use crate::engine::record::{Disposition, DispositionKind, Record};
 
-use super::context::ViewContext;
 use super::escape::inline;
+use super::links::ViewContext;
 use super::markers::SectionKind;
 
 const TEXT_CHARS: usize = 300;

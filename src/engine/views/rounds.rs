@@ -3,8 +3,8 @@
 
 use crate::engine::record::{DispositionKind, Record};
 
-use super::context::ViewContext;
 use super::escape::{inline, truncate};
+use super::links::ViewContext;
 use super::markers::SectionKind;
 use super::md::Md;
 use super::{legend, verdict, words};

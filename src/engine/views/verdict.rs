@@ -2,7 +2,7 @@
 //! same on the check run's title, the first line of the PR body's audit section and the
 //! `/audit status` reply. One wording per state.
 
-use crate::engine::gate::model::{Conclusion, Condition, Outcome};
+use crate::engine::gate::result::{Conclusion, Condition, Outcome};
 use crate::engine::record::{AuditState, Record};
 use crate::engine::report::Verdict;
 use crate::md;

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
+use crate::commands::{parse_comment, Parsed};
 use crate::delivery::{Delivery, Handled, Handler, HandlerError};
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
@@ -159,6 +160,7 @@ impl AuditApp {
         delivery: &Delivery,
         api: Api,
         repository: &Repository,
+        parsed: Option<&Parsed>,
     ) -> Result<Option<Ctx>, GitHubError> {
         let Ok(repo) = RepoName::new(repository.full_name.clone()) else {
             return Ok(None);
@@ -181,7 +183,7 @@ impl AuditApp {
         let assumed = ctx.records_branch().to_owned();
         let (config, early) = tokio::join!(
             self.config(&ctx.api, &ctx.repo, &ctx.default_branch),
-            handlers::prefetch::reads(&ctx, &delivery.event),
+            handlers::prefetch::reads(&ctx, &delivery.event, parsed),
         );
         ctx.config = config?;
         early?;
@@ -256,13 +258,22 @@ impl Handler for AuditApp {
         if self.caused_by_self(delivery, &api).await? {
             return Ok(Handled::Ignored);
         }
-        let Some(ctx) = Box::pin(self.context(delivery, api, repository)).await? else {
+        // A comment is read into its command once: the early reads and the handler share it.
+        let parsed = match &delivery.event {
+            Event::IssueComment(e) => {
+                Some(parse_comment(e.comment.body.as_deref().unwrap_or_default()))
+            }
+            _ => None,
+        };
+        let context = self.context(delivery, api, repository, parsed.as_ref());
+        let Some(ctx) = Box::pin(context).await? else {
             return Ok(Handled::Ignored);
         };
         let handled = match &delivery.event {
             Event::PullRequest(e) => handlers::pulls::handle(self, &ctx, e).await?,
             Event::IssueComment(e) => {
-                return Box::pin(handlers::comment::handle(self, &ctx, e)).await
+                let parsed = parsed.unwrap_or(Ok(None));
+                return Box::pin(handlers::comment::handle(self, &ctx, e, parsed)).await;
             }
             Event::CheckRun(e) => handlers::checks::check_run_event(self, &ctx, e).await?,
             Event::CheckSuite(e) => handlers::checks::check_suite_event(self, &ctx, e).await?,

@@ -14,7 +14,7 @@ mod suggest;
 pub use command::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
 pub use error::{CommandError, MAX_COMMENT_CHARS};
 pub use help::{help_note, help_rows, help_table, HelpRow, DOES_MAX, WHO_MAX};
-pub use parse::parse_comment;
+pub use parse::{parse_comment, Parsed};
 
 /// The flags `command` accepts, for documentation checks.
 #[must_use]

@@ -8,6 +8,9 @@ use super::lexer::{tokenize, LexError, Token};
 use super::scan::{scan, Fence, Scan};
 use super::suggest::nearest;
 
+/// What a comment holds: no command, one typed command, or why its command line was refused.
+pub type Parsed = Result<Option<ParsedCommand>, CommandError>;
+
 /// Reads a comment. `Ok(None)`: the comment is not a command (its first non-blank line
 /// outside quotes and fences is not `/audit` + a space or the line's end). `Err`: it is
 /// one, and is refused; nothing may be recorded.
@@ -15,7 +18,7 @@ use super::suggest::nearest;
 /// # Errors
 ///
 /// The [`CommandError`] of a command that is refused.
-pub fn parse_comment(body: &str) -> Result<Option<ParsedCommand>, CommandError> {
+pub fn parse_comment(body: &str) -> Parsed {
     let scanned = scan(body);
     let Some(command_line) = scanned.command() else {
         return Ok(None);

@@ -11,7 +11,7 @@ use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::reply::{self, Refused};
 use crate::app::publish::views;
 use crate::app::AuditApp;
-use crate::commands::{help_table, parse_comment, ParsedCommand};
+use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
 use crate::engine::policy::{
     maintainer_self_approval_refused, required_role, Permission, Role, RoleThresholds,
@@ -27,12 +27,13 @@ pub async fn handle(
     app: &AuditApp,
     ctx: &Ctx,
     e: &IssueCommentEvent,
+    parsed: Parsed,
 ) -> Result<Handled, HandlerError> {
     if e.action != CommentAction::Created || e.issue.pull_request.is_none() {
         return Ok(Handled::Ignored);
     }
     let number = PrNumber(e.issue.number);
-    let parsed = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
+    let parsed = match parsed {
         Ok(None) => return Ok(Handled::Ignored),
         Ok(Some(c)) => Ok(c),
         Err(err) => Err(Refused::new(err.what(), err.fix())),

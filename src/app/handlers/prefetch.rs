@@ -8,13 +8,14 @@
 use crate::app::claim;
 use crate::app::commit::{decision, store};
 use crate::app::context::Ctx;
-use crate::commands::{parse_comment, ParsedCommand};
+use crate::commands::{Parsed, ParsedCommand};
 use crate::engine::policy::{required_role, Role};
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
 use crate::github::{rest, GitHubError};
 use crate::ids::{CommitSha, Login, PrNumber};
 
-pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
+/// `parsed`: a comment's command, read once by the caller for the handler too.
+pub async fn reads(ctx: &Ctx, event: &Event, parsed: Option<&Parsed>) -> Result<(), GitHubError> {
     match event {
         Event::PullRequest(e) => {
             // The new head for its check run; before a push, the old one too, whose run
@@ -50,21 +51,25 @@ pub async fn reads(ctx: &Ctx, event: &Event) -> Result<(), GitHubError> {
             }
             Ok(())
         }
-        Event::IssueComment(e) => Box::pin(comment_reads(ctx, e)).await,
+        Event::IssueComment(e) => Box::pin(comment_reads(ctx, e, parsed)).await,
         _ => Ok(()),
     }
 }
 
-async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubError> {
+async fn comment_reads(
+    ctx: &Ctx,
+    e: &IssueCommentEvent,
+    parsed: Option<&Parsed>,
+) -> Result<(), GitHubError> {
     let number = PrNumber(e.issue.number);
     // Every answer is anchored at the PR's head (the claim that keeps a reply single), so a
     // refusal or `help` needs the pull request and nothing else.
-    let command = match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
-        Ok(None) => return Ok(()),
-        Ok(Some(ParsedCommand::Help)) | Err(_) => {
+    let command = match parsed {
+        None | Some(Ok(None)) => return Ok(()),
+        Some(Ok(Some(ParsedCommand::Help)) | Err(_)) => {
             return ctx.seen.pull(&ctx.api, &ctx.repo, number).await.map(drop)
         }
-        Ok(Some(command)) => command,
+        Some(Ok(Some(command))) => command,
     };
     let named = match &command {
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
@@ -73,7 +78,7 @@ async fn comment_reads(ctx: &Ctx, e: &IssueCommentEvent) -> Result<(), GitHubErr
     let login = Login::new(e.comment.user.login.clone()).ok();
     let asks_permission = login
         .as_ref()
-        .is_some_and(|l| needs_permission(ctx, &command, l));
+        .is_some_and(|l| needs_permission(ctx, command, l));
     let permission = async {
         match (&login, asks_permission) {
             (Some(l), true) => ctx

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use auditloop::metrics::Metrics;
-use auditloop::operator_config::WebhookSecrets;
+use auditloop::server::signature::WebhookSecrets;
 use auditloop::server::webhook::Delivery;
 use auditloop::server::{router, signature, AppState, Handled, Handler, HandlerError};
 use axum::body::Body;

@@ -5,9 +5,11 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use secrecy::{ExposeSecret, SecretString};
+use secrecy::SecretString;
 
 use crate::engine::repo_config::Assurance;
+use crate::github::PrivateKey;
+use crate::server::signature::WebhookSecrets;
 
 /// The flags of `auditloop serve`; every one may also come from the environment.
 // The field docs are the `--help` text, written as the user reads it, not as markdown.
@@ -62,33 +64,6 @@ pub struct LogArgs {
     pub log_format: Option<String>,
 }
 
-/// One or more webhook secrets; a delivery signed with any of them is accepted.
-#[derive(Clone)]
-pub struct WebhookSecrets(Vec<SecretString>);
-
-impl WebhookSecrets {
-    /// Splits a comma-separated list; empty entries are ignored.
-    pub fn parse(list: &str) -> Option<Self> {
-        let secrets: Vec<SecretString> = list
-            .split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| SecretString::from(s.to_owned()))
-            .collect();
-        (!secrets.is_empty()).then_some(Self(secrets))
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        self.0.iter().map(|s| s.expose_secret().as_bytes())
-    }
-}
-
-impl std::fmt::Debug for WebhookSecrets {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "WebhookSecrets([{} redacted])", self.0.len())
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LogFormat {
     Pretty,
@@ -117,18 +92,12 @@ pub struct ServeConfig {
     pub reconcile_interval: std::time::Duration,
 }
 
-/// The App's PEM key. Debug never shows it.
-#[derive(Clone)]
-pub struct PrivateKey(pub SecretString);
-
-impl std::fmt::Debug for PrivateKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PrivateKey(redacted)")
-    }
-}
-
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
+/// Between redelivery sweeps unless the operator sets an interval.
+pub const DEFAULT_REDELIVER_INTERVAL: std::time::Duration = std::time::Duration::from_secs(300);
+/// Between reconcile sweeps unless the operator sets an interval.
+pub const DEFAULT_RECONCILE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -361,13 +330,13 @@ impl ServeConfig {
             args.redeliver_interval.clone(),
             env,
             "AUDITLOOP_REDELIVER_INTERVAL",
-            crate::redeliver::DEFAULT_INTERVAL,
+            DEFAULT_REDELIVER_INTERVAL,
         )?;
         let reconcile_interval = seconds(
             args.reconcile_interval.clone(),
             env,
             "AUDITLOOP_RECONCILE_INTERVAL",
-            crate::reconcile::DEFAULT_INTERVAL,
+            DEFAULT_RECONCILE_INTERVAL,
         )?;
 
         Ok(Self {

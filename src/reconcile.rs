@@ -11,9 +11,6 @@ use crate::app::{AuditApp, ReconcileLimits, ReconcileReport};
 use crate::github::GitHubError;
 use crate::metrics::Metrics;
 
-/// The sweep interval operators get unless they set one.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(600);
-
 /// The outcome label a sweep is counted under in `/metrics`.
 #[must_use]
 pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {

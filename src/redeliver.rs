@@ -18,8 +18,6 @@ use crate::github::{Api, GitHubApp, GitHubError};
 pub const WINDOW_DAYS: i64 = 3;
 /// Attempts per delivery, the first one included, after which the app gives up.
 pub const MAX_ATTEMPTS: usize = 3;
-/// The sweep interval operators get unless they set one.
-pub const DEFAULT_INTERVAL: Duration = Duration::from_secs(300);
 /// How many redelivery requests a sweep state remembers.
 pub const REMEMBERED: usize = 10_000;
 /// A bound on pages per sweep, so a cursor that never ends cannot loop forever.

@@ -7,8 +7,7 @@
 //! refused before the payload is read.
 #![no_main]
 
-use auditloop::operator_config::WebhookSecrets;
-use auditloop::server::signature::sign;
+use auditloop::server::signature::{sign, WebhookSecrets};
 use auditloop::server::webhook::{accept, WebhookRejection};
 use libfuzzer_sys::fuzz_target;
 

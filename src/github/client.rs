@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use octocrab::models::{AppId, InstallationId};
 use octocrab::Octocrab;
-use secrecy::ExposeSecret;
+use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::OnceCell;
 
 use crate::github::api::Api;
@@ -16,7 +16,16 @@ use crate::github::error::GitHubError;
 use crate::github::retry::RetryPolicy;
 use crate::ids::DeliveryId;
 use crate::metrics::Metrics;
-use crate::operator_config::PrivateKey;
+
+/// The App's PEM key. Debug never shows it.
+#[derive(Clone)]
+pub struct PrivateKey(pub SecretString);
+
+impl std::fmt::Debug for PrivateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PrivateKey(redacted)")
+    }
+}
 
 pub struct GitHubSettings {
     pub app_id: u64,

@@ -11,6 +11,6 @@ pub mod retry;
 pub mod token;
 
 pub use api::{Api, ApiResponse, Call};
-pub use client::{GitHubApp, GitHubSettings};
+pub use client::{GitHubApp, GitHubSettings, PrivateKey};
 pub use error::GitHubError;
 pub use retry::RetryPolicy;

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use super::read::{Files, Snapshot};
+use super::snapshot::{Files, Snapshot};
 use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 pub const MAX_BRANCHES: usize = 256;

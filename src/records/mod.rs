@@ -5,14 +5,16 @@
 mod cache;
 mod read;
 mod recover;
+mod snapshot;
 mod wanted;
 mod wire;
 mod write;
 
 pub use cache::RecordsCache;
 pub use read::read_ref as head;
-pub use read::{blob_at, read, read_at, read_with, Files, Reuse, Snapshot, MAX_LOAD_ROUNDS};
+pub use read::{blob_at, read, read_at, read_with, Reuse, MAX_LOAD_ROUNDS};
 pub use recover::{create_branch, is_records_commit};
+pub use snapshot::{Files, Snapshot};
 pub use wanted::{PerRound, Wanted};
 pub use write::{
     commit_change, commit_change_with, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS,

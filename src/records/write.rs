@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use rand::Rng;
 
-use super::read::{read_ref, read_with, repo_path, Reuse, Snapshot};
+use super::read::{read_ref, read_with, repo_path, Reuse};
+use super::snapshot::Snapshot;
 use super::wanted::Wanted;
 use super::wire::{self, CompareBody, MoveRef, NewCommit, NewEntry, NewRef, NewTree, Sha};
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};

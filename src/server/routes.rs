@@ -15,8 +15,8 @@ use tracing::Instrument;
 use crate::delivery::{Delivery, Handler, HandlerError};
 use crate::locks::KeyedLocks;
 use crate::metrics::Metrics;
-use crate::operator_config::WebhookSecrets;
 use crate::server::deliveries::HandledDeliveries;
+use crate::server::signature::WebhookSecrets;
 
 #[derive(Clone)]
 pub struct AppState {

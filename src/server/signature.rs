@@ -2,11 +2,37 @@
 //! constant time, against every configured secret (several while rotating).
 
 use hmac::{Hmac, Mac};
+use secrecy::{ExposeSecret, SecretString};
 use sha2::Sha256;
 
-use crate::operator_config::WebhookSecrets;
-
 type HmacSha256 = Hmac<Sha256>;
+
+/// One or more webhook secrets; a delivery signed with any of them is accepted.
+#[derive(Clone)]
+pub struct WebhookSecrets(Vec<SecretString>);
+
+impl WebhookSecrets {
+    /// Splits a comma-separated list; empty entries are ignored.
+    pub fn parse(list: &str) -> Option<Self> {
+        let secrets: Vec<SecretString> = list
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| SecretString::from(s.to_owned()))
+            .collect();
+        (!secrets.is_empty()).then_some(Self(secrets))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.0.iter().map(|s| s.expose_secret().as_bytes())
+    }
+}
+
+impl std::fmt::Debug for WebhookSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WebhookSecrets([{} redacted])", self.0.len())
+    }
+}
 
 /// True when `header` is `sha256=<hex>` and matches the body under any secret.
 /// The legacy SHA-1 `X-Hub-Signature` is never accepted.

@@ -11,8 +11,7 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 pub use crate::delivery::Delivery;
 use crate::events::{Event, PayloadError};
 use crate::ids::DeliveryId;
-use crate::operator_config::WebhookSecrets;
-use crate::server::signature;
+use crate::server::signature::{self, WebhookSecrets};
 
 /// GitHub does not send payloads over 25 MB; anything bigger is refused unread.
 pub const MAX_BODY: usize = 25 * 1024 * 1024;

@@ -94,7 +94,7 @@ impl Handler for Nothing {
 /// What the real router answers to `GET path`.
 async fn served(path: &str) -> u16 {
     let state = AppState::new(
-        auditloop::operator_config::WebhookSecrets::parse("s").unwrap(),
+        auditloop::server::signature::WebhookSecrets::parse("s").unwrap(),
         auditloop::metrics::Metrics::new(),
         Arc::new(Nothing),
     );
@@ -539,7 +539,7 @@ async fn the_health_check_passes_against_a_serving_app() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let state = AppState::new(
-        auditloop::operator_config::WebhookSecrets::parse("s").unwrap(),
+        auditloop::server::signature::WebhookSecrets::parse("s").unwrap(),
         auditloop::metrics::Metrics::new(),
         Arc::new(Nothing),
     );

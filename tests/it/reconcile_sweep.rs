@@ -18,7 +18,7 @@ fn app_for(l: &Loop) -> AuditApp {
     let gh = GitHubApp::new(
         GitHubSettings {
             app_id: 1,
-            private_key: auditloop::operator_config::PrivateKey(secrecy::SecretString::from(
+            private_key: auditloop::github::PrivateKey(secrecy::SecretString::from(
                 support::harness::app_key(),
             )),
             api_url: l.gh.api_url(),

@@ -25,7 +25,7 @@ fn github_app(fake: &FakeGitHub) -> Arc<GitHubApp> {
     let app = GitHubApp::new(
         GitHubSettings {
             app_id: 1,
-            private_key: auditloop::operator_config::PrivateKey(secrecy::SecretString::from(
+            private_key: auditloop::github::PrivateKey(secrecy::SecretString::from(
                 support::harness::app_key(),
             )),
             api_url: fake.api_url(),

@@ -2,7 +2,7 @@
 
 use crate::support;
 
-use auditloop::operator_config::WebhookSecrets;
+use auditloop::server::signature::WebhookSecrets;
 use auditloop::server::signature;
 use serde_json::json;
 use support::deliveries::{pull_request, sign};

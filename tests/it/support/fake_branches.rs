@@ -115,7 +115,7 @@ impl FakeGitHub {
         let app = GitHubApp::new(
             GitHubSettings {
                 app_id: 1,
-                private_key: auditloop::operator_config::PrivateKey(secrecy::SecretString::from(
+                private_key: auditloop::github::PrivateKey(secrecy::SecretString::from(
                     super::harness::app_key(),
                 )),
                 api_url: self.api_url(),

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use secrecy::SecretString;
 
@@ -11,57 +12,240 @@ use crate::engine::repo_config::Assurance;
 use crate::github::PrivateKey;
 use crate::server::signature::WebhookSecrets;
 
+/// One operator setting: its flag, its environment names, its default and its `--help`
+/// text, each written here only. The settings tables of README.md and docs/reference.md
+/// are checked against [`SETTINGS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    /// The flag, without its dashes.
+    pub flag: &'static str,
+    /// The `AUDITLOOP_*` name first, then Probot's name when it has one.
+    pub env: &'static [&'static str],
+    pub default: Unset,
+    /// What `--help` says before its `[env: …]` and `[default: …]` notes.
+    pub help: &'static str,
+}
+
+/// What a setting is when neither a flag nor the environment gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unset {
+    /// Absent; for a credential, [`ConfigError::Missing`].
+    Absent,
+    Text(&'static str),
+    Seconds(Duration),
+}
+
+impl Setting {
+    /// The `AUDITLOOP_*` name, as errors name the setting.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        self.env[0]
+    }
+
+    /// The default as `--help` and the README write it.
+    #[must_use]
+    pub fn default_text(&self) -> Option<String> {
+        match self.default {
+            Unset::Absent => None,
+            Unset::Text(text) => Some(text.to_owned()),
+            Unset::Seconds(every) => Some(every.as_secs().to_string()),
+        }
+    }
+
+    /// The `--help` line: the text, the environment names, the default.
+    #[must_use]
+    pub fn help_text(&self) -> String {
+        match self.default_text() {
+            Some(default) => self.help_as(self.help, &default),
+            None => format!("{} [env: {}]", self.help, self.env.join(", ")),
+        }
+    }
+
+    /// The `--help` line of a command that reads this setting with its own words and default.
+    #[must_use]
+    pub fn help_as(&self, help: &str, default: &str) -> String {
+        format!("{help} [env: {}] [default: {default}]", self.env.join(", "))
+    }
+
+    /// The flag, else the first environment name that is set; blank counts as unset.
+    #[must_use]
+    pub fn read(
+        &self,
+        flag: Option<String>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<String> {
+        flag.or_else(|| self.env.iter().find_map(|n| env(n)))
+            .filter(|v| !v.trim().is_empty())
+    }
+}
+
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
+/// Where first-run setup listens unless told: this machine only, since the page registers
+/// an App whose credentials land in `.env`.
+pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
+/// Between redelivery sweeps unless the operator sets an interval.
+pub const DEFAULT_REDELIVER_INTERVAL: Duration = Duration::from_secs(300);
+/// Between reconcile sweeps unless the operator sets an interval.
+pub const DEFAULT_RECONCILE_INTERVAL: Duration = Duration::from_secs(600);
+pub const DEFAULT_LOG: &str = "info";
+
+pub const APP_ID: Setting = Setting {
+    flag: "app-id",
+    env: &["AUDITLOOP_APP_ID", "APP_ID"],
+    default: Unset::Absent,
+    help: "GitHub App id",
+};
+pub const PRIVATE_KEY: Setting = Setting {
+    flag: "private-key",
+    env: &["AUDITLOOP_PRIVATE_KEY", "PRIVATE_KEY"],
+    default: Unset::Absent,
+    help: "The App's PEM private key, inline",
+};
+pub const PRIVATE_KEY_PATH: Setting = Setting {
+    flag: "private-key-path",
+    env: &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
+    default: Unset::Absent,
+    help: "Path to the App's PEM private key",
+};
+pub const WEBHOOK_SECRET: Setting = Setting {
+    flag: "webhook-secret",
+    env: &["AUDITLOOP_WEBHOOK_SECRET", "WEBHOOK_SECRET"],
+    default: Unset::Absent,
+    help: "Webhook secret; several, comma-separated, while rotating",
+};
+pub const WEBHOOK_SECRET_FILE: Setting = Setting {
+    flag: "webhook-secret-file",
+    env: &["AUDITLOOP_WEBHOOK_SECRET_FILE"],
+    default: Unset::Absent,
+    help: "File holding the webhook secret(s), as Docker and Kubernetes mount them; trailing newline trimmed",
+};
+pub const GITHUB_API_URL: Setting = Setting {
+    flag: "github-api-url",
+    env: &["AUDITLOOP_GITHUB_API_URL"],
+    default: Unset::Text(DEFAULT_API_URL),
+    help: "REST base URL; GitHub Enterprise Server is https://HOST/api/v3",
+};
+pub const LISTEN: Setting = Setting {
+    flag: "listen",
+    env: &["AUDITLOOP_LISTEN"],
+    default: Unset::Text(DEFAULT_LISTEN),
+    help: "Address to bind",
+};
+pub const TRUST_STORE: Setting = Setting {
+    flag: "trust-store",
+    env: &["AUDITLOOP_TRUST_STORE"],
+    default: Unset::Absent,
+    help: "Operator-pinned Ed25519 auditor keys (TOML)",
+};
+pub const MIN_ASSURANCE: Setting = Setting {
+    flag: "min-assurance",
+    env: &["AUDITLOOP_MIN_ASSURANCE"],
+    default: Unset::Text("standard"),
+    help: "standard or hardened; a repository can raise it, never lower it",
+};
+pub const REDELIVER_INTERVAL: Setting = Setting {
+    flag: "redeliver-interval",
+    env: &["AUDITLOOP_REDELIVER_INTERVAL"],
+    default: Unset::Seconds(DEFAULT_REDELIVER_INTERVAL),
+    help: "Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables",
+};
+pub const RECONCILE_INTERVAL: Setting = Setting {
+    flag: "reconcile-interval",
+    env: &["AUDITLOOP_RECONCILE_INTERVAL"],
+    default: Unset::Seconds(DEFAULT_RECONCILE_INTERVAL),
+    help: "Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables",
+};
+pub const LOG: Setting = Setting {
+    flag: "log",
+    env: &["AUDITLOOP_LOG"],
+    default: Unset::Text(DEFAULT_LOG),
+    help: "Log filter in tracing env-filter syntax",
+};
+pub const LOG_FORMAT: Setting = Setting {
+    flag: "log-format",
+    env: &["AUDITLOOP_LOG_FORMAT"],
+    default: Unset::Text("pretty"),
+    help: "pretty or json",
+};
+
+/// Every operator setting, in the README's order.
+pub const SETTINGS: [Setting; 13] = [
+    APP_ID,
+    PRIVATE_KEY,
+    PRIVATE_KEY_PATH,
+    WEBHOOK_SECRET,
+    WEBHOOK_SECRET_FILE,
+    GITHUB_API_URL,
+    LISTEN,
+    TRUST_STORE,
+    MIN_ASSURANCE,
+    REDELIVER_INTERVAL,
+    RECONCILE_INTERVAL,
+    LOG,
+    LOG_FORMAT,
+];
+
+/// `serve` binds [`DEFAULT_LISTEN`], unless it starts first-run setup instead.
+fn serve_listen_help() -> String {
+    LISTEN.help_as(
+        LISTEN.help,
+        &format!("{DEFAULT_LISTEN} when serving; {DEFAULT_SETUP_LISTEN} while the first run's setup page is up"),
+    )
+}
+
 /// The flags of `auditloop serve`; every one may also come from the environment.
-// The field docs are the `--help` text, written as the user reads it, not as markdown.
-#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Default)]
 pub struct ServeArgs {
-    /// GitHub App id [env: AUDITLOOP_APP_ID, APP_ID]
-    #[arg(long)]
+    #[arg(long, help = APP_ID.help_text())]
     pub app_id: Option<String>,
-    /// The App's PEM private key, inline [env: AUDITLOOP_PRIVATE_KEY, PRIVATE_KEY]
-    #[arg(long)]
+    #[arg(long, help = PRIVATE_KEY.help_text())]
     pub private_key: Option<String>,
-    /// Path to the App's PEM private key [env: AUDITLOOP_PRIVATE_KEY_PATH, PRIVATE_KEY_PATH]
-    #[arg(long)]
+    #[arg(long, help = PRIVATE_KEY_PATH.help_text())]
     pub private_key_path: Option<PathBuf>,
-    /// Webhook secret; several, comma-separated, while rotating [env: AUDITLOOP_WEBHOOK_SECRET, WEBHOOK_SECRET]
-    #[arg(long)]
+    #[arg(long, help = WEBHOOK_SECRET.help_text())]
     pub webhook_secret: Option<String>,
-    /// File holding the webhook secret(s), as Docker and Kubernetes mount them; trailing newline trimmed [env: AUDITLOOP_WEBHOOK_SECRET_FILE]
-    #[arg(long)]
+    #[arg(long, help = WEBHOOK_SECRET_FILE.help_text())]
     pub webhook_secret_file: Option<PathBuf>,
-    /// REST base URL; GitHub Enterprise Server is https://HOST/api/v3 [env: AUDITLOOP_GITHUB_API_URL]
-    #[arg(long)]
+    #[arg(long, help = GITHUB_API_URL.help_text())]
     pub github_api_url: Option<String>,
-    /// Address to bind [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000 when serving; 127.0.0.1:3000 while the first run's setup page is up]
-    #[arg(long)]
+    #[arg(long, help = serve_listen_help())]
     pub listen: Option<String>,
-    /// Operator-pinned Ed25519 auditor keys (TOML) [env: AUDITLOOP_TRUST_STORE]
-    #[arg(long)]
+    #[arg(long, help = TRUST_STORE.help_text())]
     pub trust_store: Option<PathBuf>,
-    /// standard or hardened; a repository can raise it, never lower it [env: AUDITLOOP_MIN_ASSURANCE]
-    #[arg(long)]
+    #[arg(long, help = MIN_ASSURANCE.help_text())]
     pub min_assurance: Option<String>,
-    /// Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables [env: AUDITLOOP_REDELIVER_INTERVAL] [default: 300]
-    #[arg(long)]
+    #[arg(long, help = REDELIVER_INTERVAL.help_text())]
     pub redeliver_interval: Option<String>,
-    /// Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables [env: AUDITLOOP_RECONCILE_INTERVAL] [default: 600]
-    #[arg(long)]
+    #[arg(long, help = RECONCILE_INTERVAL.help_text())]
     pub reconcile_interval: Option<String>,
 }
 
 /// Logging flags, shared by every subcommand.
-// The field docs are the `--help` text, written as the user reads it, not as markdown.
-#[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Default, Debug)]
 pub struct LogArgs {
-    /// Log filter in tracing env-filter syntax [env: AUDITLOOP_LOG] [default: info]
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help = LOG.help_text())]
     pub log: Option<String>,
-    /// pretty or json [env: AUDITLOOP_LOG_FORMAT] [default: pretty]
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help = LOG_FORMAT.help_text())]
     pub log_format: Option<String>,
+}
+
+/// The listen address: the flag, else `AUDITLOOP_LISTEN`, else `default` (serving and
+/// first-run setup bind different ones; the health check reaches the serving one).
+///
+/// # Errors
+///
+/// The [`ConfigError`] naming `AUDITLOOP_LISTEN` when the address does not parse.
+pub fn listen(
+    flag: Option<String>,
+    env: &dyn Fn(&str) -> Option<String>,
+    default: &str,
+) -> Result<SocketAddr, ConfigError> {
+    let text = LISTEN.read(flag, env).unwrap_or_else(|| default.to_owned());
+    text.trim().parse().map_err(|_| ConfigError::Invalid {
+        setting: LISTEN.name(),
+        message: format!("{text:?} is not an address like {default}"),
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,17 +271,10 @@ pub struct ServeConfig {
     pub trust_store: Option<PathBuf>,
     pub min_assurance: Assurance,
     /// Zero when redelivery sweeps are disabled.
-    pub redeliver_interval: std::time::Duration,
+    pub redeliver_interval: Duration,
     /// Zero when reconcile sweeps are disabled.
-    pub reconcile_interval: std::time::Duration,
+    pub reconcile_interval: Duration,
 }
-
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
-pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
-/// Between redelivery sweeps unless the operator sets an interval.
-pub const DEFAULT_REDELIVER_INTERVAL: std::time::Duration = std::time::Duration::from_secs(300);
-/// Between reconcile sweeps unless the operator sets an interval.
-pub const DEFAULT_RECONCILE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(600);
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -111,37 +288,28 @@ pub enum ConfigError {
     },
 }
 
-const APP_ID: &str = "AUDITLOOP_APP_ID (--app-id, or APP_ID)";
-const PRIVATE_KEY: &str = "AUDITLOOP_PRIVATE_KEY or AUDITLOOP_PRIVATE_KEY_PATH (--private-key, --private-key-path, or PRIVATE_KEY, PRIVATE_KEY_PATH)";
-const WEBHOOK_SECRET: &str = "AUDITLOOP_WEBHOOK_SECRET or AUDITLOOP_WEBHOOK_SECRET_FILE (--webhook-secret, --webhook-secret-file, or WEBHOOK_SECRET)";
-
-/// Reads a setting: the flag, else the environment variable, else Probot's fallback name.
-fn pick(
-    flag: Option<String>,
-    env: &dyn Fn(&str) -> Option<String>,
-    names: &[&str],
-) -> Option<String> {
-    flag.or_else(|| names.iter().find_map(|n| env(n)))
-        .filter(|v| !v.trim().is_empty())
-}
+const MISSING_APP_ID: &str = "AUDITLOOP_APP_ID (--app-id, or APP_ID)";
+const MISSING_PRIVATE_KEY: &str = "AUDITLOOP_PRIVATE_KEY or AUDITLOOP_PRIVATE_KEY_PATH (--private-key, --private-key-path, or PRIVATE_KEY, PRIVATE_KEY_PATH)";
+const MISSING_WEBHOOK_SECRET: &str = "AUDITLOOP_WEBHOOK_SECRET or AUDITLOOP_WEBHOOK_SECRET_FILE (--webhook-secret, --webhook-secret-file, or WEBHOOK_SECRET)";
 
 /// A number of seconds (`0` disables), or `default` when unset.
 fn seconds(
     flag: Option<String>,
     env: &dyn Fn(&str) -> Option<String>,
-    setting: &'static str,
-    default: std::time::Duration,
-) -> Result<std::time::Duration, ConfigError> {
-    match pick(flag, env, &[setting]) {
+    setting: &Setting,
+    default: Duration,
+) -> Result<Duration, ConfigError> {
+    match setting.read(flag, env) {
         None => Ok(default),
-        Some(text) => text
-            .trim()
-            .parse()
-            .map(std::time::Duration::from_secs)
-            .map_err(|_| ConfigError::Invalid {
-                setting,
-                message: format!("{text:?} is not a number of seconds (0 disables)"),
-            }),
+        Some(text) => {
+            text.trim()
+                .parse()
+                .map(Duration::from_secs)
+                .map_err(|_| ConfigError::Invalid {
+                    setting: setting.name(),
+                    message: format!("{text:?} is not a number of seconds (0 disables)"),
+                })
+        }
     }
 }
 
@@ -152,35 +320,30 @@ fn webhook_secret(
     env: &dyn Fn(&str) -> Option<String>,
     read_file: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
 ) -> Result<Option<String>, ConfigError> {
-    let inline = pick(
-        args.webhook_secret.clone(),
-        env,
-        &["AUDITLOOP_WEBHOOK_SECRET", "WEBHOOK_SECRET"],
-    );
-    let file = pick(
+    let inline = WEBHOOK_SECRET.read(args.webhook_secret.clone(), env);
+    let file = WEBHOOK_SECRET_FILE.read(
         args.webhook_secret_file
             .as_ref()
             .map(|p| p.display().to_string()),
         env,
-        &["AUDITLOOP_WEBHOOK_SECRET_FILE"],
     );
     match (inline, file) {
         (Some(_), Some(_)) => Err(ConfigError::Invalid {
-            setting: "AUDITLOOP_WEBHOOK_SECRET_FILE",
+            setting: WEBHOOK_SECRET_FILE.name(),
             message: "given together with AUDITLOOP_WEBHOOK_SECRET (--webhook-secret-file and --webhook-secret): give the secret one way only".into(),
         }),
         (inline, None) => Ok(inline),
         (None, Some(path)) => {
             // The error names the path only: the content is the secret.
             let text = read_file(std::path::Path::new(&path)).map_err(|e| ConfigError::Invalid {
-                setting: "AUDITLOOP_WEBHOOK_SECRET_FILE",
+                setting: WEBHOOK_SECRET_FILE.name(),
                 message: format!("cannot read {path}: {e}"),
             })?;
             let text = text.strip_suffix('\n').unwrap_or(&text);
             let text = text.strip_suffix('\r').unwrap_or(text);
             if WebhookSecrets::parse(text).is_none() {
                 return Err(ConfigError::Invalid {
-                    setting: "AUDITLOOP_WEBHOOK_SECRET_FILE",
+                    setting: WEBHOOK_SECRET_FILE.name(),
                     message: format!("{path} holds no secret"),
                 });
             }
@@ -192,21 +355,16 @@ fn webhook_secret(
 impl ServeConfig {
     /// True when no App credential at all is configured: `serve` then points to `setup`.
     pub fn has_no_credentials(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> bool {
-        pick(args.app_id.clone(), env, &["AUDITLOOP_APP_ID", "APP_ID"]).is_none()
-            && pick(
-                args.private_key.clone(),
-                env,
-                &["AUDITLOOP_PRIVATE_KEY", "PRIVATE_KEY"],
-            )
-            .is_none()
-            && pick(
-                args.private_key_path
-                    .as_ref()
-                    .map(|p| p.display().to_string()),
-                env,
-                &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
-            )
-            .is_none()
+        APP_ID.read(args.app_id.clone(), env).is_none()
+            && PRIVATE_KEY.read(args.private_key.clone(), env).is_none()
+            && PRIVATE_KEY_PATH
+                .read(
+                    args.private_key_path
+                        .as_ref()
+                        .map(|p| p.display().to_string()),
+                    env,
+                )
+                .is_none()
     }
 
     /// Resolves flags and environment; `read_file` loads the PEM when a path is given.
@@ -219,31 +377,26 @@ impl ServeConfig {
         env: &dyn Fn(&str) -> Option<String>,
         read_file: &dyn Fn(&std::path::Path) -> std::io::Result<String>,
     ) -> Result<Self, ConfigError> {
-        let app_id = pick(args.app_id.clone(), env, &["AUDITLOOP_APP_ID", "APP_ID"]);
-        let key_inline = pick(
-            args.private_key.clone(),
-            env,
-            &["AUDITLOOP_PRIVATE_KEY", "PRIVATE_KEY"],
-        );
-        let key_path = pick(
+        let app_id = APP_ID.read(args.app_id.clone(), env);
+        let key_inline = PRIVATE_KEY.read(args.private_key.clone(), env);
+        let key_path = PRIVATE_KEY_PATH.read(
             args.private_key_path
                 .as_ref()
                 .map(|p| p.display().to_string()),
             env,
-            &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
         );
         let secret = webhook_secret(args, env, read_file)?;
 
         let mut missing = Vec::new();
         if app_id.is_none() {
-            missing.push(APP_ID);
+            missing.push(MISSING_APP_ID);
         }
         if key_inline.is_none() && key_path.is_none() {
-            missing.push(PRIVATE_KEY);
+            missing.push(MISSING_PRIVATE_KEY);
         }
         let secrets = secret.as_deref().and_then(WebhookSecrets::parse);
         if secrets.is_none() {
-            missing.push(WEBHOOK_SECRET);
+            missing.push(MISSING_WEBHOOK_SECRET);
         }
         let (Some(app_id), Some(webhook_secrets)) = (app_id, secrets) else {
             return Err(ConfigError::Missing(missing));
@@ -256,7 +409,7 @@ impl ServeConfig {
             .trim()
             .parse::<u64>()
             .map_err(|_| ConfigError::Invalid {
-                setting: "AUDITLOOP_APP_ID",
+                setting: APP_ID.name(),
                 message: "must be the App's numeric id".into(),
             })?;
         let pem = match (key_inline, key_path) {
@@ -264,7 +417,7 @@ impl ServeConfig {
             (Some(inline), _) => inline.replace("\\n", "\n"),
             (None, Some(path)) => {
                 read_file(std::path::Path::new(&path)).map_err(|e| ConfigError::Invalid {
-                    setting: "AUDITLOOP_PRIVATE_KEY_PATH",
+                    setting: PRIVATE_KEY_PATH.name(),
                     message: format!("cannot read {path}: {e}"),
                 })?
             }
@@ -272,55 +425,44 @@ impl ServeConfig {
         };
         if !pem.contains("-----BEGIN") {
             return Err(ConfigError::Invalid {
-                setting: "AUDITLOOP_PRIVATE_KEY",
+                setting: PRIVATE_KEY.name(),
                 message: "is not a PEM private key (expected -----BEGIN RSA PRIVATE KEY-----)"
                     .into(),
             });
         }
 
-        let github_api_url = pick(
-            args.github_api_url.clone(),
-            env,
-            &["AUDITLOOP_GITHUB_API_URL"],
-        )
-        .unwrap_or_else(|| DEFAULT_API_URL.to_owned());
+        let github_api_url = GITHUB_API_URL
+            .read(args.github_api_url.clone(), env)
+            .unwrap_or_else(|| DEFAULT_API_URL.to_owned());
         let parsed: http::Uri = github_api_url.parse().map_err(|_| ConfigError::Invalid {
-            setting: "AUDITLOOP_GITHUB_API_URL",
+            setting: GITHUB_API_URL.name(),
             message: format!("{github_api_url:?} is not a URL"),
         })?;
         if parsed.scheme().is_none() || parsed.host().is_none() {
             return Err(ConfigError::Invalid {
-                setting: "AUDITLOOP_GITHUB_API_URL",
+                setting: GITHUB_API_URL.name(),
                 message: format!("{github_api_url:?} needs a scheme and host, e.g. https://ghe.example.com/api/v3"),
             });
         }
 
-        let listen_text = pick(args.listen.clone(), env, &["AUDITLOOP_LISTEN"])
-            .unwrap_or_else(|| DEFAULT_LISTEN.to_owned());
-        let listen = listen_text.parse().map_err(|_| ConfigError::Invalid {
-            setting: "AUDITLOOP_LISTEN",
-            message: format!("{listen_text:?} is not an address like 0.0.0.0:3000"),
-        })?;
+        let listen = listen(args.listen.clone(), env, DEFAULT_LISTEN)?;
 
-        let trust_store = pick(
-            args.trust_store.as_ref().map(|p| p.display().to_string()),
-            env,
-            &["AUDITLOOP_TRUST_STORE"],
-        )
-        .map(PathBuf::from);
+        let trust_store = TRUST_STORE
+            .read(
+                args.trust_store.as_ref().map(|p| p.display().to_string()),
+                env,
+            )
+            .map(PathBuf::from);
 
-        let min_assurance = match pick(
-            args.min_assurance.clone(),
-            env,
-            &["AUDITLOOP_MIN_ASSURANCE"],
-        )
-        .as_deref()
+        let min_assurance = match MIN_ASSURANCE
+            .read(args.min_assurance.clone(), env)
+            .as_deref()
         {
             None | Some("standard") => Assurance::Standard,
             Some("hardened") => Assurance::Hardened,
             Some(other) => {
                 return Err(ConfigError::Invalid {
-                    setting: "AUDITLOOP_MIN_ASSURANCE",
+                    setting: MIN_ASSURANCE.name(),
                     message: format!("{other:?} is neither standard nor hardened"),
                 })
             }
@@ -329,13 +471,13 @@ impl ServeConfig {
         let redeliver_interval = seconds(
             args.redeliver_interval.clone(),
             env,
-            "AUDITLOOP_REDELIVER_INTERVAL",
+            &REDELIVER_INTERVAL,
             DEFAULT_REDELIVER_INTERVAL,
         )?;
         let reconcile_interval = seconds(
             args.reconcile_interval.clone(),
             env,
-            "AUDITLOOP_RECONCILE_INTERVAL",
+            &RECONCILE_INTERVAL,
             DEFAULT_RECONCILE_INTERVAL,
         )?;
 
@@ -361,15 +503,15 @@ impl LogConfig {
         args: &LogArgs,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {
-        let filter =
-            pick(args.log.clone(), env, &["AUDITLOOP_LOG"]).unwrap_or_else(|| "info".to_owned());
-        let format = match pick(args.log_format.clone(), env, &["AUDITLOOP_LOG_FORMAT"]).as_deref()
-        {
+        let filter = LOG
+            .read(args.log.clone(), env)
+            .unwrap_or_else(|| DEFAULT_LOG.to_owned());
+        let format = match LOG_FORMAT.read(args.log_format.clone(), env).as_deref() {
             None | Some("pretty") => LogFormat::Pretty,
             Some("json") => LogFormat::Json,
             Some(other) => {
                 return Err(ConfigError::Invalid {
-                    setting: "AUDITLOOP_LOG_FORMAT",
+                    setting: LOG_FORMAT.name(),
                     message: format!("{other:?} is neither pretty nor json"),
                 })
             }

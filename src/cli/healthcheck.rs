@@ -6,12 +6,11 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::ExitCode;
 use std::time::Duration;
 
-// The field docs are the `--help` text, written as the user reads it, not as markdown.
-#[allow(clippy::doc_markdown)]
+use crate::operator_config::{DEFAULT_LISTEN, LISTEN};
+
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct HealthcheckArgs {
-    /// The address auditloop listens on [env: AUDITLOOP_LISTEN] [default: 0.0.0.0:3000]
-    #[arg(long)]
+    #[arg(long, help = LISTEN.help_as("The address auditloop listens on", DEFAULT_LISTEN))]
     pub listen: Option<String>,
     /// Seconds to wait for the answer
     #[arg(long, default_value_t = 3)]
@@ -27,15 +26,7 @@ pub fn target(
     args: &HealthcheckArgs,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> anyhow::Result<SocketAddr> {
-    let text = args
-        .listen
-        .clone()
-        .or_else(|| env("AUDITLOOP_LISTEN"))
-        .filter(|t| !t.trim().is_empty())
-        .unwrap_or_else(|| crate::operator_config::DEFAULT_LISTEN.to_owned());
-    let mut addr: SocketAddr = text.trim().parse().map_err(|_| {
-        anyhow::anyhow!("AUDITLOOP_LISTEN {text:?} is not an address like 0.0.0.0:3000")
-    })?;
+    let mut addr = crate::operator_config::listen(args.listen.clone(), env, DEFAULT_LISTEN)?;
     if addr.ip().is_unspecified() {
         addr.set_ip(match addr {
             SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),

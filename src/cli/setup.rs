@@ -7,22 +7,19 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use crate::cli::serve::{build, Running};
-use crate::operator_config::{ServeArgs, ServeConfig};
+use crate::operator_config::{
+    ServeArgs, ServeConfig, DEFAULT_SETUP_LISTEN, GITHUB_API_URL, LISTEN,
+};
 use crate::setup::{run as run_setup, Launch, Registered, SetupOptions};
 
 /// The manifest shipped with auditloop, used when the working directory has none.
 const BUNDLED_MANIFEST: &str = include_str!("../../app-manifest.yml");
 
-/// Where setup listens when neither `--listen` nor `AUDITLOOP_LISTEN` says: this machine
-/// only, since the page registers an App whose credentials land in `.env`.
-pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
-
 // The field docs are the `--help` text, written as the user reads it, not as markdown.
 #[allow(clippy::doc_markdown)]
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SetupArgs {
-    /// Address of the setup page, and then of the App [env: AUDITLOOP_LISTEN] [default: 127.0.0.1:3000]
-    #[arg(long)]
+    #[arg(long, help = LISTEN.help_as("Address of the setup page, and then of the App", DEFAULT_SETUP_LISTEN))]
     pub listen: Option<String>,
     /// GitHub's web address; for GitHub Enterprise Server https://HOST [default: https://github.com]
     #[arg(long)]
@@ -47,17 +44,11 @@ pub fn listen_address(
     args: &SetupArgs,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> anyhow::Result<std::net::SocketAddr> {
-    let listen = args
-        .listen
-        .clone()
-        .or_else(|| env("AUDITLOOP_LISTEN"))
-        .filter(|l| !l.trim().is_empty())
-        .unwrap_or_else(|| DEFAULT_SETUP_LISTEN.to_owned());
-    listen.trim().parse().map_err(|_| {
-        anyhow::anyhow!(
-            "AUDITLOOP_LISTEN (--listen) {listen:?} is not an address like 127.0.0.1:3000"
-        )
-    })
+    Ok(crate::operator_config::listen(
+        args.listen.clone(),
+        env,
+        DEFAULT_SETUP_LISTEN,
+    )?)
 }
 
 /// Resolves the options: flags, then the environment; the manifest from
@@ -70,7 +61,7 @@ pub fn options(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> SetupO
             .github_url
             .clone()
             .unwrap_or_else(|| "https://github.com".to_owned()),
-        api_url: env("AUDITLOOP_GITHUB_API_URL").filter(|u| !u.trim().is_empty()),
+        api_url: GITHUB_API_URL.read(None, env),
         org: args.org.clone(),
         webhook_url: args.webhook_url.clone(),
         dir: PathBuf::from("."),

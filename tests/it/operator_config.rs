@@ -306,3 +306,75 @@ fn the_binary_reads_the_secret_file_and_refuses_it_beside_the_secret() {
         "secrets are not echoed: {err}"
     );
 }
+
+#[test]
+fn every_flag_of_serve_is_an_operator_setting_and_its_help_names_its_variables() {
+    use auditloop::operator_config::{LogArgs, SETTINGS};
+    use clap::Args as _;
+    let command = LogArgs::augment_args(ServeArgs::augment_args(clap::Command::new("serve")));
+    let flags: Vec<&str> = command
+        .get_arguments()
+        .filter_map(|a| a.get_long())
+        .collect();
+    let settings: Vec<&str> = SETTINGS.iter().map(|s| s.flag).collect();
+    assert_eq!(flags, settings);
+    for (arg, setting) in command.get_arguments().zip(SETTINGS) {
+        let help = arg.get_help().expect("every flag has help").to_string();
+        let named = format!("[env: {}]", setting.env.join(", "));
+        assert!(
+            help.starts_with(setting.help) && help.contains(&named),
+            "{help}"
+        );
+        if let Some(default) = setting.default_text() {
+            assert!(help.contains(&format!("[default: {default}")), "{help}");
+        }
+    }
+}
+
+#[test]
+fn serve_setup_and_the_health_check_read_the_listen_address_alike() {
+    use auditloop::cli::{healthcheck, setup};
+    let listen = env(&[("AUDITLOOP_LISTEN", " 127.0.0.1:9000 ")]);
+    let unset = env(&[]);
+    let health = healthcheck::HealthcheckArgs::default();
+    let setup_args = setup::SetupArgs::default();
+    assert_eq!(
+        healthcheck::target(&health, &listen).unwrap().to_string(),
+        "127.0.0.1:9000"
+    );
+    assert_eq!(
+        setup::listen_address(&setup_args, &listen)
+            .unwrap()
+            .to_string(),
+        "127.0.0.1:9000"
+    );
+    // Each its own default: the health check reaches the serving address through loopback.
+    assert_eq!(
+        healthcheck::target(&health, &unset).unwrap().to_string(),
+        "127.0.0.1:3000"
+    );
+    assert_eq!(
+        setup::listen_address(&setup_args, &unset)
+            .unwrap()
+            .to_string(),
+        "127.0.0.1:3000"
+    );
+    let flag = setup::SetupArgs {
+        listen: Some("127.0.0.1:9001".into()),
+        ..Default::default()
+    };
+    assert_eq!(
+        setup::listen_address(&flag, &listen).unwrap().to_string(),
+        "127.0.0.1:9001"
+    );
+    let bad = env(&[("AUDITLOOP_LISTEN", "nope")]);
+    for err in [
+        healthcheck::target(&health, &bad).unwrap_err(),
+        setup::listen_address(&setup_args, &bad).unwrap_err(),
+    ] {
+        assert!(
+            err.to_string().starts_with("AUDITLOOP_LISTEN: \"nope\""),
+            "{err}"
+        );
+    }
+}

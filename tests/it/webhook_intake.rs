@@ -2,8 +2,8 @@
 
 use crate::support;
 
-use auditloop::server::signature::WebhookSecrets;
 use auditloop::server::signature;
+use auditloop::server::signature::WebhookSecrets;
 use serde_json::json;
 use support::deliveries::{pull_request, sign};
 use support::fake::FakeGitHub;

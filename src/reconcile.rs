@@ -68,21 +68,13 @@ pub fn spawn(
     app: Arc<AuditApp>,
     every: Duration,
     metrics: Metrics,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
-    let every = every.max(Duration::from_secs(1));
-    tokio::spawn(async move {
-        let mut ticker = tokio::time::interval(every);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = ticker.tick() => {}
-                _ = shutdown.wait_for(|stop| *stop) => break,
-            }
-            tokio::select! {
-                _ = sweep_once(&app, ReconcileLimits::default(), &metrics) => {}
-                _ = shutdown.wait_for(|stop| *stop) => break,
-            }
+    crate::schedule::every(every, shutdown, move || {
+        let (app, metrics) = (app.clone(), metrics.clone());
+        async move {
+            // Counted and logged by `sweep_once`; the next sweep tries again.
+            let _ = sweep_once(&app, ReconcileLimits::default(), &metrics).await;
         }
     })
 }

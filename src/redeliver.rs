@@ -176,25 +176,17 @@ async fn list(
 pub fn spawn(
     github: Arc<GitHubApp>,
     every: Duration,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> JoinHandle<()> {
-    // `interval` rejects a zero period; callers disable the sweep by not spawning it.
-    let every = every.max(Duration::from_secs(1));
-    tokio::spawn(async move {
-        let mut state = SweepState::default();
-        let mut ticker = tokio::time::interval(every);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            // `wait_for` also returns once the sender is gone, which stops the sweep too.
-            tokio::select! {
-                _ = ticker.tick() => {}
-                _ = shutdown.wait_for(|stop| *stop) => break,
-            }
+    // Sweeps run one at a time, so this lock is never waited on; it lets each sweep's
+    // future own its share of the state.
+    let state = Arc::new(tokio::sync::Mutex::new(SweepState::default()));
+    crate::schedule::every(every, shutdown, move || {
+        let (github, state) = (github.clone(), state.clone());
+        async move {
             let api = github.app_api(None);
-            tokio::select! {
-                outcome = sweep(&api, &mut state, Utc::now()) => log(outcome),
-                _ = shutdown.wait_for(|stop| *stop) => break,
-            }
+            let mut state = state.lock().await;
+            log(sweep(&api, &mut state, Utc::now()).await);
         }
     })
 }

@@ -81,6 +81,7 @@ mod report_handoff;
 mod report_intake;
 mod report_schema_crosscheck;
 mod report_shape;
+mod schedule_every;
 mod settings_docs;
 mod setup_browser;
 mod setup_flow;

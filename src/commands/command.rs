@@ -103,6 +103,16 @@ impl ParsedCommand {
         }
     }
 
+    /// The budget `/audit new --budget N` asks for; `None` without the flag or for any
+    /// other command.
+    #[must_use]
+    pub fn asked_budget(&self) -> Option<u32> {
+        match self {
+            ParsedCommand::New { budget, .. } => *budget,
+            _ => None,
+        }
+    }
+
     /// `status` and `help` are allowed on closed PRs and under an invalid or disabled
     /// configuration (docs/reference.md#repository-configuration).
     #[must_use]

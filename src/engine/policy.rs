@@ -138,6 +138,14 @@ pub fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
     }
 }
 
+/// The role `kind` needs in a repository whose default budget is `repo_budget`, with
+/// `asked_budget` the `--budget` of `/audit new`: above the default, a maintainer's call.
+#[must_use]
+pub fn role_for(kind: CommandName, asked_budget: Option<u32>, repo_budget: u32) -> Role {
+    let above_default = kind == CommandName::New && asked_budget.is_some_and(|b| b > repo_budget);
+    required_role(kind, above_default)
+}
+
 /// The PR author may not use maintainer commands on its own PR unless the repository
 /// allows self-approval (docs/reference.md#who-may-run-a-command).
 #[must_use]
@@ -204,6 +212,28 @@ mod tests {
         // The budget flag matters only for `new`.
         for kind in CommandName::ALL.into_iter().filter(|k| *k != New) {
             assert_eq!(required_role(kind, true), required_role(kind, false));
+        }
+    }
+
+    #[test]
+    fn a_budget_above_the_repository_default_needs_a_maintainer() {
+        let table = [
+            (New, None, Role::Reporter),
+            (New, Some(1), Role::Reporter),
+            (New, Some(3), Role::Reporter),
+            (New, Some(4), Role::Maintainer),
+            (New, Some(u32::MAX), Role::Maintainer),
+            // Only `new` asks for a budget; `override` sets one and is a maintainer's anyway.
+            (Report, Some(4), Role::Reporter),
+            (Status, Some(4), Role::Anyone),
+            (Override, None, Role::Maintainer),
+        ];
+        for (kind, asked, role) in table {
+            assert_eq!(
+                role_for(kind, asked, 3),
+                role,
+                "{kind:?} --budget {asked:?}"
+            );
         }
     }
 

@@ -14,7 +14,7 @@ use crate::app::AuditApp;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
 use crate::engine::policy::{
-    maintainer_self_approval_refused, required_role, Permission, Role, RoleThresholds,
+    maintainer_self_approval_refused, role_for, Permission, Role, RoleThresholds,
 };
 use crate::engine::record::has_delivery;
 use crate::engine::views::reply::{damaged_status, status};
@@ -315,9 +315,7 @@ async fn authorize(
         return Ok(());
     };
     let kind = command.name();
-    let above_default =
-        matches!(command, ParsedCommand::New { budget: Some(b), .. } if *b > config.audit_budget);
-    let role = required_role(kind, above_default);
+    let role = role_for(kind, command.asked_budget(), config.audit_budget);
     let is_author = pull.author.eq_ignore_ascii_case(actor.as_str());
     if maintainer_self_approval_refused(kind, is_author, config.allow_self_approval)
         || (role == Role::Maintainer && is_author && !config.allow_self_approval)

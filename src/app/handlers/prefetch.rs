@@ -9,7 +9,7 @@ use crate::app::claim;
 use crate::app::commit::{decision, store};
 use crate::app::context::Ctx;
 use crate::commands::{Parsed, ParsedCommand};
-use crate::engine::policy::{required_role, Role};
+use crate::engine::policy::{role_for, Role};
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
 use crate::github::{rest, GitHubError};
 use crate::ids::{CommitSha, Login, PrNumber};
@@ -134,9 +134,7 @@ fn needs_permission(ctx: &Ctx, command: &ParsedCommand, login: &Login) -> bool {
     let Ok(config) = &ctx.config else {
         return false;
     };
-    let above =
-        matches!(command, ParsedCommand::New { budget: Some(b), .. } if *b > config.audit_budget);
-    if required_role(command.name(), above) == Role::Anyone {
+    if role_for(command.name(), command.asked_budget(), config.audit_budget) == Role::Anyone {
         return false;
     }
     match command {

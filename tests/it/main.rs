@@ -85,6 +85,7 @@ mod schedule_every;
 mod settings_docs;
 mod setup_browser;
 mod setup_flow;
+mod toolchain_pin;
 mod transition_budget;
 mod transition_carry;
 mod transition_create;

@@ -51,9 +51,20 @@ fn modules(root: &str) -> Vec<(Module, String)> {
 
 /// The code of a file without comments, string and char literals, or its test module.
 fn code_of(source: &str) -> String {
+    split(source).0
+}
+
+/// The string literals of a file's code (comments and the test module skipped).
+fn literals(source: &str) -> Vec<String> {
+    split(source).1
+}
+
+/// A file's code with its literals emptied, and the string literals taken out.
+fn split(source: &str) -> (String, Vec<String>) {
     let source = source.split("#[cfg(test)]").next().unwrap_or_default();
     let chars: Vec<char> = source.chars().collect();
     let mut out = String::new();
+    let mut strings = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let rest = |n: usize| chars.get(i + n).copied();
@@ -91,16 +102,19 @@ fn code_of(source: &str) -> String {
                     .collect();
                 let body: String = chars[j + 1..].iter().collect();
                 let end = body.find(&close).map_or(chars.len(), |k| {
+                    strings.push(body[..k].to_owned());
                     j + 1 + body[..k].chars().count() + close.len()
                 });
                 out.push_str("\"\"");
                 i = end;
             }
             '"' => {
+                let start = i + 1;
                 i += 1;
                 while i < chars.len() && chars[i] != '"' {
                     i += if chars[i] == '\\' { 2 } else { 1 };
                 }
+                strings.push(chars[start..i.min(chars.len())].iter().collect());
                 i += 1;
                 out.push_str("\"\"");
             }
@@ -119,7 +133,7 @@ fn code_of(source: &str) -> String {
             }
         }
     }
-    out
+    (out, strings)
 }
 
 /// The paths of a use tree starting at `text` (just after a `::`): `a::b`, `{a, b::{c, d}}`.
@@ -331,49 +345,6 @@ fn broken(graph: &Graph, rules: &[Rule]) -> Vec<String> {
             if ruled || engine_out {
                 found.push(format!("{} -> {}", from.join("::"), to.join("::")));
             }
-        }
-    }
-    found
-}
-
-/// The string literals of a file's code (comments and the test module skipped).
-fn literals(source: &str) -> Vec<String> {
-    let source = source.split("#[cfg(test)]").next().unwrap_or_default();
-    let mut found = Vec::new();
-    let chars: Vec<char> = source.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let rest = |n: usize| chars.get(i + n).copied();
-        match chars[i] {
-            '/' if rest(1) == Some('/') => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if rest(1) == Some('*') => {
-                i += 2;
-                while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
-                    i += 1;
-                }
-                i += 2;
-            }
-            '\'' if rest(1) == Some('\\') || rest(2) == Some('\'') => {
-                i += 1;
-                while i < chars.len() && chars[i] != '\'' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
-                }
-                i += 1;
-            }
-            '"' => {
-                let start = i + 1;
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
-                }
-                found.push(chars[start..i.min(chars.len())].iter().collect());
-                i += 1;
-            }
-            _ => i += 1,
         }
     }
     found

@@ -19,6 +19,7 @@ mod cli_offline;
 mod cli_packet_delta;
 mod cli_remote;
 mod cli_status;
+mod code_size;
 mod commands_accept;
 mod commands_fuzz;
 mod commands_help;

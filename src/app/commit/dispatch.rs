@@ -20,10 +20,12 @@ use crate::app::context::Ctx;
 use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::gate::{GateResult, Outcome};
 use crate::engine::record::{Dispatch, Event, EventKind, Record};
-use crate::engine::transition::{self as t, DispatchDecision};
+use crate::engine::transition::{self as t, DispatchDecision, EventContext, Refusal};
+use crate::engine::views::ViewContext;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login};
+use crate::records::Change;
 
 /// A dispatch decided on: the state that records it (for the views to show it, when this
 /// call recorded it) and the request still to send, which goes last, after the views.
@@ -98,18 +100,14 @@ pub async fn after_gate(
     let Ok(actor) = Login::new(format!("{bot_slug}[bot]")) else {
         return Ok(None);
     };
-    let head = Artifact::commit(pull.head_sha.clone());
-    let holds = evidence_holds(gate);
-    let event = ctx.event(&actor, None);
+    let ready = Readiness {
+        head: Artifact::commit(pull.head_sha.clone()),
+        holds: evidence_holds(gate),
+        event_type,
+        event: ctx.event(&actor, None),
+    };
     // Decided on what was loaded first: most events find nothing to do, at no cost.
-    let first = t::decide_dispatch(
-        record,
-        t::ready(record, &head, holds),
-        &event_type,
-        state.commit.as_ref().map(CommitSha::as_str),
-        &event,
-    );
-    match first {
+    match ready.decide(record, state.commit.as_ref()) {
         Ok(DispatchDecision::Record(_)) => {}
         Ok(DispatchDecision::Resend(ev)) => {
             return Ok(unsent(record, *ev, published).map(|to_send| Asked {
@@ -122,35 +120,71 @@ pub async fn after_gate(
         }
     }
     let view = ctx.view();
-    let pr = pull.number;
-    let message = format!(
-        "Dispatch the auditor for run {} of {} on {}",
-        record.runs_used() + 1,
-        record.id,
-        head.short()
-    );
+    let message = ready.message(record);
     // Written only on a branch that still extends the records the decision was made on.
-    let outcome = store::apply::<Skip>(ctx, pr, None, state.commit.as_ref(), &message, |latest| {
+    let outcome = store::apply::<Skip>(
+        ctx,
+        pull.number,
+        None,
+        state.commit.as_ref(),
+        &message,
+        |latest| ready.on_latest(latest, &view),
+    )
+    .await?;
+    Ok(asked(outcome, published))
+}
+
+/// What deciding a dispatch takes besides the record: the PR's head, whether its evidence
+/// checks hold, the configured event type and the event to record.
+struct Readiness {
+    head: Artifact,
+    holds: bool,
+    event_type: String,
+    event: EventContext,
+}
+
+impl Readiness {
+    /// The commit message of the dispatch of `record`'s next run.
+    fn message(&self, record: &Record) -> String {
+        format!(
+            "Dispatch the auditor for run {} of {} on {}",
+            record.runs_used() + 1,
+            record.id,
+            self.head.short()
+        )
+    }
+
+    /// The engine's dispatch decision on `record` as of records commit `at`.
+    fn decide(&self, record: &Record, at: Option<&CommitSha>) -> Result<DispatchDecision, Refusal> {
+        t::decide_dispatch(
+            record,
+            t::ready(record, &self.head, self.holds),
+            &self.event_type,
+            at.map(CommitSha::as_str),
+            &self.event,
+        )
+    }
+
+    /// The decision made again in the commit loop, on the latest records: the `dispatch`
+    /// event to write, or why nothing is.
+    fn on_latest(&self, latest: &State, view: &ViewContext) -> Result<Change, Unwritten<Skip>> {
         let Some(Ok(record)) = &latest.record else {
             return Err(Unwritten::Refused(Skip::Nothing));
         };
-        let decided = t::decide_dispatch(
-            record,
-            t::ready(record, &head, holds),
-            &event_type,
-            latest.commit.as_ref().map(CommitSha::as_str),
-            &event,
-        );
-        match decided {
-            Ok(DispatchDecision::Record(applied)) => Ok(change_files(&applied, &view, Vec::new())),
+        match self.decide(record, latest.commit.as_ref()) {
+            Ok(DispatchDecision::Record(applied)) => Ok(change_files(&applied, view, Vec::new())),
             Ok(DispatchDecision::Resend(ev)) => Err(Unwritten::Refused(Skip::Resend(Box::new((
                 record.clone(),
                 *ev,
             ))))),
             _ => Err(Unwritten::Refused(Skip::Nothing)),
         }
-    })
-    .await?;
+    }
+}
+
+/// What the commit loop's outcome leaves to send: the event it just recorded, or the one
+/// this delivery recorded before and has not yet sent.
+fn asked(outcome: Attempt<Skip>, published: Option<&str>) -> Option<Asked> {
     match outcome {
         Attempt::Committed { state, commit } => {
             let asked = state
@@ -163,19 +197,19 @@ pub async fn after_gate(
                         .filter(|e| dispatch_of(e).is_some())
                         .map(|e| (r.clone(), e.clone()))
                 });
-            Ok(asked.map(|(record, ev)| Asked {
+            asked.map(|(record, ev)| Asked {
                 recorded: Some((*state, commit)),
                 to_send: (Box::new(record), ev),
-            }))
+            })
         }
         Attempt::Unwritten(Unwritten::Refused(Skip::Resend(resend))) => {
             let (record, ev) = *resend;
-            Ok(unsent(&record, ev, published).map(|to_send| Asked {
+            unsent(&record, ev, published).map(|to_send| Asked {
                 recorded: None,
                 to_send,
-            }))
+            })
         }
-        Attempt::Unwritten(_) => Ok(None),
+        Attempt::Unwritten(_) => None,
     }
 }
 

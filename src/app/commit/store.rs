@@ -12,7 +12,7 @@ use crate::app::context::Ctx;
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
-use crate::records::{self, Change, CommitOutcome, Reuse};
+use crate::records::{self, Change, CommitOutcome, Reuse, Snapshot};
 
 pub use crate::app::commit::load::{damage_of, damaged, load, verified, Loaded};
 pub use crate::app::commit::state::{change_files, State};
@@ -114,19 +114,24 @@ where
     F: FnMut(N) -> Fut,
     Fut: Future<Output = Result<(), GitHubError>>,
 {
-    let mut may_recover = true;
-    let mut answered = 0;
-    let mut verified: Vec<CommitSha> = Vec::new();
-    let mut verifier = must_contain.cloned().map(Verifier::new);
     let branch = ctx.records_branch();
     let (_turn, waited) = ctx.memory.write_turn(&ctx.repo, branch).await;
     if waited {
         // The writer before us moved the branch: read its ref again (its commit is known).
         ctx.seen.forget_records();
     }
-    let mut verifies = 0;
-    // Whether the pattern library is kept: read with the record, written with its ending.
-    let learning = ctx.settings().patterns;
+    let mut passes = Passes {
+        pr,
+        named,
+        must_contain,
+        // Whether the pattern library is kept: read with the record, written with its ending.
+        learning: ctx.settings().patterns,
+        may_recover: true,
+        answered: 0,
+        verified: Vec::new(),
+        verifier: must_contain.cloned().map(Verifier::new),
+        verifies: 0,
+    };
     let outcome = loop {
         let head = ctx.seen.records_head(branch);
         let reuse = Reuse {
@@ -138,78 +143,152 @@ where
             &ctx.repo,
             branch,
             message,
-            wanted(pr, named.cloned(), learning),
-            |snapshot| {
-                if may_recover && snapshot.commit.is_none() {
-                    return Err(Detour::Absent);
-                }
-                if let (Some(head), Some(expected)) = (&snapshot.commit, must_contain) {
-                    if head != expected && !verified.contains(head) {
-                        let state = state_of(snapshot, pr, named)
-                            .map_err(|e| Detour::Unwritten(Unwritten::Damaged(e.into())))?;
-                        return Err(Detour::Verify(Box::new(state)));
-                    }
-                }
-                let state = state_of(snapshot, pr, named)
-                    .map_err(|e| Detour::Unwritten(Unwritten::Damaged(e.into())))?;
-                decide(&state)
-                    .map(|change| learn(learning, &state, change))
-                    .map_err(|stop| match stop {
-                        Unwritten::Needs(need) => Detour::Needs(need, snapshot.commit.clone()),
-                        stop => Detour::Unwritten(stop),
-                    })
-            },
+            wanted(pr, named.cloned(), passes.learning),
+            |snapshot| passes.decide(snapshot, &decide),
             reuse,
         )
         .await?;
-        match outcome {
-            CommitOutcome::Refused(Detour::Absent) => {
-                if recover_branch(ctx, pr).await? {
+        let detour = match finished(outcome) {
+            Ok(done) => break done,
+            Err(detour) => detour,
+        };
+        if let Some(stop) = passes.follow(ctx, detour, &mut fetch).await? {
+            break CommitOutcome::Refused(stop);
+        }
+    };
+    Ok(settle(ctx, outcome, pr, named))
+}
+
+/// What the commit loop keeps from one pass to the next: what it has recovered, verified
+/// and fetched already, so that each happens once.
+struct Passes<'a> {
+    pr: PrNumber,
+    named: Option<&'a AuditId>,
+    must_contain: Option<&'a CommitSha>,
+    learning: bool,
+    /// A missing branch is looked for once, before the first write.
+    may_recover: bool,
+    /// Needs answered so far (at most [`MAX_NEEDS`]).
+    answered: u32,
+    /// Heads found to extend `must_contain`: not checked again.
+    verified: Vec<CommitSha>,
+    verifier: Option<Verifier>,
+    /// Lineage checks in a row (at most [`records::MAX_ATTEMPTS`]).
+    verifies: u32,
+}
+
+impl Passes<'_> {
+    /// One pass's decision on `snapshot`, with what it teaches; a detour first when the
+    /// branch is absent or its head is not yet known to extend `must_contain`.
+    fn decide<E, N>(
+        &self,
+        snapshot: &Snapshot,
+        decide: &impl Fn(&State) -> Result<Change, Unwritten<E, N>>,
+    ) -> Result<Change, Detour<E, N>> {
+        if self.may_recover && snapshot.commit.is_none() {
+            return Err(Detour::Absent);
+        }
+        let state = || {
+            state_of(snapshot, self.pr, self.named)
+                .map_err(|e| Detour::Unwritten(Unwritten::Damaged(e.into())))
+        };
+        if let (Some(head), Some(expected)) = (&snapshot.commit, self.must_contain) {
+            if head != expected && !self.verified.contains(head) {
+                return Err(Detour::Verify(Box::new(state()?)));
+            }
+        }
+        let state = state()?;
+        decide(&state)
+            .map(|change| learn(self.learning, &state, change))
+            .map_err(|stop| match stop {
+                Unwritten::Needs(need) => Detour::Needs(need, snapshot.commit.clone()),
+                stop => Detour::Unwritten(stop),
+            })
+    }
+
+    /// Takes the detour (recovers the branch, checks the lineage, answers the need):
+    /// `Some` when the loop stops there instead of passing again.
+    async fn follow<E, N, F, Fut>(
+        &mut self,
+        ctx: &Ctx,
+        detour: Detour<E, N>,
+        fetch: &mut F,
+    ) -> Result<Option<Unwritten<E, N>>, GitHubError>
+    where
+        F: FnMut(N) -> Fut,
+        Fut: Future<Output = Result<(), GitHubError>>,
+    {
+        let branch = ctx.records_branch();
+        match detour {
+            Detour::Absent => {
+                if recover_branch(ctx, self.pr).await? {
                     ctx.seen.forget_records();
                 }
-                may_recover = false;
+                self.may_recover = false;
             }
-            CommitOutcome::Refused(Detour::Verify(state)) => {
-                verifies += 1;
-                if verifies > records::MAX_ATTEMPTS {
+            Detour::Verify(state) => {
+                self.verifies += 1;
+                if self.verifies > records::MAX_ATTEMPTS {
                     // Another writer keeps moving the branch: leave it to a redelivery.
                     return Err(GitHubError::Status {
                         route: "records branch",
                         status: 409,
-                        message: format!("{branch} moved under {verifies} verified heads in a row"),
+                        message: format!(
+                            "{branch} moved under {} verified heads in a row",
+                            self.verifies
+                        ),
                     });
                 }
-                if let Some(verifier) = &mut verifier {
-                    if let Lineage::Damaged(damage) = verifier.check(ctx, pr, &state).await? {
-                        break CommitOutcome::Refused(Unwritten::Damaged(damage));
+                if let Some(verifier) = &mut self.verifier {
+                    if let Lineage::Damaged(damage) = verifier.check(ctx, self.pr, &state).await? {
+                        return Ok(Some(Unwritten::Damaged(damage)));
                     }
                 }
-                verified.extend(state.commit.clone());
+                self.verified.extend(state.commit.clone());
             }
-            CommitOutcome::Refused(Detour::Needs(need, at)) => {
-                if answered >= MAX_NEEDS {
-                    break CommitOutcome::Refused(Unwritten::Needs(need));
+            Detour::Needs(need, at) => {
+                if self.answered >= MAX_NEEDS {
+                    return Ok(Some(Unwritten::Needs(need)));
                 }
                 // The next attempt starts from the state just read, not from a new ref read.
                 ctx.seen.saw_records(branch, at.as_ref());
                 fetch(need).await?;
-                answered += 1;
+                self.answered += 1;
             }
-            CommitOutcome::Refused(Detour::Unwritten(stop)) => break CommitOutcome::Refused(stop),
-            CommitOutcome::Committed {
-                commit,
-                snapshot,
-                attempts,
-            } => {
-                break CommitOutcome::Committed {
-                    commit,
-                    snapshot,
-                    attempts,
-                }
-            }
-            CommitOutcome::Unchanged { snapshot } => break CommitOutcome::Unchanged { snapshot },
+            Detour::Unwritten(stop) => return Ok(Some(stop)),
         }
-    };
+        Ok(None)
+    }
+}
+
+/// The outcome of a pass that wrote or found nothing to write, or the detour it took.
+fn finished<E, N>(
+    outcome: CommitOutcome<Detour<E, N>>,
+) -> Result<CommitOutcome<Unwritten<E, N>>, Detour<E, N>> {
+    match outcome {
+        CommitOutcome::Refused(detour) => Err(detour),
+        CommitOutcome::Committed {
+            commit,
+            snapshot,
+            attempts,
+        } => Ok(CommitOutcome::Committed {
+            commit,
+            snapshot,
+            attempts,
+        }),
+        CommitOutcome::Unchanged { snapshot } => Ok(CommitOutcome::Unchanged { snapshot }),
+    }
+}
+
+/// What the loop came to, as the state the branch now holds; the head it saw is kept so
+/// the next read of this delivery starts there.
+fn settle<E, N>(
+    ctx: &Ctx,
+    outcome: CommitOutcome<Unwritten<E, N>>,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+) -> Attempt<E, N> {
+    let branch = ctx.records_branch();
     match &outcome {
         CommitOutcome::Committed { commit, .. } => ctx.seen.saw_records(branch, Some(commit)),
         CommitOutcome::Unchanged { snapshot } => {
@@ -217,7 +296,7 @@ where
         }
         CommitOutcome::Refused(_) => {}
     }
-    Ok(match outcome {
+    match outcome {
         CommitOutcome::Committed {
             commit, snapshot, ..
         } => match state_of(&snapshot, pr, named) {
@@ -235,5 +314,5 @@ where
             Err(e) => Attempt::Unwritten(Unwritten::Damaged(e.into())),
         },
         CommitOutcome::Refused(stop) => Attempt::Unwritten(stop),
-    })
+    }
 }

@@ -5,11 +5,11 @@
 use crate::app::commit::store;
 use crate::app::context::Ctx;
 use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::views;
+use crate::app::publish::{views, write};
 use crate::app::AuditApp;
 use crate::delivery::Handled;
-use crate::engine::gate::Conclusion;
-use crate::engine::views::check_run::{check_run, disabled, invalid_config};
+use crate::engine::gate::{CheckObservation, Conclusion};
+use crate::engine::views::check_run::{check_run, disabled, invalid_config, CheckRunView};
 use crate::events::{
     CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, Event, MergeGroupAction,
     MergeGroupEvent,
@@ -190,9 +190,35 @@ pub async fn merge_group_event(
     let named = views::our_named_commit(&checks, &own_check(ctx), slug);
     let (state, _) = store::verified(ctx, number, state, named.as_ref()).await?;
     let observed = views::observations(&checks, &own_check(ctx));
+    let Some(view) = merge_group_view(app, ctx, number, &pull, &state, &observed) else {
+        return Ok(Handled::Ignored);
+    };
+    let check_name = own_check(ctx);
+    let run = write::Publish {
+        check_name: &check_name,
+        head: &head,
+        ours: None,
+        records_commit: commit.as_ref(),
+        mode: RunMode::Create,
+    };
+    write::publish(ctx, run, &view).await?;
+    Ok(Handled::Done)
+}
+
+/// The check run of a merge group's head: PR `number`'s gate, marked as its, with no
+/// annotations and never in progress (the queue must not wait); `None` when the gate
+/// cannot be evaluated.
+fn merge_group_view(
+    app: &AuditApp,
+    ctx: &Ctx,
+    number: PrNumber,
+    pull: &rest::Pull,
+    state: &store::Loaded,
+    observed: &[CheckObservation],
+) -> Option<CheckRunView> {
     let mut view = match (
         &ctx.config,
-        views::gate_for(ctx, app.operator_min, &pull, &state, &observed),
+        views::gate_for(ctx, app.operator_min, pull, state, observed),
     ) {
         (Err(e), _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
         (Ok(c), _) if !c.enabled() => disabled(),
@@ -209,9 +235,9 @@ pub async fn merge_group_event(
                 crate::engine::views::BodyStatus::Current,
             )
         }
-        (Ok(_), None) => return Ok(Handled::Ignored),
+        (Ok(_), None) => return None,
     };
-    if let Err(why) = &state {
+    if let Err(why) = state {
         view = crate::engine::views::check_run::records_unavailable(
             &crate::engine::views::md::Md::text_max(&why.why, 2_000),
         );
@@ -221,14 +247,5 @@ pub async fn merge_group_event(
     if view.conclusion == Conclusion::InProgress {
         view.conclusion = Conclusion::Failure;
     }
-    let check_name = own_check(ctx);
-    let run = views::Publish {
-        check_name: &check_name,
-        head: &head,
-        ours: None,
-        records_commit: commit.as_ref(),
-        mode: RunMode::Create,
-    };
-    views::publish(ctx, run, &view).await?;
-    Ok(Handled::Done)
+    Some(view)
 }

@@ -3,26 +3,26 @@
 use std::sync::Mutex;
 
 use crate::app::claim::{self, Turn};
-use crate::app::commit::decision::{self, CommandDecision, Facts};
-use crate::app::commit::store::{self, Attempt, Unwritten};
+use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
+use crate::app::commit::store::{self, Attempt, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
+use crate::app::handlers::authorize::authorize;
 use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::reply::{self, Refused};
 use crate::app::publish::views;
 use crate::app::AuditApp;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
-use crate::engine::policy::{
-    maintainer_self_approval_refused, role_for, Permission, Role, RoleThresholds,
-};
 use crate::engine::record::has_delivery;
 use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::{AuditId, CommentId, Login, PrNumber};
+use crate::ids::{AuditId, CommentId, CommitSha, Login, PrNumber};
 
+/// A `/audit` comment on a PR: parsed, then a read-only command answered at once and one
+/// that changes a record decided once (see [`decide_once`]).
 pub async fn handle(
     app: &AuditApp,
     ctx: &Ctx,
@@ -54,10 +54,23 @@ pub async fn handle(
         let ran = Box::pin(run(app, ctx, e, &command, &actor, &pull)).await;
         return answer(ran, ctx, e, &pull, false).await;
     }
-    // One outcome per delivery, whichever replica or redelivery handles it: the claim's
-    // holder decides; any other handling finds what it did.
+    Box::pin(decide_once(app, ctx, e, &command, &actor, &pull)).await
+}
+
+/// A command that changes a record, carried out once per delivery whichever replica or
+/// redelivery handles it: the holder of its outcome claim decides; any other handling
+/// finds what it did.
+async fn decide_once(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &IssueCommentEvent,
+    command: &ParsedCommand,
+    actor: &Login,
+    pull: &Pull,
+) -> Result<Handled, HandlerError> {
+    let number = pull.number;
     let early = ctx.seen.take_early_claim();
-    let named = match &command {
+    let named = match command {
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
         _ => None,
     };
@@ -71,12 +84,12 @@ pub async fn handle(
     .await?;
     match turn {
         Turn::Ours { name } => {
-            let ran = Box::pin(run(app, ctx, e, &command, &actor, &pull)).await;
+            let ran = Box::pin(run(app, ctx, e, command, actor, pull)).await;
             // A refusal keeps the claim whatever becomes of its reply: a later handling
             // must find the refusal, never decide again. Any other failure left nothing
             // that must stay single, so the retry may claim afresh.
             let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
-            let answered = answer(ran, ctx, e, &pull, true).await;
+            let answered = answer(ran, ctx, e, pull, true).await;
             if answered.is_err() && !refusing {
                 claim::release(ctx, &name).await;
             }
@@ -84,7 +97,7 @@ pub async fn handle(
         }
         Turn::Settled(Settled::Refused) => Ok(Handled::Done),
         Turn::Settled(Settled::Applied) => {
-            Box::pin(finish_applied(app, ctx, &command, &pull, e.comment.id)).await?;
+            Box::pin(finish_applied(app, ctx, command, pull, e.comment.id)).await?;
             Ok(Handled::Done)
         }
         Turn::GaveUp => Err(HandlerError::GitHub(
@@ -218,30 +231,7 @@ async fn run(
         .await?;
         return Ok(Answered::Reacted);
     }
-    if !command.is_read_only() {
-        match &ctx.config {
-            Err(err) => {
-                return Err(Refused::new(
-                    format!("the repository configuration is invalid: {err}"),
-                    "fix `.github/auditloop.yml` on the default branch; `/audit status` and `/audit help` still work",
-                ).into())
-            }
-            Ok(c) if !c.enabled() => {
-                return Err(Refused::new(
-                    "work-unit audit is disabled for this repository (work_unit_audit: disabled)",
-                    "set `work_unit_audit: enabled` in `.github/auditloop.yml` on the default branch",
-                ).into())
-            }
-            Ok(_) => {}
-        }
-    }
-    if !pull.open && !command.is_read_only() {
-        return Err(Refused::new(
-            "PR is closed",
-            "reopen the pull request, or run the command on an open one",
-        )
-        .into());
-    }
+    refuse_unless_writable(ctx, command, pull)?;
     match command {
         ParsedCommand::Status => {
             let text = status_reply(app, ctx, pull);
@@ -256,16 +246,7 @@ async fn run(
             return Ok(Answered::Reacted);
         }
         ParsedCommand::Gate => {
-            let state = store::load(ctx, number, None).await?;
-            let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-            let target = views::Target {
-                pull,
-                state: &state,
-                records_commit: commit.as_ref(),
-                runs: None,
-                checked: false,
-            };
-            refresh::refresh(app, ctx, target, RunMode::Update, false).await?;
+            gate(app, ctx, pull).await?;
             return Ok(Answered::Done);
         }
         _ => {}
@@ -274,6 +255,55 @@ async fn run(
     let decision = decision::for_command(app, ctx, command, actor, pull, e)?;
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
     commit(app, ctx, pull, decision, e.comment.id, dispatch).await
+}
+
+/// Refuses a command that would write when the records may not be written: the
+/// configuration is invalid or disabled, or the PR is closed.
+fn refuse_unless_writable(
+    ctx: &Ctx,
+    command: &ParsedCommand,
+    pull: &Pull,
+) -> Result<(), CommandFailure> {
+    if command.is_read_only() {
+        return Ok(());
+    }
+    match &ctx.config {
+        Err(err) => {
+            return Err(Refused::new(
+                format!("the repository configuration is invalid: {err}"),
+                "fix `.github/auditloop.yml` on the default branch; `/audit status` and `/audit help` still work",
+            ).into())
+        }
+        Ok(c) if !c.enabled() => {
+            return Err(Refused::new(
+                "work-unit audit is disabled for this repository (work_unit_audit: disabled)",
+                "set `work_unit_audit: enabled` in `.github/auditloop.yml` on the default branch",
+            ).into())
+        }
+        Ok(_) => {}
+    }
+    if !pull.open {
+        return Err(Refused::new(
+            "PR is closed",
+            "reopen the pull request, or run the command on an open one",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `/audit gate`: the gate evaluated again on the records as they are, the views updated.
+async fn gate(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<(), GitHubError> {
+    let state = store::load(ctx, pull.number, None).await?;
+    let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
+    let target = views::Target {
+        pull,
+        state: &state,
+        records_commit: commit.as_ref(),
+        runs: None,
+        checked: false,
+    };
+    refresh::refresh(app, ctx, target, RunMode::Update, false).await
 }
 
 /// `/audit status`: damaged records are named first, with how to repair them; then the
@@ -304,74 +334,8 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
     })
 }
 
-/// Checks the commenter's own permission through the API (never `author_association`).
-async fn authorize(
-    ctx: &Ctx,
-    command: &ParsedCommand,
-    actor: &Login,
-    pull: &Pull,
-) -> Result<(), CommandFailure> {
-    let Ok(config) = &ctx.config else {
-        return Ok(());
-    };
-    let kind = command.name();
-    let role = role_for(kind, command.asked_budget(), config.audit_budget);
-    let is_author = pull.author.eq_ignore_ascii_case(actor.as_str());
-    if maintainer_self_approval_refused(kind, is_author, config.allow_self_approval)
-        || (role == Role::Maintainer && is_author && !config.allow_self_approval)
-    {
-        return Err(Refused::new(
-            crate::md!(
-                "the pull request's author may not use {} on their own pull request",
-                crate::engine::views::md::Md::code(&format!("/audit {kind}"))
-            ),
-            "ask another maintainer, or set `allow_self_approval: true` in `.github/auditloop.yml`",
-        )
-        .into());
-    }
-    if role == Role::Anyone {
-        return Ok(());
-    }
-    if let ParsedCommand::Report { payload, .. } = command {
-        // A listed auditor may report; so may anyone whose report carries a receipt, which
-        // is verified before anything is recorded.
-        if config.permissions.is_listed_auditor(actor) || decision::carries_receipt(payload) {
-            return Ok(());
-        }
-    }
-    let held = ctx
-        .seen
-        .permission(&ctx.api, &ctx.repo, actor.as_str())
-        .await?;
-    let thresholds = RoleThresholds {
-        report: config.permissions.report,
-        maintainer: config.permissions.maintainer,
-    };
-    if thresholds.allows(role, held) {
-        return Ok(());
-    }
-    let needed = match role {
-        Role::Maintainer => thresholds.maintainer,
-        _ => thresholds.report,
-    };
-    let held_word = if held == Permission::None {
-        crate::engine::views::md::Md::lit("no access")
-    } else {
-        crate::engine::views::md::Md::code(held.as_str())
-    };
-    Err(Refused::new(
-        crate::md!(
-            "{} needs {} permission on {}; {} has {}",
-            crate::engine::views::md::Md::code(&format!("/audit {kind}")),
-            crate::engine::views::md::Md::code(needed.as_str()),
-            ctx.repo,
-            actor,
-            held_word
-        ),
-        "ask someone with that permission to run it, or have an admin adjust `permissions` in `.github/auditloop.yml`",
-    ).into())
-}
-
+/// Commits the command's decision, then publishes the views and the +1 from what was
+/// committed.
 async fn commit(
     app: &AuditApp,
     ctx: &Ctx,
@@ -409,7 +373,33 @@ async fn commit(
         |need| decision::fetch(ctx, &facts, need),
     )
     .await?;
-    let (state, commit, checked) = match outcome {
+    let (state, commit, checked) = committed(ctx, pr, outcome).await?;
+    let mode = if decision.new_run {
+        RunMode::Create
+    } else {
+        RunMode::Update
+    };
+    let state = Ok(state);
+    let target = views::Target {
+        pull,
+        state: &state,
+        records_commit: commit.as_ref(),
+        runs: Some(&runs),
+        checked,
+    };
+    publish_carried_out(app, ctx, target, mode, dispatch, comment).await?;
+    Ok(Answered::Reacted)
+}
+
+/// The state the views of a command are built from, with its records commit and whether
+/// its lineage was checked; a decision that did not write is the command's failure, or,
+/// when this delivery's change is already in, the records as they are.
+async fn committed(
+    ctx: &Ctx,
+    pr: PrNumber,
+    outcome: Attempt<Refused, Need>,
+) -> Result<(State, Option<CommitSha>, bool), CommandFailure> {
+    Ok(match outcome {
         Attempt::Committed { state, commit } => (*state, commit, true),
         Attempt::Unwritten(Unwritten::Refused(why)) => return Err(why.into()),
         Attempt::Unwritten(Unwritten::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
@@ -427,20 +417,5 @@ async fn commit(
                 Err(why) => return Err(store::damaged(ctx, &why).into()),
             }
         }
-    };
-    let mode = if decision.new_run {
-        RunMode::Create
-    } else {
-        RunMode::Update
-    };
-    let state = Ok(state);
-    let target = views::Target {
-        pull,
-        state: &state,
-        records_commit: commit.as_ref(),
-        runs: Some(&runs),
-        checked,
-    };
-    publish_carried_out(app, ctx, target, mode, dispatch, comment).await?;
-    Ok(Answered::Reacted)
+    })
 }

@@ -18,7 +18,7 @@ use crate::engine::record::Record;
 use crate::engine::repo_config::{Assurance, RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{DeliveryId, PrNumber, RepoName};
+use crate::ids::{CommitSha, DeliveryId, PrNumber, RepoName};
 
 /// What the gate of a PR's head is now.
 #[derive(Debug)]
@@ -47,6 +47,65 @@ pub async fn gate_now(
     records_branch: Option<&str>,
     operator_min: Assurance,
 ) -> Result<GateNow, GitHubError> {
+    let (ctx, pull) = context(api, repo, pr, records_branch).await?;
+    let config = match &ctx.config {
+        Err(e) => return Ok(GateNow::InvalidConfig(e.to_string())),
+        Ok(c) => c,
+    };
+    let check_name = ctx.check_name();
+    let (runs, loaded) = futures::try_join!(
+        rest::check_runs(api, repo, &pull.head_sha),
+        store::load(&ctx, pr, None),
+    )?;
+    // A token cannot ask which App it serves: the newest run of our check's name that
+    // names a records commit is taken as ours, as branch recovery does.
+    let named = named_records_commit(&runs, check_name, None);
+    let (state, _) = store::verified(&ctx, pr, loaded, named.as_ref()).await?;
+    let state = missing_branch(&ctx, state, named.as_ref());
+    let checks = observations(&runs, check_name);
+    let gate_of = |pull: &Pull, state: &store::Loaded| {
+        pull_gate(&PullGate {
+            config,
+            operator_min,
+            repo,
+            head: &pull.head_sha,
+            body: &pull.body,
+            record: record_of(state),
+            checks: &checks,
+        })
+    };
+    let own = gate_of(&pull, &state);
+    let broken = broken(&own, &state);
+    let mut gate = own;
+    // As the views do: a PR sharing the head can only make a passing gate worse.
+    if gate.conclusion != Conclusion::Failure {
+        let sharing = rest::open_pulls_for_commit(api, repo, &pull.head_sha).await?;
+        let mut results = vec![(pull.number, gate.clone())];
+        for other in sharing.iter().filter(|p| p.number != pull.number) {
+            let other_state = store::load(&ctx, other.number, None).await?;
+            results.push((other.number, gate_of(other, &other_state)));
+        }
+        gate = combine(&results);
+    }
+    let record = record_of(&state).ok().flatten().cloned().map(Box::new);
+    let last_good = damage_of(&state).and_then(|d| d.last_good);
+    let damaged =
+        broken.map(|why| format!("{why}. {}", repair(&ctx.view(), last_good.as_ref()).plain()));
+    Ok(GateNow::Evaluated {
+        gate,
+        record,
+        damaged,
+    })
+}
+
+/// A context for reading `repo` as the app would (its configuration from the default
+/// branch, `records_branch` overriding the configured one), and PR `pr`.
+async fn context(
+    api: &Api,
+    repo: &RepoName,
+    pr: PrNumber,
+    records_branch: Option<&str>,
+) -> Result<(Ctx, Pull), GitHubError> {
     let repository = rest::get_repo(api, repo).await?;
     let default_branch = repository
         .default_branch
@@ -74,68 +133,32 @@ pub async fn gate_now(
         memory: Arc::new(Memory::default()),
         seen: Seen::default(),
     };
-    let config = match &ctx.config {
-        Err(e) => return Ok(GateNow::InvalidConfig(e.to_string())),
-        Ok(c) => c,
-    };
-    let check_name = ctx.check_name();
-    let (runs, loaded) = futures::try_join!(
-        rest::check_runs(api, repo, &pull.head_sha),
-        store::load(&ctx, pr, None),
-    )?;
-    // A token cannot ask which App it serves: the newest run of our check's name that
-    // names a records commit is taken as ours, as branch recovery does.
-    let named = named_records_commit(&runs, check_name, None);
-    let (state, _) = store::verified(&ctx, pr, loaded, named.as_ref()).await?;
-    let state = match (&state, &named) {
+    Ok((ctx, pull))
+}
+
+/// A records branch that is absent while a check run names its last commit is damage
+/// (lost, not new), said with where the next command recreates it.
+fn missing_branch(ctx: &Ctx, state: store::Loaded, named: Option<&CommitSha>) -> store::Loaded {
+    match (&state, named) {
         (Ok(s), Some(last)) if s.commit.is_none() => Err(crate::app::commit::lineage::Damage::from(format!(
             "the records branch `{}` is missing; it was last at {}, where the next command recreates it",
             ctx.records_branch(),
             last.short()
         ))),
         _ => state,
-    };
-    let checks = observations(&runs, check_name);
-    let gate_of = |pull: &Pull, state: &store::Loaded| {
-        pull_gate(&PullGate {
-            config,
-            operator_min,
-            repo,
-            head: &pull.head_sha,
-            body: &pull.body,
-            record: record_of(state),
-            checks: &checks,
-        })
-    };
-    let own = gate_of(&pull, &state);
-    let broken = match record_of(&state) {
+    }
+}
+
+/// Why the records cannot be trusted: unreadable, or read with a history that fails
+/// condition 1 of the PR's own gate `own`.
+fn broken(own: &GateResult, state: &store::Loaded) -> Option<String> {
+    match record_of(state) {
         Err(why) => Some(why),
-        // A record that is read but fails condition 1 has a broken history.
         Ok(Some(_)) => own
             .conditions
             .first()
             .filter(|c| c.number == 1 && c.outcome == Outcome::Fail)
             .map(|c| c.reason.plain().to_owned()),
         Ok(None) => None,
-    };
-    let mut gate = own;
-    // As the views do: a PR sharing the head can only make a passing gate worse.
-    if gate.conclusion != Conclusion::Failure {
-        let sharing = rest::open_pulls_for_commit(api, repo, &pull.head_sha).await?;
-        let mut results = vec![(pull.number, gate.clone())];
-        for other in sharing.iter().filter(|p| p.number != pull.number) {
-            let other_state = store::load(&ctx, other.number, None).await?;
-            results.push((other.number, gate_of(other, &other_state)));
-        }
-        gate = combine(&results);
     }
-    let record = record_of(&state).ok().flatten().cloned().map(Box::new);
-    let last_good = damage_of(&state).and_then(|d| d.last_good);
-    let damaged =
-        broken.map(|why| format!("{why}. {}", repair(&ctx.view(), last_good.as_ref()).plain()));
-    Ok(GateNow::Evaluated {
-        gate,
-        record,
-        damaged,
-    })
 }

@@ -1,6 +1,7 @@
 //! What each event does: its early reads, its command or rebind, its answer. A handler
 //! calls `commit` for what changes the records and `publish` for what shows them.
 
+pub mod authorize;
 pub mod checks;
 pub mod comment;
 pub mod gate_now;

@@ -5,6 +5,7 @@ use crate::app::commit::dispatch;
 use crate::app::context::Ctx;
 use crate::app::publish::views::{self, gate_for};
 pub use crate::app::publish::views::{RunMode, Target};
+use crate::app::publish::{plan, write};
 use crate::app::AuditApp;
 use crate::github::GitHubError;
 
@@ -55,10 +56,10 @@ pub async fn refresh_with(
         seen.records_commit = commit.or(seen.records_commit);
     }
     let others = views::others(ctx, app.operator_min, &seen).await?;
-    let plan = views::plan(ctx, app.operator_min, &seen, &others, mode, asked.is_some());
+    let plan = plan::plan(ctx, app.operator_min, &seen, &others, mode, asked.is_some());
     drop(others);
     if let Some(asked) = asked {
         asked.send(ctx).await?;
     }
-    views::publish_plan(ctx, *seen, plan).await
+    write::publish_plan(ctx, *seen, plan).await
 }

@@ -171,22 +171,58 @@ impl Sweep<'_> {
         Ok(())
     }
 
+    /// Republishes the views of `item`'s open PRs that fell behind their records: one
+    /// listing, the configuration, one read of the records they have, then per PR.
     async fn repository(&mut self, api: Api, item: rest::RepoItem) -> Result<(), GitHubError> {
-        let Ok(repo) = RepoName::new(item.full_name.clone()) else {
+        let Some((ctx, pulls)) = self.context(api, item).await? else {
             return Ok(());
+        };
+        let open: Vec<PrNumber> = pulls.iter().map(|p| p.number).collect();
+        let wanted = open_records(open, ctx.settings().patterns);
+        let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), wanted).await?;
+        if snapshot.commit.is_none() {
+            return Ok(());
+        }
+        let bot = self.app.bot_slug(&ctx).await?.to_owned();
+        let check_name = ctx
+            .config
+            .as_ref()
+            .map(|c| c.check_name.clone())
+            .unwrap_or_default();
+        let ours = Ours {
+            bot: &bot,
+            check_name: &check_name,
+        };
+        for pull in &pulls {
+            if self.spent() {
+                break;
+            }
+            self.pull(&ctx, &snapshot, ours, pull).await?;
+        }
+        Ok(())
+    }
+
+    /// The context of a sweep of `item`, and its open PRs; `None` when it has none or its
+    /// configuration is broken or disabled (the next event's views show that).
+    async fn context(
+        &self,
+        api: Api,
+        item: rest::RepoItem,
+    ) -> Result<Option<(Ctx, Vec<Pull>)>, GitHubError> {
+        let Ok(repo) = RepoName::new(item.full_name.clone()) else {
+            return Ok(None);
         };
         let default_branch = item.default_branch.unwrap_or_else(|| "main".to_owned());
         let pulls = rest::open_pulls(&api, &repo, self.limits.max_pages).await?;
         if pulls.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let config = self.app.config(&api, &repo, &default_branch).await?;
         if !config
             .as_ref()
             .is_ok_and(crate::engine::repo_config::RepoConfig::enabled)
         {
-            // A broken or disabled configuration is shown by the next event's views.
-            return Ok(());
+            return Ok(None);
         }
         let ctx = Ctx {
             api,
@@ -199,77 +235,83 @@ impl Sweep<'_> {
             memory: self.app.memory.clone(),
             seen: crate::app::memory::Seen::default(),
         };
-        let open: Vec<PrNumber> = pulls.iter().map(|p| p.number).collect();
-        // The pattern library too, when kept: a republished check run marks what the one
-        // it replaces marked.
-        let patterns = ctx.settings().patterns;
-        let wanted = records::PerRound(|files: &records::Files| {
-            let mut paths: Vec<String> = state::index_of(files)
-                .map(|index| {
-                    open.iter()
-                        .filter_map(|pr| index.record_for_pull(*pr))
-                        .map(state::record_path)
-                        .collect()
-                })
-                .unwrap_or_default();
-            if patterns && !paths.is_empty() {
-                paths.push(crate::engine::patterns::PATTERNS_PATH.to_owned());
-            }
-            move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+        Ok(Some((ctx, pulls)))
+    }
+
+    /// Compares `pull`'s views with its record and republishes those behind.
+    async fn pull(
+        &mut self,
+        ctx: &Ctx,
+        snapshot: &Snapshot,
+        ours: Ours<'_>,
+        pull: &Pull,
+    ) -> Result<(), GitHubError> {
+        let state = state::state_of(snapshot, pull.number, None)
+            .map_err(crate::app::commit::lineage::Damage::from);
+        let Ok(State {
+            record: Some(Ok(record)),
+            ..
+        }) = &state
+        else {
+            return Ok(());
+        };
+        self.report.checked += 1;
+        let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+        let our_run = runs.iter().find(|r| {
+            r.name == ours.check_name
+                && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(ours.bot)
         });
-        let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), wanted).await?;
-        if snapshot.commit.is_none() {
+        let run_behind = run_behind(ctx, snapshot, record, our_run).await?;
+        let body_behind = body_behind(pull, record, ctx);
+        if !run_behind && !body_behind {
             return Ok(());
         }
-        let bot = self.app.bot_slug(&ctx).await?.to_owned();
-        let check_name = ctx
-            .config
-            .as_ref()
-            .map(|c| c.check_name.clone())
-            .unwrap_or_default();
-        for pull in &pulls {
-            if self.spent() {
-                break;
-            }
-            let state = state::state_of(&snapshot, pull.number, None)
-                .map_err(crate::app::commit::lineage::Damage::from);
-            let Ok(State {
-                record: Some(Ok(record)),
-                ..
-            }) = &state
-            else {
-                continue;
-            };
-            self.report.checked += 1;
-            let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
-            let ours = runs.iter().find(|r| {
-                r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(&bot)
-            });
-            let run_behind = run_behind(&ctx, &snapshot, record, ours).await?;
-            let body_behind = body_behind(pull, record, &ctx);
-            if !run_behind && !body_behind {
-                continue;
-            }
-            let mode = if run_behind {
-                RunMode::Create
-            } else {
-                RunMode::Update
-            };
-            let target = views::Target {
-                pull,
-                state: &state,
-                records_commit: snapshot.commit.as_ref(),
-                runs: Some(&runs),
-                checked: false,
-            };
-            refresh::refresh(self.app, &ctx, target, mode, body_behind).await?;
-            tracing::info!(repo = %ctx.repo, pr = pull.number.0, run_behind, body_behind, "reconcile: views republished");
-            self.report
-                .republished
-                .push(format!("{}{}", ctx.repo, pull.number));
-        }
+        let mode = if run_behind {
+            RunMode::Create
+        } else {
+            RunMode::Update
+        };
+        let target = views::Target {
+            pull,
+            state: &state,
+            records_commit: snapshot.commit.as_ref(),
+            runs: Some(&runs),
+            checked: false,
+        };
+        refresh::refresh(self.app, ctx, target, mode, body_behind).await?;
+        tracing::info!(repo = %ctx.repo, pr = pull.number.0, run_behind, body_behind, "reconcile: views republished");
+        self.report
+            .republished
+            .push(format!("{}{}", ctx.repo, pull.number));
         Ok(())
     }
+}
+
+/// How our check run is told from others on a head: its name and the App's slug.
+#[derive(Clone, Copy)]
+struct Ours<'a> {
+    bot: &'a str,
+    check_name: &'a str,
+}
+
+/// The files a sweep reads: the index, the records of the `open` PRs and, when kept
+/// (`patterns`), the pattern library, so a republished check run marks what the one it
+/// replaces marked.
+fn open_records(open: Vec<PrNumber>, patterns: bool) -> impl records::Wanted {
+    records::PerRound(move |files: &records::Files| {
+        let mut paths: Vec<String> = state::index_of(files)
+            .map(|index| {
+                open.iter()
+                    .filter_map(|pr| index.record_for_pull(*pr))
+                    .map(state::record_path)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if patterns && !paths.is_empty() {
+            paths.push(crate::engine::patterns::PATTERNS_PATH.to_owned());
+        }
+        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+    })
 }
 
 /// Whether our check run names a records commit other than the one the record was last

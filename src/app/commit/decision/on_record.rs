@@ -11,11 +11,14 @@ use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::record::{BaselineCause, DispositionKind, Record};
 use crate::engine::transition::{self as t, Applied, EventContext};
 use crate::github::rest::Pull;
+use crate::ids::{Artifact, FindingId, TaskId};
 use crate::records::Change;
 
 /// A transition of the record: `None` when it changes nothing.
 type Step = dyn Fn(&Record, &Facts, &EventContext) -> Result<Option<Applied>, Halt> + Send + Sync;
 
+/// The decision of a command that changes the PR's record: its commit message and the
+/// transition it applies.
 pub(super) fn decide(
     made: Made,
     command: ParsedCommand,
@@ -26,43 +29,14 @@ pub(super) fn decide(
         ParsedCommand::Baseline {
             covered_tasks,
             evidence,
-        } => {
-            let number = pull.number;
-            let head = made.head.clone();
-            (
-                format!("Baseline onto {head} {by}"),
-                Box::new(move |record, _, ev| {
-                    let input = t::BaselineInput {
-                        cause: BaselineCause::Manual,
-                        pull_request: number,
-                        head: head.clone(),
-                        covered_tasks: covered_tasks.clone(),
-                        evidence: evidence.clone(),
-                    };
-                    t::baseline(record, input, ev).map_err(refusal)
-                }),
-            )
-        }
-        ParsedCommand::Resolve { target, note } => (
-            format!("Resolve {by}"),
-            Box::new(move |record, _, ev| {
-                let applied = match &target {
-                    ResolveTarget::Decision => t::resolve_decision(record, &note, ev),
-                    ResolveTarget::Limitations(ids) => {
-                        t::accept_limitations(record, ids, &note, ev)
-                    }
-                    ResolveTarget::Finding(id) => t::resolve_finding(record, id, &note, ev),
-                };
-                applied.map(Some).map_err(refusal)
-            }),
+        } => (
+            format!("Baseline onto {} {by}", made.head),
+            baseline(pull, made.head.clone(), covered_tasks, evidence),
         ),
+        ParsedCommand::Resolve { target, note } => (format!("Resolve {by}"), resolve(target, note)),
         ParsedCommand::Override { budget, note } => (
             format!("Override the budget to {budget} {by}"),
-            Box::new(move |record, _, ev| {
-                t::override_budget(record, budget, &note, ev)
-                    .map(Some)
-                    .map_err(refusal)
-            }),
+            boxed(move |record, ev| t::override_budget(record, budget, &note, ev)),
         ),
         ParsedCommand::Waive {
             findings,
@@ -70,11 +44,7 @@ pub(super) fn decide(
             reason,
         } => (
             format!("Waive {} {by}", findings.len()),
-            Box::new(move |record, _, ev| {
-                t::waive(record, &findings, basis, &reason, ev)
-                    .map(Some)
-                    .map_err(refusal)
-            }),
+            boxed(move |record, ev| t::waive(record, &findings, basis, &reason, ev)),
         ),
         ParsedCommand::Veto {
             key,
@@ -82,45 +52,16 @@ pub(super) fn decide(
             reason,
         } => (
             format!("Veto {key} {by}"),
-            Box::new(move |record, _, ev| {
-                t::veto(record, &key, from_round, &reason, ev)
-                    .map(Some)
-                    .map_err(refusal)
-            }),
+            boxed(move |record, ev| t::veto(record, &key, from_round, &reason, ev)),
         ),
         ParsedCommand::Dispose {
             finding,
             disposition,
             note,
-        } => {
-            let (number, anchor) = (pull.number, pull.head_sha.clone());
-            (
-                format!("Dispose {finding} {} {by}", disposition.as_str()),
-                Box::new(move |record, facts, ev| {
-                    let issue = if disposition == DispositionKind::File {
-                        // Checked first: a disposition the record refuses opens nothing.
-                        t::check_dispose(record, &finding, disposition).map_err(refusal)?;
-                        facts.issue(IssueToFile {
-                            record: record.id.clone(),
-                            run: record.latest_run().map_or(0, |r| r.run),
-                            finding: finding.clone(),
-                            summary: record
-                                .latest_finding(&finding)
-                                .map(|f| f.claim.clone())
-                                .unwrap_or_default(),
-                            note: note.clone(),
-                            pull: number,
-                            anchor: anchor.clone(),
-                        })?
-                    } else {
-                        None
-                    };
-                    t::dispose(record, &finding, disposition, &note, issue, ev)
-                        .map(Some)
-                        .map_err(refusal)
-                }),
-            )
-        }
+        } => (
+            format!("Dispose {finding} {} {by}", disposition.as_str()),
+            dispose(pull, finding, disposition, note),
+        ),
         _ => {
             return Err(CommandFailure::Internal(
                 "a command that does not change a record reached their decision".into(),
@@ -128,6 +69,75 @@ pub(super) fn decide(
         }
     };
     Ok(on_record(made, message, step))
+}
+
+/// A transition that always changes the record and needs nothing from GitHub.
+fn boxed(
+    apply: impl Fn(&Record, &EventContext) -> Result<Applied, t::Refusal> + Send + Sync + 'static,
+) -> Box<Step> {
+    Box::new(move |record, _, ev| apply(record, ev).map(Some).map_err(refusal))
+}
+
+/// `baseline`: the record rebound by hand to `head`.
+fn baseline(
+    pull: &Pull,
+    head: Artifact,
+    covered_tasks: Option<Vec<TaskId>>,
+    evidence: Option<String>,
+) -> Box<Step> {
+    let number = pull.number;
+    Box::new(move |record, _, ev| {
+        let input = t::BaselineInput {
+            cause: BaselineCause::Manual,
+            pull_request: number,
+            head: head.clone(),
+            covered_tasks: covered_tasks.clone(),
+            evidence: evidence.clone(),
+        };
+        t::baseline(record, input, ev).map_err(refusal)
+    })
+}
+
+/// `resolve`: the decision, limitations or a finding the command names, resolved.
+fn resolve(target: ResolveTarget, note: String) -> Box<Step> {
+    boxed(move |record, ev| match &target {
+        ResolveTarget::Decision => t::resolve_decision(record, &note, ev),
+        ResolveTarget::Limitations(ids) => t::accept_limitations(record, ids, &note, ev),
+        ResolveTarget::Finding(id) => t::resolve_finding(record, id, &note, ev),
+    })
+}
+
+/// `dispose`: a `file` disposition asks for its issue, opened from inside the commit loop
+/// once the record accepts the disposition (one it refuses opens nothing).
+fn dispose(
+    pull: &Pull,
+    finding: FindingId,
+    disposition: DispositionKind,
+    note: String,
+) -> Box<Step> {
+    let (number, anchor) = (pull.number, pull.head_sha.clone());
+    Box::new(move |record, facts, ev| {
+        let issue = if disposition == DispositionKind::File {
+            t::check_dispose(record, &finding, disposition).map_err(refusal)?;
+            facts.issue(IssueToFile {
+                record: record.id.clone(),
+                run: record.latest_run().map_or(0, |r| r.run),
+                finding: finding.clone(),
+                summary: record
+                    .latest_finding(&finding)
+                    .map(|f| f.claim.clone())
+                    .unwrap_or_default(),
+                note: note.clone(),
+                pull: number,
+                anchor: anchor.clone(),
+            })?
+        } else {
+            None
+        };
+        t::dispose(record, &finding, disposition, &note, issue, ev)
+            .map(Some)
+            .map_err(refusal)
+    })
 }
 
 /// Wraps a transition on the PR's record into a decision.

@@ -4,21 +4,23 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{current, problems_text, refusal, CommandDecision, Facts, Made};
+use chrono::{DateTime, Utc};
+
+use super::{current, problems_text, refusal, CommandDecision, Facts, Halt, Made};
 use crate::app::commit::store::{change_files, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
 use crate::app::AuditApp;
 use crate::commands::ReportPayload;
-use crate::engine::receipt::{verify, ReceiptContext};
+use crate::engine::receipt::{verify, ReceiptContext, TrustStore};
 use crate::engine::record::EventKind;
 use crate::engine::report::{
-    handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, HandoffBinding,
-    HandoffStatus, Report,
+    handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, Handoff,
+    HandoffBinding, HandoffStatus, Intake, Report,
 };
 use crate::engine::transition::{self as t, Applied, FailureInput, ReportInput, VerifiedReceipt};
-use crate::ids::{Artifact, AuditId};
+use crate::ids::{Artifact, AuditId, RepoName};
 
 pub(super) fn decide(
     app: &AuditApp,
@@ -33,6 +35,8 @@ pub(super) fn decide(
     }
 }
 
+/// A JSON report: parsed and refused now if malformed; its receipt verified and the
+/// decision records it cites read in the commit loop, against the latest index.
 fn json(
     app: &AuditApp,
     ctx: &Ctx,
@@ -60,15 +64,7 @@ fn json(
             ),
         )
     })?;
-    // The decision records on the default branch are read only when the report cites one
-    // (and the configuration names where they are).
-    let cites = ctx.config.is_ok()
-        && intake
-            .report
-            .limitations
-            .iter()
-            .flatten()
-            .any(|l| matches!(l.authority_kind(), Some(Authority::Decision(_))));
+    let cites = cites_decision(ctx, &intake);
     let repo = ctx.repo.clone();
     let trust = app.trust.clone();
     let now = ctx.now;
@@ -79,29 +75,7 @@ fn json(
         new_run: true,
         decide: Arc::new(move |state: &State, facts: &Facts| {
             let record = current(state, &delivery)?;
-            let verified = match &intake.receipt {
-                None => None,
-                Some(receipt) => {
-                    let used = |id: &str| state.index.receipts.contains_key(id);
-                    let rctx = ReceiptContext {
-                        repository: &repo,
-                        now,
-                        receipt_used: &used,
-                    };
-                    match verify(receipt, &intake.report, &intake.digest, &rctx, &trust) {
-                        Ok(_) => Some(VerifiedReceipt {
-                            receipt_id: receipt.receipt_id.clone(),
-                            key_id: receipt.key_id.clone(),
-                        }),
-                        Err(e) => {
-                            return Err(Unwritten::Refused(Refused::new(
-                                format!("the report's receipt does not verify: {e} ({})", e.rule()),
-                                "sign the normalized report again with `auditloop sign` and a key the operator pinned; a receipt is never downgraded to an unsigned report",
-                            )))
-                        }
-                    }
-                }
-            };
+            let verified = verified_receipt(state, &intake, &repo, now, &trust)?;
             let decisions = if cites { facts.decisions()? } else { &none };
             let input = ReportInput {
                 report: &intake.report,
@@ -118,6 +92,50 @@ fn json(
     })
 }
 
+/// Whether the report cites a decision record: only then are the decision records on the
+/// default branch read (and only when the configuration names where they are).
+fn cites_decision(ctx: &Ctx, intake: &Intake) -> bool {
+    ctx.config.is_ok()
+        && intake
+            .report
+            .limitations
+            .iter()
+            .flatten()
+            .any(|l| matches!(l.authority_kind(), Some(Authority::Decision(_))))
+}
+
+/// The report's receipt, verified on the index `state` holds (a receipt is used once);
+/// `None` for an unsigned report. One that does not verify refuses the report.
+fn verified_receipt(
+    state: &State,
+    intake: &Intake,
+    repo: &RepoName,
+    now: DateTime<Utc>,
+    trust: &TrustStore,
+) -> Result<Option<VerifiedReceipt>, Halt> {
+    let Some(receipt) = &intake.receipt else {
+        return Ok(None);
+    };
+    let used = |id: &str| state.index.receipts.contains_key(id);
+    let rctx = ReceiptContext {
+        repository: repo,
+        now,
+        receipt_used: &used,
+    };
+    match verify(receipt, &intake.report, &intake.digest, &rctx, trust) {
+        Ok(_) => Ok(Some(VerifiedReceipt {
+            receipt_id: receipt.receipt_id.clone(),
+            key_id: receipt.key_id.clone(),
+        })),
+        Err(e) => Err(Unwritten::Refused(Refused::new(
+            format!("the report's receipt does not verify: {e} ({})", e.rule()),
+            "sign the normalized report again with `auditloop sign` and a key the operator pinned; a receipt is never downgraded to an unsigned report",
+        ))),
+    }
+}
+
+/// A plan-audit handoff: a failed invocation is recorded as such; any other status
+/// becomes the report it stands for, bound to the record's work unit.
 fn handoff(
     made: Made,
     flags: (Option<AuditId>, Option<String>, Option<Artifact>),
@@ -131,29 +149,7 @@ fn handoff(
         by,
         ..
     } = made;
-    let handoff = parse_handoff(text).map_err(|problems| {
-        Refused::new(
-            "the handoff block is not a seed-002 completion handoff",
-            crate::md!(
-                "correct these and post it again:\n\n{}",
-                problems_text(&problems)
-            ),
-        )
-    })?;
-    let (Some(audit_id), Some(invocation), Some(candidate)) = flags else {
-        return Err(Refused::new(
-            "a handoff needs --audit-id, --invocation and --candidate",
-            "write `/audit report --audit-id AUD-n --invocation REF --candidate commit:SHA` above the ```text block",
-        )
-        .into());
-    };
-    if handoff.status == HandoffStatus::Pass {
-        return Err(Refused::new(
-            "`AUDIT: PASS` cannot certify: a handoff carries no perspectives or findings",
-            "submit an auditor_report_v1 JSON report to certify",
-        )
-        .into());
-    }
+    let (handoff, (audit_id, invocation, candidate)) = parsed_handoff(flags, text)?;
     let verdict = handoff_verdict(handoff.status);
     Ok(CommandDecision {
         named: None,
@@ -195,6 +191,38 @@ fn handoff(
             Ok(change_files(&applied, &view, extra))
         }),
     })
+}
+
+/// The handoff block and the flags that bind it, refused when either is missing or the
+/// block says `AUDIT: PASS`, which a handoff cannot certify.
+fn parsed_handoff(
+    flags: (Option<AuditId>, Option<String>, Option<Artifact>),
+    text: &str,
+) -> Result<(Handoff, (AuditId, String, Artifact)), CommandFailure> {
+    let handoff = parse_handoff(text).map_err(|problems| {
+        Refused::new(
+            "the handoff block is not a seed-002 completion handoff",
+            crate::md!(
+                "correct these and post it again:\n\n{}",
+                problems_text(&problems)
+            ),
+        )
+    })?;
+    let (Some(audit_id), Some(invocation), Some(candidate)) = flags else {
+        return Err(Refused::new(
+            "a handoff needs --audit-id, --invocation and --candidate",
+            "write `/audit report --audit-id AUD-n --invocation REF --candidate commit:SHA` above the ```text block",
+        )
+        .into());
+    };
+    if handoff.status == HandoffStatus::Pass {
+        return Err(Refused::new(
+            "`AUDIT: PASS` cannot certify: a handoff carries no perspectives or findings",
+            "submit an auditor_report_v1 JSON report to certify",
+        )
+        .into());
+    }
+    Ok((handoff, (audit_id, invocation, candidate)))
 }
 
 fn stored_report(applied: &Applied, report: &Report) -> Vec<(String, String)> {

@@ -446,8 +446,11 @@ fn the_rules_catch_what_breaks_them() {
             "use crate::app::commit::store::apply;",
         ),
         file("app::commit::store", "fn f() {}"),
-        file("app::commit::load", "fn f() {}"),
-        file("app::publish::body", "use crate::app::commit::load::load;"),
+        file("app::commit::loading", "fn f() {}"),
+        file(
+            "app::publish::body",
+            "use crate::app::commit::loading::load;",
+        ),
         file(
             "engine::gate",
             "use crate::github::rest::Pull; use crate::ids::CommitSha;",

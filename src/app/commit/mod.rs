@@ -6,6 +6,6 @@ pub mod dispatch;
 pub mod filing;
 pub mod learning;
 pub mod lineage;
-pub mod load;
+pub mod loading;
 pub mod state;
 pub mod store;

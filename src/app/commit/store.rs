@@ -6,7 +6,7 @@ use std::future::Future;
 
 use crate::app::commit::learning::learn;
 use crate::app::commit::lineage::{Damage, Lineage, Verifier};
-use crate::app::commit::load::named_records_commit;
+use crate::app::commit::loading::named_records_commit;
 use crate::app::commit::state::{state_of, wanted};
 use crate::app::context::Ctx;
 use crate::github::rest;
@@ -14,7 +14,7 @@ use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::records::{self, Change, CommitOutcome, Reuse, Snapshot};
 
-pub use crate::app::commit::load::{damage_of, damaged, load, verified, Loaded};
+pub use crate::app::commit::loading::{damage_of, damaged, load, verified, Loaded};
 pub use crate::app::commit::state::{change_files, State};
 
 /// Why a change was not written.

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::app::commit::lineage::repair;
-use crate::app::commit::load::{damage_of, named_records_commit};
+use crate::app::commit::loading::{damage_of, named_records_commit};
 use crate::app::commit::store;
 use crate::app::context::{html_base, Ctx};
 use crate::app::memory::{Memory, Seen};

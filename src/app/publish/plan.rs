@@ -2,7 +2,7 @@
 //! before it (`views::observe`) and every write after it (`write::publish_plan`).
 
 use crate::app::commit::lineage::repair;
-use crate::app::commit::load::{damage_of, Loaded};
+use crate::app::commit::loading::{damage_of, Loaded};
 use crate::app::context::Ctx;
 use crate::app::publish::views::{forged, forged_words, gate_for, record_of, Observed, RunMode};
 use crate::engine::gate::{combine, GateResult};

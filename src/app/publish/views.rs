@@ -3,7 +3,7 @@
 //! the head, the body). `plan` decides from it; `write` publishes.
 
 use crate::app::commit::lineage::Lineage;
-use crate::app::commit::load::{load, verified, Loaded};
+use crate::app::commit::loading::{load, verified, Loaded};
 use crate::app::context::Ctx;
 use crate::app::memory::OurRun;
 use crate::app::publish::runs::our_run;

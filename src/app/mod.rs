@@ -1,5 +1,4 @@
 //! The App: maps typed events to audit operations on GitHub.
-
 //!
 //! Three rooms, and the few parts all of them share:
 //! - `handlers/`: what each event does, from its reads to its answer;

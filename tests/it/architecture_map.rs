@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use crate::support::sources::rust_sources;
+
 /// The bullets of the code map, each with its continuation lines.
 fn bullets(architecture: &str) -> Vec<String> {
     let map = architecture
@@ -47,31 +49,12 @@ fn unnamed(files: &[String], bullets: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn source_files() -> Vec<String> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut found = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("source directory") {
-            let path = entry.expect("directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(&src).expect("under src");
-                found.push(relative.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
 #[test]
 fn the_code_map_names_every_module() {
     let text =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
             .expect("ARCHITECTURE.md");
-    let files = source_files();
+    let files: Vec<String> = rust_sources().into_iter().map(|(path, _)| path).collect();
     assert!(files.len() > 100, "{files:?}");
     let missing = unnamed(&files, &bullets(&text));
     assert!(

@@ -8,7 +8,7 @@
 //! char literals are blanked (their line breaks kept), then each `fn` item's body is the
 //! first `{` after its name outside parentheses and brackets, matched to its closing brace.
 
-use std::path::Path;
+use crate::support::sources::rust_sources;
 
 /// The longest a function in `src/app/` may be: what reads in one sitting.
 const FN_LIMIT: usize = 70;
@@ -28,29 +28,6 @@ struct Function {
     line: usize,
     /// Lines from the `fn` line to the closing brace, both included.
     lines: usize,
-}
-
-/// `(path under src/, source)` of every `.rs` file under `src/`, sorted by path.
-fn sources() -> Vec<(String, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut found = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("source directory") {
-            let path = entry.expect("directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let relative = path.strip_prefix(&src).expect("under src");
-                let relative = relative.to_string_lossy().replace('\\', "/");
-                let text = std::fs::read_to_string(&path).expect("readable source");
-                found.push((relative, text));
-            }
-        }
-    }
-    found.sort();
-    assert!(found.len() > 10, "too few sources found under src/");
-    found
 }
 
 /// The file without its test module: everything before a `#[cfg(test)]` line that opens
@@ -238,7 +215,7 @@ fn long_functions(path: &str, source: &str, limit: usize, exceptions: &[&str]) -
 
 #[test]
 fn app_functions_fit_in_one_read() {
-    let offenders: Vec<String> = sources()
+    let offenders: Vec<String> = rust_sources()
         .iter()
         .filter(|(path, _)| path.starts_with("app/"))
         .flat_map(|(path, source)| long_functions(path, source, FN_LIMIT, LONG_FN_EXCEPTIONS))
@@ -253,7 +230,7 @@ fn app_functions_fit_in_one_read() {
 
 #[test]
 fn src_files_fit_the_size_rule() {
-    let offenders: Vec<String> = sources()
+    let offenders: Vec<String> = rust_sources()
         .iter()
         .filter(|(path, _)| !LONG_FILE_EXCEPTIONS.contains(&path.as_str()))
         .filter_map(|(path, source)| {
@@ -271,7 +248,7 @@ fn src_files_fit_the_size_rule() {
 
 #[test]
 fn every_exception_is_still_needed() {
-    let sources = sources();
+    let sources = rust_sources();
     for exception in LONG_FN_EXCEPTIONS {
         let (path, name) = exception.rsplit_once("::").expect("path::name");
         let source = &sources.iter().find(|(p, _)| p == path).expect("a file").1;

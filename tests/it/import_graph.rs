@@ -10,41 +10,28 @@
 //! and its own ancestors or descendants are left out: a `mod.rs` declares and re-exports
 //! its children, and a child uses what its parent holds, by construction.
 
+use crate::support::sources::rust_sources;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 type Module = Vec<String>;
 type Graph = BTreeMap<Module, BTreeSet<Module>>;
 
-/// `(module path, source)` of every file under `src/<root>/`.
+/// `(module path, source)` of every file under `src/<root>/` (`""`: all of `src/`).
 fn modules(root: &str) -> Vec<(Module, String)> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut found = Vec::new();
-    let mut stack = vec![src.join(root)];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("source directory") {
-            let path = entry.expect("directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let relative = path.strip_prefix(&src).expect("under src");
-            let mut module: Module = relative
-                .iter()
-                .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_owned())
+    let found: Vec<(Module, String)> = rust_sources()
+        .into_iter()
+        .filter(|(path, _)| root.is_empty() || path.starts_with(&format!("{root}/")))
+        .map(|(path, text)| {
+            let mut module: Module = path
+                .split('/')
+                .map(|p| p.trim_end_matches(".rs").to_owned())
                 .collect();
             if module.last().is_some_and(|m| m == "mod") {
                 module.pop();
             }
-            found.push((
-                module,
-                std::fs::read_to_string(&path).expect("readable source"),
-            ));
-        }
-    }
+            (module, text)
+        })
+        .collect();
     assert!(found.len() > 1, "no modules found under src/{root}");
     found
 }

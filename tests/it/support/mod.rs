@@ -20,4 +20,5 @@ pub mod process;
 pub mod robust;
 pub mod schemas;
 pub mod setups;
+pub mod sources;
 pub mod steps;

@@ -8,6 +8,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, Request};
 use http_body_util::BodyExt;
 use octocrab::Octocrab;
+use secrecy::ExposeSecret;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -27,6 +28,9 @@ pub struct Call {
     pub idempotent: bool,
     /// Extra request headers (`If-None-Match` for conditional reads).
     pub headers: Vec<(&'static str, String)>,
+    /// A token sent by hand, for an absolute URL octocrab would not authorize (GHES
+    /// GraphQL); kept secret so a logged call never shows it.
+    pub bearer: Option<secrecy::SecretString>,
 }
 
 impl Call {
@@ -39,6 +43,7 @@ impl Call {
             body: None,
             idempotent,
             headers: Vec::new(),
+            bearer: None,
         }
     }
 
@@ -63,6 +68,12 @@ impl Call {
     #[must_use]
     pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
         self.headers.push((name, value.into()));
+        self
+    }
+
+    #[must_use]
+    pub fn bearer(mut self, token: secrecy::SecretString) -> Self {
+        self.bearer = Some(token);
         self
     }
 
@@ -105,6 +116,7 @@ pub struct Api {
     delivery: Option<DeliveryId>,
     metrics: Metrics,
     retry: RetryPolicy,
+    endpoint: Arc<crate::github::endpoint::Endpoint>,
     /// Counts every attempt, when a caller bounds its own calls (the reconcile sweep).
     counter: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
@@ -139,14 +151,24 @@ impl Api {
         delivery: Option<DeliveryId>,
         metrics: Metrics,
         retry: RetryPolicy,
+        endpoint: Arc<crate::github::endpoint::Endpoint>,
     ) -> Self {
         Self {
             octo,
             delivery,
             metrics,
             retry,
+            endpoint,
             counter: None,
         }
+    }
+
+    pub(crate) fn endpoint(&self) -> &crate::github::endpoint::Endpoint {
+        &self.endpoint
+    }
+
+    pub(crate) fn octocrab(&self) -> &Octocrab {
+        &self.octo
     }
 
     /// This client, counting each request it sends into `counter`.
@@ -172,6 +194,14 @@ impl Api {
         }
         if let Some(id) = &self.delivery {
             builder = builder.header("x-github-delivery", id.0.as_str());
+        }
+        if let Some(token) = &call.bearer {
+            let mut value =
+                http::HeaderValue::from_str(&format!("Bearer {}", token.expose_secret())).map_err(
+                    |_| GitHubError::Setup(format!("{}: a token that is not a header", call.route)),
+                )?;
+            value.set_sensitive(true);
+            builder = builder.header(http::header::AUTHORIZATION, value);
         }
         let body = match &call.body {
             Some(v) => {

@@ -12,6 +12,7 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::OnceCell;
 
 use crate::github::api::Api;
+use crate::github::endpoint::Endpoint;
 use crate::github::error::GitHubError;
 use crate::github::retry::RetryPolicy;
 use crate::ids::DeliveryId;
@@ -43,6 +44,7 @@ pub struct GitHubApp {
     installations: Mutex<HashMap<u64, Arc<OnceCell<Arc<Octocrab>>>>>,
     metrics: Metrics,
     retry: RetryPolicy,
+    graphql: Arc<Endpoint>,
 }
 
 const TOKEN_ROUTE: &str = "POST /app/installations/{installation_id}/access_tokens";
@@ -76,6 +78,7 @@ impl GitHubApp {
             installations: Mutex::new(HashMap::new()),
             metrics,
             retry: settings.retry,
+            graphql: Arc::new(Endpoint::for_api_url(&settings.api_url)),
         })
     }
 
@@ -87,7 +90,13 @@ impl GitHubApp {
 
     /// A client for calls made with the App's own JWT (`/app/...`).
     pub fn app_api(&self, delivery: Option<DeliveryId>) -> Api {
-        Api::new(self.app.clone(), delivery, self.metrics.clone(), self.retry)
+        Api::new(
+            self.app.clone(),
+            delivery,
+            self.metrics.clone(),
+            self.retry,
+            self.graphql.clone(),
+        )
     }
 
     /// A client for one installation, for the calls of one delivery. The token is minted
@@ -125,6 +134,12 @@ impl GitHubApp {
             })
             .await?
             .clone();
-        Ok(Api::new(octo, delivery, self.metrics.clone(), self.retry))
+        Ok(Api::new(
+            octo,
+            delivery,
+            self.metrics.clone(),
+            self.retry,
+            self.graphql.clone(),
+        ))
     }
 }

@@ -1,10 +1,12 @@
-//! GitHub through octocrab: App auth, installation tokens, retries, and the REST calls
-//! auditloop makes, each named by its documented route.
+//! GitHub through octocrab: App auth, installation tokens, retries, the REST calls
+//! auditloop makes, each named by its documented route, and the GraphQL endpoint.
 
 pub mod api;
 pub mod client;
 pub mod encode;
+pub mod endpoint;
 pub mod error;
+pub mod graphql;
 pub mod pages;
 pub mod rest;
 pub mod retry;

@@ -1,8 +1,10 @@
 //! The records branch through GitHub's Git Data API: a snapshot read in a constant number
 //! of calls however many records exist, and one commit per change, made with a
-//! compare-and-swap ref update and re-applied to the new state when the branch moved.
+//! compare-and-swap (GraphQL's `createCommitOnBranch`; the branch's first commit through
+//! a ref create) and re-applied to the new state when the branch moved.
 
 mod cache;
+mod graphql;
 mod read;
 mod recover;
 mod snapshot;

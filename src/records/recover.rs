@@ -15,7 +15,7 @@ struct CommitMessage {
 }
 
 /// Whether `sha` is a commit of `repo` that the app wrote on a records branch (its
-/// message ends with `[skip ci]`, as every records commit's does).
+/// message has a line ending in `[skip ci]`, as every records commit's does).
 ///
 /// # Errors
 ///
@@ -32,7 +32,10 @@ pub async fn is_records_commit(
         404 | 409 | 422 => Ok(false),
         s if (200..300).contains(&s) => {
             let body: CommitMessage = r.json(wire::GET_COMMIT)?;
-            Ok(body.message.trim_end().ends_with("[skip ci]"))
+            Ok(body
+                .message
+                .lines()
+                .any(|l| l.trim_end().ends_with("[skip ci]")))
         }
         _ => Err(status_error(wire::GET_COMMIT, &r)),
     }

@@ -14,7 +14,6 @@ pub(super) const GET_BLOB: &str = "GET /repos/{owner}/{repo}/git/blobs/{file_sha
 pub(super) const POST_TREE: &str = "POST /repos/{owner}/{repo}/git/trees";
 pub(super) const POST_COMMIT: &str = "POST /repos/{owner}/{repo}/git/commits";
 pub(super) const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
-pub(super) const PATCH_REF: &str = "PATCH /repos/{owner}/{repo}/git/refs/{ref}";
 pub(super) const COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
 
 #[derive(Debug, Deserialize)]
@@ -99,12 +98,6 @@ pub(super) struct NewRef<'a> {
     #[serde(rename = "ref")]
     pub name: String,
     pub sha: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-pub(super) struct MoveRef<'a> {
-    pub sha: &'a str,
-    pub force: bool,
 }
 
 fn decode_error(route: &'static str, message: impl Into<String>) -> GitHubError {

@@ -1,16 +1,18 @@
-//! One change = one commit on the records branch: tree with inline contents on the
-//! snapshot's tree, commit on the snapshot's commit, then a non-forced ref update. When the
-//! branch moved meanwhile, the change is re-derived from the new state, never forced.
+//! One change = one commit on the records branch: on an existing branch one
+//! `createCommitOnBranch` on the snapshot's commit (`graphql.rs`); on a new one a tree with
+//! inline contents, a commit and a ref create. When the branch moved meanwhile, the change
+//! is re-derived from the new state, never forced.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
 use rand::Rng;
 
+use super::graphql::{commit_on_branch, OnBranch};
 use super::read::{read_ref, read_with, repo_path, Reuse};
 use super::snapshot::Snapshot;
 use super::wanted::Wanted;
-use super::wire::{self, CompareBody, MoveRef, NewCommit, NewEntry, NewRef, NewTree, Sha};
+use super::wire::{self, CompareBody, NewCommit, NewEntry, NewRef, NewTree, Sha};
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
 use crate::ids::{CommitSha, ObjectSha, RepoName};
 
@@ -39,16 +41,24 @@ pub enum CommitOutcome<E> {
     Refused(E),
 }
 
-/// Commit messages end with `[skip ci]` so records never start workflows.
+/// The first line of a commit message ends with `[skip ci]`, so records never start
+/// workflows (GitHub looks for it anywhere in the message; the first line is what logs show).
 #[must_use]
 pub fn with_skip_ci(message: &str) -> String {
     let trimmed = message.trim_end();
-    if trimmed.ends_with("[skip ci]") {
-        trimmed.to_owned()
-    } else if trimmed.is_empty() {
+    let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
+    let first = first.trim_end();
+    let first = if first.ends_with("[skip ci]") || trimmed.contains("[skip ci]") {
+        first.to_owned()
+    } else if first.is_empty() {
         "[skip ci]".to_owned()
     } else {
-        format!("{trimmed} [skip ci]")
+        format!("{first} [skip ci]")
+    };
+    if rest.is_empty() {
+        first
+    } else {
+        format!("{first}\n{rest}")
     }
 }
 
@@ -103,9 +113,8 @@ pub async fn commit_change_with<E>(
         if is_noop(&snapshot, &change) {
             return Ok(CommitOutcome::Unchanged { snapshot });
         }
-        let (tree, commit) = write_objects(api, repo, &snapshot, &change, &message).await?;
-        match move_branch(api, repo, branch, snapshot.commit.as_ref(), &commit).await? {
-            Moved::Done => {
+        match write(api, repo, branch, &snapshot, &change, &message).await? {
+            Moved::Done { commit, tree } => {
                 if let Some(cache) = reuse.cache {
                     cache.committed(repo, branch, &snapshot, &change.files, &commit, &tree);
                 }
@@ -189,41 +198,61 @@ async fn write_objects(
 }
 
 enum Moved {
-    Done,
+    Done {
+        commit: CommitSha,
+        tree: ObjectSha,
+    },
     /// Not applied: the branch is not where the snapshot saw it.
     Conflict(GitHubError),
 }
 
-/// The compare-and-swap: a non-forced update, or a create when the branch is absent. Not
-/// retried blindly: an answer lost on the way may hide a success, which is checked instead.
-async fn move_branch(
+/// One attempt's commit: in one call on an existing branch, in three on a new one.
+async fn write(
     api: &Api,
     repo: &RepoName,
     branch: &str,
-    from: Option<&CommitSha>,
-    to: &CommitSha,
+    snapshot: &Snapshot,
+    change: &Change,
+    message: &str,
 ) -> Result<Moved, GitHubError> {
-    let (route, call) = if from.is_some() {
-        let body = MoveRef {
-            sha: to.as_str(),
-            force: false,
-        };
-        let path = repo_path(repo, &format!("git/refs/{}", wire::head_path(branch)));
-        (wire::PATCH_REF, Call::patch(wire::PATCH_REF, path, &body))
-    } else {
-        let body = NewRef {
-            name: format!("refs/heads/{branch}"),
-            sha: to.as_str(),
-        };
-        (
-            wire::POST_REF,
-            Call::post(wire::POST_REF, repo_path(repo, "git/refs"), &body),
-        )
+    if let Some(parent) = &snapshot.commit {
+        return Ok(
+            match commit_on_branch(api, repo, branch, parent, &change.files, message).await? {
+                OnBranch::Done { commit, tree } => Moved::Done { commit, tree },
+                OnBranch::Stale(err) => Moved::Conflict(err),
+            },
+        );
+    }
+    let (tree, commit) = write_objects(api, repo, snapshot, change, message).await?;
+    Ok(match create_branch(api, repo, branch, &commit).await? {
+        Created::Done => Moved::Done { commit, tree },
+        Created::Conflict(err) => Moved::Conflict(err),
+    })
+}
+
+enum Created {
+    Done,
+    Conflict(GitHubError),
+}
+
+/// The branch's first commit: a ref create, which fails when someone created it first. Not
+/// retried blindly: an answer lost on the way may hide a success, which is checked instead.
+async fn create_branch(
+    api: &Api,
+    repo: &RepoName,
+    branch: &str,
+    to: &CommitSha,
+) -> Result<Created, GitHubError> {
+    let body = NewRef {
+        name: format!("refs/heads/{branch}"),
+        sha: to.as_str(),
     };
+    let call = Call::post(wire::POST_REF, repo_path(repo, "git/refs"), &body);
     let answer = api.send(call.idempotent(false)).await;
+    let route = wire::POST_REF;
     match answer {
-        Ok(r) if r.is_success() => Ok(Moved::Done),
-        Ok(r) if r.status == 422 => Ok(Moved::Conflict(status_error(route, &r))),
+        Ok(r) if r.is_success() => Ok(Created::Done),
+        Ok(r) if r.status == 422 => Ok(Created::Conflict(status_error(route, &r))),
         Ok(r) if r.status >= 500 => landed_or(api, repo, branch, to, status_error(route, &r)).await,
         Err(e @ GitHubError::Transport { .. }) => landed_or(api, repo, branch, to, e).await,
         Ok(r) => Err(status_error(route, &r)),
@@ -239,14 +268,14 @@ async fn landed_or(
     branch: &str,
     ours: &CommitSha,
     err: GitHubError,
-) -> Result<Moved, GitHubError> {
+) -> Result<Created, GitHubError> {
     let Some(head) = read_ref(api, repo, branch).await? else {
-        return Ok(Moved::Conflict(err));
+        return Ok(Created::Conflict(err));
     };
     if &head == ours || contains(api, repo, &head, ours).await? {
-        Ok(Moved::Done)
+        Ok(Created::Done)
     } else {
-        Ok(Moved::Conflict(err))
+        Ok(Created::Conflict(err))
     }
 }
 
@@ -280,12 +309,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn messages_end_with_skip_ci_once() {
+    fn first_lines_end_with_skip_ci_once() {
         let cases = [
             ("AUD-7: report run 1", "AUD-7: report run 1 [skip ci]"),
             ("AUD-7: x [skip ci]", "AUD-7: x [skip ci]"),
             ("AUD-7: x [skip ci]\n", "AUD-7: x [skip ci]"),
-            ("two\n\nlines\n", "two\n\nlines [skip ci]"),
+            ("two\n\nlines\n", "two [skip ci]\n\nlines"),
+            ("two\n\nlines [skip ci]", "two\n\nlines [skip ci]"),
             ("", "[skip ci]"),
         ];
         for (given, want) in cases {

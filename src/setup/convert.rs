@@ -77,7 +77,15 @@ pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Register
         .map_err(|e| GitHubError::Setup(e.to_string()))?
         .build()
         .map_err(|e| GitHubError::Setup(e.to_string()))?;
-    let api = Api::new(Arc::new(octo), None, Metrics::new(), RetryPolicy::default());
+    let api = Api::new(
+        Arc::new(octo),
+        None,
+        Metrics::new(),
+        RetryPolicy::default(),
+        Arc::new(crate::github::endpoint::Endpoint::for_api_url(
+            &choice.api_url,
+        )),
+    );
     let app: Conversion = crate::github::rest::convert_manifest(&api, code).await?;
     let safe_slug = !app.slug.is_empty()
         && app

@@ -196,7 +196,8 @@ fn interesting(method: &str, path: &str) -> bool {
         && (p.ends_with("/dispatches")
             || p.ends_with("/comments")
             || p.ends_with("/check-runs")
-            || p.ends_with("/reactions")))
+            || p.ends_with("/reactions")
+            || p.ends_with("/createCommitOnBranch")))
         || (method == "PATCH"
             && (p.contains("/check-runs/") || p.contains("/pulls/") || p.contains("/git/refs/")))
         || (method == "GET" && p.contains("/git/ref/heads/"))

@@ -84,14 +84,11 @@ async fn with_run(server: &Server) {
 async fn a_command_killed_at_each_step_is_recorded_once_after_restart() {
     type Arm = fn(&FakeGitHub, &support::process::Handle);
     let steps: Vec<(&str, Arm)> = vec![
-        ("after the tree", |gh, s| {
-            gh.kill_on("POST", "/git/commits", s);
+        ("before the records commit", |gh, s| {
+            gh.kill_on("POST", "/graphql/createCommitOnBranch", s);
         }),
-        ("after the commit", |gh, s| {
-            gh.kill_on("PATCH", "/git/refs/heads/", s);
-        }),
-        ("after the ref update", |gh, s| {
-            gh.kill_after("PATCH", "/git/refs/heads/", s);
+        ("after the records commit", |gh, s| {
+            gh.kill_after("POST", "/graphql/createCommitOnBranch", s);
         }),
         ("after the PR body", |gh, s| {
             gh.kill_after("PATCH", "/pulls/42", s);

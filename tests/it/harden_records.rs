@@ -33,12 +33,15 @@ async fn a_records_branch_named_with_plus_and_hash_works_end_to_end() {
     assert_eq!(record.runs_used(), 1);
     assert_eq!(l.gh.branch_log(REPO, branch).len(), 2);
     assert!(l.gh.branch_head(REPO, BRANCH).is_none(), "no other branch");
-    // The ref went into the path encoded, never as a fragment.
-    assert!(l
-        .gh
-        .requests()
+    // The ref went into the path encoded, never as a fragment, and into the commit whole.
+    let requests = l.gh.requests();
+    assert!(requests
         .iter()
-        .any(|r| r.method == "PATCH" && r.path.ends_with("/git/refs/heads/audit%2Brecords%231")));
+        .any(|r| r.method == "GET" && r.path.ends_with("/git/ref/heads/audit%2Brecords%231")));
+    assert!(requests
+        .iter()
+        .any(|r| r.path.ends_with("/createCommitOnBranch")
+            && r.body["variables"]["input"]["branch"]["branchName"] == branch));
     let gate = l.gate(SHA1);
     assert_eq!(
         gate["external_id"],

@@ -49,7 +49,7 @@ async fn a_replica_with_older_records_leaves_the_newer_body_and_check_run_standi
     // reaches GitHub: its records commit is on the branch, its views not yet published.
     let a = Server::spawn(&l.gh).await;
     let frozen = a.child.clone();
-    l.gh.on_next("PATCH", &format!("/git/refs/heads/{BRANCH}"), move |_| {
+    l.gh.on_next("POST", "/graphql/createCommitOnBranch", move |_| {
         signal(&frozen, "-STOP");
         None
     });

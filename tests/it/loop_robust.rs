@@ -115,7 +115,7 @@ async fn concurrent_commands_on_two_prs_take_turns_on_the_shared_branch_and_all_
 fn ref_updates(l: &Loop) -> usize {
     l.gh.requests()
         .iter()
-        .filter(|r| r.method == "PATCH" && r.path.contains("/git/refs/heads/"))
+        .filter(|r| r.method == "POST" && r.path.contains("/graphql/createCommitOnBranch"))
         .count()
 }
 
@@ -263,7 +263,7 @@ async fn a_lost_ref_update_answer_is_checked_not_repeated() {
 
     // Landed, answer lost, nobody else moved it.
     let l = with_record().await;
-    l.gh.lose_next_answer("PATCH", &format!("/git/refs/heads/{BRANCH}"));
+    l.gh.lose_next_answer("POST", "/graphql/createCommitOnBranch");
     assert_eq!(l.comment_as("lost-2", 42, "maint", body).await, 200);
     assert_eq!(l.events_of("AUD-1", "lost-2"), 1);
     assert_eq!(l.log().len(), 2);

@@ -87,9 +87,15 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         "POST /repos/{owner}/{repo}/git/refs",
         Some(("contents", Level::Write)),
     ),
+    // GraphQL documents, named by their operation (GitHub's GraphQL reference: a commit
+    // through `createCommitOnBranch` needs `contents: write`; reading history, `read`).
     (
-        "PATCH /repos/{owner}/{repo}/git/refs/{ref}",
+        "POST /graphql RecordsCommit",
         Some(("contents", Level::Write)),
+    ),
+    (
+        "POST /graphql RecordsLanded",
+        Some(("contents", Level::Read)),
     ),
     (
         "DELETE /repos/{owner}/{repo}/git/refs/{ref}",
@@ -161,9 +167,12 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// Every route template a call is made under: the string literals `"METHOD /path"` in src/.
+/// Every route template a call is made under: the string literals `"METHOD /path"` in src/,
+/// and `"POST /graphql Operation"` for a GraphQL document.
 fn called_routes() -> BTreeSet<String> {
-    let pattern = regex::Regex::new(r#""((?:GET|POST|PATCH|PUT|DELETE) /[^"\s]*)""#).unwrap();
+    let pattern =
+        regex::Regex::new(r#""((?:GET|POST|PATCH|PUT|DELETE) /[^"\s]*(?: [A-Z][A-Za-z]+)?)""#)
+            .unwrap();
     let mut files = Vec::new();
     rust_files(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
@@ -313,6 +322,10 @@ fn every_called_route_is_a_documented_one() {
         called.len() > 20,
         "the route scan found the calls: {called:?}"
     );
-    let undocumented: Vec<_> = called.difference(&documented).collect();
+    // GraphQL documents are checked against GitHub's GraphQL schema by the fake instead.
+    let undocumented: Vec<_> = called
+        .difference(&documented)
+        .filter(|r| !r.starts_with("POST /graphql "))
+        .collect();
     assert!(undocumented.is_empty(), "{undocumented:#?}");
 }

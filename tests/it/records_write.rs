@@ -12,6 +12,8 @@ use support::fake::FakeGitHub;
 
 const REPO: &str = "octo/widgets";
 const BRANCH: &str = "auditloop-records";
+/// The records commit on an existing branch, as the fake records it.
+const COMMIT: &str = "/graphql/createCommitOnBranch";
 
 fn repo() -> RepoName {
     RepoName::new(REPO).unwrap()
@@ -264,13 +266,20 @@ async fn twenty_concurrent_writers_all_land_once_in_one_linear_history() {
     let log = gh.branch_log(REPO, BRANCH);
     assert_eq!(log.len(), 20);
     assert!(log.iter().all(|m| m.ends_with(" [skip ci]")), "{log:?}");
+    // Each commit after the first names the attempt that made it, once.
+    let messages = gh.branch_messages(REPO, BRANCH);
+    let nonces: std::collections::BTreeSet<&str> = messages[..19]
+        .iter()
+        .map(|m| m.lines().last().unwrap().strip_prefix("Auditloop-Write: ").unwrap())
+        .collect();
+    assert_eq!(nonces.len(), 19, "{messages:#?}");
 }
 
 #[tokio::test]
 async fn a_lost_answer_to_a_landed_update_is_not_applied_twice() {
     let gh = FakeGitHub::start().await;
     gh.commit_files(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
-    gh.lose_next_answer("PATCH", "/git/refs/heads/");
+    gh.lose_next_answer("POST", COMMIT);
     let out = write(&gh, "b", |s| Ok(bump(s, "b"))).await;
     assert!(
         matches!(out, CommitOutcome::Committed { attempts: 1, .. }),
@@ -278,7 +287,7 @@ async fn a_lost_answer_to_a_landed_update_is_not_applied_twice() {
     );
     assert_eq!(gh.branch_files(REPO, BRANCH)["log.txt"], "a\nb\n");
     assert_eq!(
-        count(&gh, "PATCH", "/git/refs/"),
+        count(&gh, "POST", COMMIT),
         1,
         "an update is never blindly repeated"
     );
@@ -296,7 +305,11 @@ async fn a_lost_answer_to_a_landed_update_built_upon_is_recognised() {
     );
     assert_eq!(gh.branch_log(REPO, BRANCH), ["c", "b [skip ci]", "a"]);
     assert_eq!(gh.branch_files(REPO, BRANCH)["log.txt"], "a\nb\n");
-    assert_eq!(count(&gh, "GET", "/compare/"), 1);
+    assert_eq!(
+        count(&gh, "POST", "/graphql/repository"),
+        1,
+        "one look at the history"
+    );
 }
 
 #[tokio::test]
@@ -315,7 +328,7 @@ async fn a_lost_answer_to_a_landed_creation_is_recognised() {
 async fn an_update_github_did_not_carry_out_is_applied_again() {
     let gh = FakeGitHub::start().await;
     gh.commit_files(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
-    gh.fail_next("PATCH", "/git/refs/heads/", 502, &[]);
+    gh.fail_next("POST", COMMIT, 502, &[]);
     let out = write(&gh, "b", |s| Ok(bump(s, "b"))).await;
     assert!(
         matches!(out, CommitOutcome::Committed { attempts: 2, .. }),
@@ -328,7 +341,7 @@ async fn an_update_github_did_not_carry_out_is_applied_again() {
 async fn a_refused_update_other_than_a_conflict_is_an_error() {
     let gh = FakeGitHub::start().await;
     gh.commit_files(REPO, BRANCH, &[("counter", "1")], "a");
-    gh.fail_next("PATCH", "/git/refs/heads/", 409, &[]);
+    gh.fail_next("POST", COMMIT, 409, &[]);
     let api = gh.installation_api("d-409").await;
     let got = commit_change(&api, &repo(), BRANCH, "b", all, |s| {
         Ok::<_, String>(bump(s, "b"))
@@ -351,6 +364,6 @@ async fn a_branch_that_keeps_moving_gives_up_after_the_bound() {
     })
     .await;
     assert_eq!(got.err().and_then(|e| e.status()), Some(422));
-    assert_eq!(count(&gh, "PATCH", "/git/refs/"), MAX_ATTEMPTS as usize);
+    assert_eq!(count(&gh, "POST", COMMIT), MAX_ATTEMPTS as usize);
     assert!(!gh.branch_files(REPO, BRANCH).contains_key("log.txt"));
 }

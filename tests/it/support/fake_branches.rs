@@ -49,8 +49,8 @@ impl FakeGitHub {
         message: &str,
     ) {
         self.state().lost_answers.push(LostAnswer {
-            method: "PATCH",
-            path_contains: format!("/git/refs/heads/{branch}"),
+            method: "POST",
+            path_contains: "/graphql/createCommitOnBranch".to_owned(),
             then: Some(RefMove {
                 repo: repo.to_owned(),
                 branch: branch.to_owned(),
@@ -86,8 +86,17 @@ impl FakeGitHub {
             .collect()
     }
 
-    /// Commit messages on `branch`, newest first. Panics on a merge: history must be linear.
+    /// The first line of each commit message on `branch`, newest first (what a one-line log
+    /// shows). Panics on a merge: history must be linear.
     pub fn branch_log(&self, repo: &str, branch: &str) -> Vec<String> {
+        self.branch_messages(repo, branch)
+            .iter()
+            .map(|m| m.lines().next().unwrap_or_default().to_owned())
+            .collect()
+    }
+
+    /// Whole commit messages on `branch`, newest first. Panics on a merge.
+    pub fn branch_messages(&self, repo: &str, branch: &str) -> Vec<String> {
         let mut next = self.branch_head(repo, branch);
         let state = self.state();
         let mut log = Vec::new();

@@ -519,6 +519,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
             .violations
             .push(format!("{unanswered} deliveries never got a 2xx"));
     }
+    let served = invariants::served(&fake.log.lock().unwrap());
     let outcomes = [
         records.linear,
         records.chains,
@@ -529,6 +530,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         panics,
         rss,
         answered,
+        served,
     ];
 
     let log = fake.log.lock().unwrap();

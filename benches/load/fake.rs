@@ -1,7 +1,8 @@
-//! A fast, in-memory fake of the GitHub REST routes auditloop calls, on axum, with a fixed
-//! latency added to every answer. It keeps git objects, refs (with `ETags`), pull requests,
-//! check runs, comments and reactions, and logs every call: its delivery, route, bytes
-//! received, and when it arrived and was answered.
+//! A fast, in-memory fake of the GitHub REST routes auditloop calls (and the GraphQL
+//! documents of `fake_graphql.rs`), on axum, with a fixed latency added to every answer. It
+//! keeps git objects, refs (with `ETags`), pull requests, check runs, comments and
+//! reactions, and logs every call: its delivery, route, bytes received, and when it arrived
+//! and was answered.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,13 +33,21 @@ pub struct Call {
     pub status: u16,
     /// The fault injected into this call, if any (`faults::Fault::name`).
     pub fault: Option<&'static str>,
+    /// No route of the fake knows the call (or its GraphQL document): a problem of the run.
+    pub unserved: bool,
 }
+
+/// Marks an answer given because no route knew the call.
+#[derive(Debug, Clone, Copy)]
+pub struct Unserved;
 
 #[derive(Default)]
 pub struct Git {
     pub blobs: HashMap<String, Arc<str>>,
     pub trees: HashMap<String, Arc<BTreeMap<String, String>>>,
     pub commits: HashMap<String, (String, Vec<String>)>,
+    /// Each commit's message, as `RecordsLanded` lists it.
+    pub messages: HashMap<String, String>,
     pub refs: HashMap<String, String>,
     /// Every move of a branch (`heads/...`): its name, where it was and where it went.
     pub moves: Vec<(String, Option<String>, String)>,
@@ -55,6 +64,8 @@ pub struct Data {
     /// Issues opened (by `file` dispositions), by repository, oldest first.
     pub issues: HashMap<String, Vec<Value>>,
     pub tokens: u32,
+    /// GraphQL calls served, each costing one point of the rate limit.
+    pub graphql_points: u64,
     next_id: u64,
 }
 
@@ -77,7 +88,7 @@ impl Git {
         sha
     }
 
-    fn put_tree(&mut self, tree: BTreeMap<String, String>) -> String {
+    pub fn put_tree(&mut self, tree: BTreeMap<String, String>) -> String {
         let mut h = Sha256::new();
         for (p, s) in &tree {
             h.update(p.as_bytes());
@@ -90,9 +101,10 @@ impl Git {
         sha
     }
 
-    fn put_commit(&mut self, tree: &str, parents: Vec<String>, message: &str) -> String {
+    pub fn put_commit(&mut self, tree: &str, parents: Vec<String>, message: &str) -> String {
         let sha = sha_of("commit", &format!("{tree}{parents:?}{message}"));
         self.commits.insert(sha.clone(), (tree.to_owned(), parents));
+        self.messages.insert(sha.clone(), message.to_owned());
         sha
     }
 
@@ -206,6 +218,18 @@ pub fn not_found() -> Response {
     reply(404, &json!({"message": "Not Found"}))
 }
 
+/// `answer`, marked as given to a call no route knew.
+pub fn unserved(mut answer: Response) -> Response {
+    answer.extensions_mut().insert(Unserved);
+    answer
+}
+
+/// Whether a logged route only reads (a GraphQL query is a `POST`).
+pub fn reads(route: &str) -> bool {
+    route.starts_with("GET")
+        || route.strip_prefix("POST /graphql ") == Some(crate::fake_graphql::LANDED)
+}
+
 pub async fn handle(
     State(fake): State<Arc<Fake>>,
     method: Method,
@@ -215,20 +239,32 @@ pub async fn handle(
 ) -> Response {
     let started = Instant::now();
     let path = uri.path().to_owned();
-    let fault = fake.faults.pick(method.as_str(), &path);
-    let answer = if let Some(instead) = fault.and_then(Fault::instead) {
+    let graphql = (method == Method::POST && path == "/graphql")
+        .then(|| serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null));
+    let operation = graphql
+        .as_ref()
+        .and_then(crate::fake_graphql::operation)
+        .map(|(_, name)| name);
+    let fault = fake.faults.pick(method.as_str(), &path, operation);
+    // A GraphQL commit's conflict is someone else's commit landing first, not a canned answer.
+    let someone_first = graphql.is_some() && fault == Some(Fault::Conflict);
+    let answer = if let Some(instead) = fault.filter(|_| !someone_first).and_then(Fault::instead) {
         instead
     } else {
         let mut data = fake.data.lock().unwrap();
-        route(
-            &mut data,
-            &method,
-            &path,
-            uri.query().unwrap_or(""),
-            &headers,
-            &body,
-        )
+        match &graphql {
+            Some(request) => crate::fake_graphql::serve(&mut data, request, someone_first),
+            None => route(
+                &mut data,
+                &method,
+                &path,
+                uri.query().unwrap_or(""),
+                &headers,
+                &body,
+            ),
+        }
     };
+    let unserved = answer.extensions().get::<Unserved>().is_some();
     let answer = match fault {
         Some(f) => f.after(answer),
         None => answer,
@@ -242,7 +278,10 @@ pub async fn handle(
             .get("x-github-delivery")
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned),
-        route: fold(method.as_str(), &path),
+        route: graphql.as_ref().map_or_else(
+            || fold(method.as_str(), &path),
+            crate::fake_graphql::route_of,
+        ),
         bytes: method.as_str().len() + uri.to_string().len() + body.len(),
         started,
         answered: Instant::now(),
@@ -253,6 +292,7 @@ pub async fn handle(
             answer.status().as_u16()
         },
         fault: fault.map(Fault::name),
+        unserved,
     };
     fake.log.lock().unwrap().push(call);
     answer
@@ -285,7 +325,7 @@ fn route(
             let repo = format!("{owner}/{name}");
             repo_route(data, &repo, m, rest, query, headers, &body)
         }
-        _ => crate::fake_sweep::route(data, m, &segs).unwrap_or_else(not_found),
+        _ => crate::fake_sweep::route(data, m, &segs).unwrap_or_else(|| unserved(not_found())),
     }
 }
 
@@ -429,7 +469,8 @@ fn repo_route(
             };
             reply(200, &json!({"status": status}))
         }
-        _ => crate::fake_sweep::repo_route(data, repo, m, rest, body).unwrap_or_else(not_found),
+        _ => crate::fake_sweep::repo_route(data, repo, m, rest, body)
+            .unwrap_or_else(|| unserved(not_found())),
     }
 }
 
@@ -562,6 +603,6 @@ fn git_route(
             Some(_) => StatusCode::NO_CONTENT.into_response(),
             None => reply(422, &json!({"message": "Reference does not exist"})),
         },
-        _ => not_found(),
+        _ => unserved(not_found()),
     }
 }

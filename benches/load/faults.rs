@@ -3,11 +3,13 @@
 //! - a lost answer: the effect applied, then the connection dropped in the middle of the
 //!   answer (the client sees a transport error, as after a timeout);
 //! - a ref-update conflict: 422 "Update is not a fast forward", the answer GitHub gives a
-//!   non-forced update whose base moved;
+//!   non-forced update whose base moved; for the GraphQL `RecordsCommit`, someone else's
+//!   commit lands on the branch first, so the mutation answers `STALE_DATA`;
 //! - a secondary rate limit: 403 with `retry-after` and GitHub's message (nothing done).
 //!
-//! Rates follow the soak of issue 22 by default; only `/repos/...` routes are faulted (the
-//! App's own routes and tokens stay up).
+//! Rates follow the soak of issue 22 by default; only `/repos/...` routes and the GraphQL
+//! documents the fake serves are faulted (the App's own routes and tokens stay up).
+//! `RecordsCommit` moves a ref, so it is faulted as a ref update.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -20,14 +22,15 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 use crate::fake::reply;
+use crate::fake_graphql::{COMMIT, LANDED};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rates {
     pub before: f64,
     pub after: f64,
-    /// Of ref writes (updates and creates, claims included).
+    /// Of ref writes (updates and creates, claims included, and GraphQL commits).
     pub lost: f64,
-    /// Of ref updates.
+    /// Of ref updates (GraphQL commits included).
     pub conflict: f64,
     pub rate_limit: f64,
 }
@@ -79,14 +82,18 @@ impl Faults {
         self.on.store(on, Ordering::SeqCst);
     }
 
-    pub fn pick(&self, method: &str, path: &str) -> Option<Fault> {
-        if !self.on.load(Ordering::SeqCst) || !path.starts_with("/repos/") {
+    /// `operation`: the GraphQL operation of a `POST /graphql`.
+    pub fn pick(&self, method: &str, path: &str, operation: Option<&str>) -> Option<Fault> {
+        let graphql = matches!(operation, Some(COMMIT | LANDED));
+        if !self.on.load(Ordering::SeqCst) || !(path.starts_with("/repos/") || graphql) {
             return None;
         }
         let rates = *self.rates.lock().unwrap();
         let mut rng = self.rng.lock().unwrap();
-        let ref_write = path.contains("/git/refs") && matches!(method, "PATCH" | "POST");
-        if method == "PATCH" && path.contains("/git/refs/") && rng.gen_bool(rates.conflict) {
+        let commit = operation == Some(COMMIT);
+        let ref_write = commit || path.contains("/git/refs") && matches!(method, "PATCH" | "POST");
+        let ref_update = commit || method == "PATCH" && path.contains("/git/refs/");
+        if ref_update && rng.gen_bool(rates.conflict) {
             return Some(Fault::Conflict);
         }
         if ref_write && rng.gen_bool(rates.lost) {
@@ -111,7 +118,7 @@ impl Fault {
             Fault::Before502 => "502 before the effect",
             Fault::After502 => "502 after the effect",
             Fault::Lost => "answer lost after the effect",
-            Fault::Conflict => "ref update conflict (422)",
+            Fault::Conflict => "ref update conflict (422, or STALE_DATA)",
             Fault::RateLimited => "secondary rate limit (403)",
         }
     }

@@ -7,7 +7,8 @@
 //!   and no `+1`;
 //! - one reply per delivery marker;
 //! - the views of each PR's current head show its record (reconcile converges them), and
-//!   the record is bound to that head.
+//!   the record is bound to that head;
+//! - every call to GitHub was one the fake serves (a route or GraphQL document it knows).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -18,7 +19,7 @@ use auditloop::engine::views::{body_stamp, sections, splice, SpliceOutcome, View
 use auditloop::ids::RepoName;
 
 use crate::chaos_plan::Kind;
-use crate::fake::{Data, Git};
+use crate::fake::{Call, Data, Git};
 use crate::payloads::BRANCH;
 
 /// One invariant: what was looked at, and what broke it.
@@ -451,6 +452,20 @@ pub fn panics(logs: &[std::path::PathBuf]) -> Outcome {
                 line.chars().take(200).collect::<String>()
             ));
         }
+    }
+    o
+}
+
+/// Every call the fake logged was one it knows.
+pub fn served(log: &[Call]) -> Outcome {
+    let mut o = Outcome::new("every GitHub call one the fake serves");
+    o.checked = log.len();
+    let mut by_route: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in log.iter().filter(|c| c.unserved) {
+        *by_route.entry(c.route.as_str()).or_default() += 1;
+    }
+    for (route, n) in by_route {
+        o.violations.push(format!("{route}: {n} call(s)"));
     }
     o
 }

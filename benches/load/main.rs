@@ -5,7 +5,9 @@
 //!                             [--mix report,status] [--scale 10000]
 //!                             [--replicas 1] [--spread turns|random]
 //! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
+//! cargo bench --bench load -- --self-test
 //!
+//! Every run first checks the fake's GraphQL (`fake_graphql_check.rs`); `--self-test` stops there.
 //! Each PR is opened and given a record first (unmeasured, no latency); then in each round
 //! every PR receives one command of the mix at the same moment. Printed: deliveries per
 //! second, handling latency p50/p95/p99, GitHub calls per command kind by route, the
@@ -20,6 +22,8 @@
 mod chaos;
 mod chaos_plan;
 mod fake;
+mod fake_graphql;
+mod fake_graphql_check;
 mod fake_sweep;
 mod faults;
 mod invariants;
@@ -47,6 +51,7 @@ struct Args {
     replicas: usize,
     spread: Spread,
     chaos: Option<chaos::Options>,
+    self_test: bool,
 }
 
 fn args() -> Args {
@@ -60,6 +65,7 @@ fn args() -> Args {
         replicas: 1,
         spread: Spread::Turns,
         chaos: None,
+        self_test: false,
     };
     let mut chaos = chaos::Options::default();
     let mut latency_set = false;
@@ -95,6 +101,7 @@ fn args() -> Args {
                 }
             }
             "--chaos" => a.chaos = Some(chaos::Options::default()),
+            "--self-test" => a.self_test = true,
             other => {
                 // `cargo bench` passes --bench; the chaos flags are read by chaos.rs.
                 if let Some(v) = chaos.flag(other, &mut value) {
@@ -175,6 +182,19 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// The calls no route of the fake knew, by route: `none`, or each route with its count.
+fn unserved(log: &[Call]) -> String {
+    let mut by_route: BTreeMap<&str, u64> = BTreeMap::new();
+    for c in log.iter().filter(|c| c.unserved) {
+        *by_route.entry(c.route.as_str()).or_default() += 1;
+    }
+    if by_route.is_empty() {
+        "none".to_owned()
+    } else {
+        format!("PROBLEM: {by_route:?}")
+    }
 }
 
 /// The calls of each delivery, by delivery id.
@@ -356,6 +376,10 @@ async fn load(a: &Args) {
         ms(*latencies.last().unwrap_or(&Duration::ZERO))
     );
     println!("| installation token requests (whole run) | {tokens} |");
+    println!(
+        "| calls the fake does not serve (whole run) | {} |",
+        unserved(&log)
+    );
     for i in 0..cluster.len() {
         println!(
             "| server {i} RSS idle / after setup / peak | {:.1} / {:.1} / {:.1} MiB |",
@@ -383,7 +407,7 @@ async fn load(a: &Args) {
         let total: usize = routes.values().sum();
         let writes: usize = routes
             .iter()
-            .filter(|(r, _)| !r.starts_with("GET"))
+            .filter(|(r, _)| !fake::reads(r))
             .map(|(_, c)| c)
             .sum();
         println!("\n### `{kind}`: {:.2} calls, {:.2} writes per command; longest dependent chain {} (median {})\n",
@@ -472,7 +496,11 @@ async fn scale(a: &Args) {
             let bytes: usize = of.iter().map(|c| c.bytes).sum();
             let tree: usize = of
                 .iter()
-                .filter(|c| c.route.ends_with("git/trees"))
+                .filter(|c| {
+                    c.route.ends_with("git/trees")
+                        || c.route
+                            .ends_with(&format!("graphql {}", fake_graphql::COMMIT))
+                })
                 .map(|c| c.bytes)
                 .sum();
             rows.push((
@@ -490,7 +518,7 @@ async fn scale(a: &Args) {
         "\n## Scale: a report with 1 record vs {} on the records branch (no latency)\n",
         a.scale
     );
-    println!("| records | report | calls | bytes sent | of which the new tree | sequential |\n| --- | --- | --- | --- | --- | --- |");
+    println!("| records | report | calls | bytes sent | of which the new tree (or GraphQL commit) | sequential |\n| --- | --- | --- | --- | --- | --- |");
     for (_, records, round, calls, bytes, tree, seq) in rows {
         let which = if round == 0 {
             "first after the branch moved"
@@ -508,6 +536,19 @@ fn main() {
         .build()
         .expect("runtime");
     let failed = rt.block_on(async {
+        match fake_graphql_check::run().await {
+            Ok(checks) => println!("fake GraphQL self-test: {checks} checks held"),
+            Err(failed) => {
+                println!("fake GraphQL self-test FAILED:");
+                for f in failed {
+                    println!("- {f}");
+                }
+                return true;
+            }
+        }
+        if a.self_test {
+            return false;
+        }
         if let Some(options) = &a.chaos {
             return chaos::run_seeds(options).await;
         }

@@ -1,0 +1,430 @@
+//! A self-test of the fake's GraphQL, run before every load or chaos run (`--self-test`
+//! runs it alone): the answers the app's documents get, exactly as specified, and that a
+//! GraphQL commit leaves the objects, moves and faults a REST commit does. It calls the
+//! fake's handler directly, with no server and no latency.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, Uri};
+use base64::Engine;
+use serde_json::{json, Value};
+
+use crate::fake::{self, Fake};
+use crate::fake_graphql::{COMMIT, LANDED};
+use crate::faults::{Fault, Rates};
+use crate::invariants;
+use crate::payloads::BRANCH;
+
+const REPO: &str = "octo-org/hello";
+
+const COMMIT_DOC: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!) {
+  createCommitOnBranch(input: $input) {
+    commit {
+      oid
+      tree {
+        oid
+      }
+    }
+  }
+}";
+
+const LANDED_DOC: &str =
+    "query RecordsLanded($owner: String!, $name: String!, $ref: String!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    ref(qualifiedName: $ref) {
+      target {
+        oid
+        ... on Commit {
+          history(first: 50, after: $after) {
+            pageInfo {
+              hasNextPage
+              endCursor
+            }
+            nodes {
+              oid
+              message
+              tree {
+                oid
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  rateLimit {
+    cost
+    remaining
+  }
+}";
+
+struct Check {
+    fake: Arc<Fake>,
+    checks: usize,
+    failed: Vec<String>,
+    /// The `retry-after` of the last answer.
+    retry_after: std::sync::Mutex<Option<String>>,
+}
+
+/// One answer: status and body (`Null` when the body broke off or is not JSON).
+type Answer = (u16, Value);
+
+fn nonce(index: &str) -> String {
+    format!("Auditloop-Write: {:032x}", index.len())
+}
+
+impl Check {
+    fn expect(&mut self, ok: bool, what: impl FnOnce() -> String) {
+        self.checks += 1;
+        if !ok {
+            self.failed.push(what());
+        }
+    }
+
+    fn equal(&mut self, what: &str, got: &Value, want: &Value) {
+        let short = |v: &Value| v.to_string().chars().take(400).collect::<String>();
+        self.expect(got == want, || {
+            format!("{what}: got {}, want {}", short(got), short(want))
+        });
+    }
+
+    async fn call(&self, method: Method, path: &str, body: &Value) -> Answer {
+        let r = fake::handle(
+            State(self.fake.clone()),
+            method,
+            Uri::try_from(path).expect("a path"),
+            HeaderMap::new(),
+            Bytes::from(body.to_string()),
+        )
+        .await;
+        let status = r.status().as_u16();
+        *self.retry_after.lock().unwrap() = r
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = axum::body::to_bytes(r.into_body(), usize::MAX).await;
+        let value = bytes
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
+        (status, value)
+    }
+
+    async fn commit(&self, branch: &str, expected: &str, index: &str) -> Answer {
+        let contents = base64::engine::general_purpose::STANDARD.encode(index);
+        let input = json!({
+            "branch": {"repositoryNameWithOwner": REPO, "branchName": branch},
+            "expectedHeadOid": expected,
+            "message": {"headline": "AUD-1: report run 1 [skip ci]", "body": nonce(index)},
+            "fileChanges": {"additions": [{"path": "index.json", "contents": contents}]}});
+        let body = json!({"query": COMMIT_DOC, "variables": {"input": input}});
+        self.call(Method::POST, "/graphql", &body).await
+    }
+
+    async fn landed(&self, owner: &str, after: Option<&str>) -> Answer {
+        let vars = json!({"owner": owner, "name": "hello", "ref": format!("refs/{BRANCH}"), "after": after});
+        let body = json!({"query": LANDED_DOC, "variables": vars});
+        self.call(Method::POST, "/graphql", &body).await
+    }
+
+    fn head(&self) -> String {
+        let data = self.fake.data.lock().unwrap();
+        data.git[REPO].refs[BRANCH].clone()
+    }
+
+    fn last_call(&self) -> fake::Call {
+        self.fake
+            .log
+            .lock()
+            .unwrap()
+            .last()
+            .cloned()
+            .expect("a call")
+    }
+
+    /// The branch's first REST commit: tree, commit, `POST git/refs`.
+    async fn create_branch(&self) -> String {
+        let git = format!("/repos/{REPO}/git");
+        let tree = json!({"tree": [{"path": "index.json", "mode": "100644", "type": "blob", "content": "{\"next\": 1}\n"}]});
+        let (_, tree) = self
+            .call(Method::POST, &format!("{git}/trees"), &tree)
+            .await;
+        let commit =
+            json!({"tree": tree["sha"], "parents": [], "message": "AUD-1: created [skip ci]"});
+        let (_, commit) = self
+            .call(Method::POST, &format!("{git}/commits"), &commit)
+            .await;
+        let r = json!({"ref": format!("refs/{BRANCH}"), "sha": commit["sha"]});
+        self.call(Method::POST, &format!("{git}/refs"), &r).await;
+        commit["sha"].as_str().unwrap_or_default().to_owned()
+    }
+}
+
+fn stale(expected: &str) -> Value {
+    json!({"data": {"createCommitOnBranch": null}, "errors": [{"type": "STALE_DATA", "path": ["createCommitOnBranch"],
+        "locations": [{"line": 2, "column": 3}],
+        "message": format!("Expected branch to point to \"{expected}\" but it did not.  Pull and try again.")}]})
+}
+
+/// Runs the self-test; the checks that failed, or how many held.
+pub async fn run() -> Result<usize, Vec<String>> {
+    let mut c = Check {
+        fake: Fake::new(Duration::ZERO),
+        checks: 0,
+        failed: Vec::new(),
+        retry_after: std::sync::Mutex::new(None),
+    };
+    let root = c.create_branch().await;
+    success(&mut c, &root).await;
+    refusals(&mut c, &root).await;
+    paging(&mut c).await;
+    faults(&mut c).await;
+    let (_, unknown) = c
+        .call(
+            Method::POST,
+            "/graphql",
+            &json!({"query": "query Viewer { viewer { login } }"}),
+        )
+        .await;
+    c.expect(unknown["errors"][0]["message"].is_string(), || {
+        format!("an unknown document: {unknown}")
+    });
+    c.expect(c.last_call().unserved, || {
+        "an unknown document is not marked unserved".into()
+    });
+    let data = c.fake.data.lock().unwrap();
+    let records = invariants::records(&data, REPO);
+    let log = c.fake.log.lock().unwrap();
+    let served = invariants::served(&log);
+    let mut failed = std::mem::take(&mut c.failed);
+    for o in [records.linear, records.chains] {
+        failed.extend(o.violations.iter().map(|v| format!("{}: {v}", o.name)));
+    }
+    let want = vec!["POST /graphql Viewer: 1 call(s)".to_owned()];
+    if served.violations != want {
+        failed.push(format!("unserved calls: {:?}", served.violations));
+    }
+    if failed.is_empty() {
+        Ok(c.checks)
+    } else {
+        Err(failed)
+    }
+}
+
+async fn success(c: &mut Check, root: &str) {
+    let (status, answer) = c.commit("auditloop-records", root, "{\"next\": 2}\n").await;
+    let head = c.head();
+    let data = c.fake.data.lock().unwrap();
+    let git = &data.git[REPO];
+    let tree = git
+        .commits
+        .get(&head)
+        .map(|(t, _)| t.clone())
+        .unwrap_or_default();
+    let want =
+        json!({"data": {"createCommitOnBranch": {"commit": {"oid": head, "tree": {"oid": tree}}}}});
+    let parents = git.commits.get(&head).map(|(_, p)| p.clone());
+    let message = git.messages.get(&head).cloned().unwrap_or_default();
+    drop(data);
+    c.equal(
+        "RecordsCommit answer",
+        &json!([status, answer]),
+        &json!([200, want]),
+    );
+    c.expect(parents == Some(vec![root.to_owned()]), || {
+        format!("the commit's parents are {parents:?}, not [{root}]")
+    });
+    c.expect(
+        message
+            == format!(
+                "AUD-1: report run 1 [skip ci]\n\n{}",
+                nonce("{\"next\": 2}\n")
+            ),
+        || format!("message {message:?}"),
+    );
+    let file = c.fake.data.lock().unwrap().git[REPO].file(BRANCH, "index.json");
+    c.expect(file.as_deref() == Some("{\"next\": 2}\n"), || {
+        format!("index.json at the head: {file:?}")
+    });
+    let route = c.last_call().route;
+    c.expect(route == format!("POST /graphql {COMMIT}"), || {
+        format!("logged as {route}")
+    });
+}
+
+async fn refusals(c: &mut Check, root: &str) {
+    let head = c.head();
+    let (status, answer) = c.commit("auditloop-records", root, "{\"next\": 9}\n").await;
+    c.equal(
+        "STALE_DATA answer",
+        &json!([status, answer]),
+        &json!([200, stale(root)]),
+    );
+    c.expect(c.head() == head, || {
+        "a stale commit moved the branch".into()
+    });
+    let (_, answer) = c.commit("nope", &head, "{\"next\": 9}\n").await;
+    let want = json!({"data": {"createCommitOnBranch": null}, "errors": [{"type": "NOT_FOUND",
+        "path": ["createCommitOnBranch"], "message": "Could not resolve to a Ref named \"refs/heads/nope\"."}]});
+    c.equal("NOT_FOUND answer", &answer, &want);
+    let (_, answer) = c.landed("nobody", None).await;
+    c.equal(
+        "RecordsLanded on no repository",
+        &answer["data"]["repository"],
+        &Value::Null,
+    );
+    c.equal(
+        "its error",
+        &answer["errors"][0]["type"],
+        &json!("NOT_FOUND"),
+    );
+}
+
+/// 61 more commits, then the branch read back in pages of 50.
+async fn paging(c: &mut Check) {
+    for n in 3..64 {
+        let head = c.head();
+        c.commit("auditloop-records", &head, &format!("{{\"next\": {n}}}\n"))
+            .await;
+    }
+    let mut chain = Vec::new();
+    {
+        let data = c.fake.data.lock().unwrap();
+        let git = &data.git[REPO];
+        let mut at = git.refs.get(BRANCH).cloned();
+        while let Some(oid) = at {
+            let (tree, parents) = &git.commits[&oid];
+            chain.push(json!({"oid": oid, "message": git.messages[&oid], "tree": {"oid": tree}}));
+            at = parents.first().cloned();
+        }
+    }
+    c.expect(chain.len() == 63, || {
+        format!("{} commits on the branch", chain.len())
+    });
+    let (_, first) = c.landed("octo-org", None).await;
+    let history = &first["data"]["repository"]["ref"]["target"]["history"];
+    c.equal(
+        "target",
+        &first["data"]["repository"]["ref"]["target"]["oid"],
+        &chain[0]["oid"],
+    );
+    c.equal("page 1", &history["nodes"], &json!(chain[..50]));
+    c.equal(
+        "page 1 has a next",
+        &history["pageInfo"]["hasNextPage"],
+        &json!(true),
+    );
+    c.equal(
+        "rate limit cost",
+        &first["data"]["rateLimit"]["cost"],
+        &json!(1),
+    );
+    c.expect(
+        first["data"]["rateLimit"]["remaining"]
+            .as_u64()
+            .is_some_and(|r| r < 5000),
+        || format!("rate limit {}", first["data"]["rateLimit"]),
+    );
+    let cursor = history["pageInfo"]["endCursor"]
+        .as_str()
+        .unwrap_or_default();
+    let (_, second) = c.landed("octo-org", Some(cursor)).await;
+    let history = &second["data"]["repository"]["ref"]["target"]["history"];
+    c.equal("page 2", &history["nodes"], &json!(chain[50..]));
+    c.equal(
+        "page 2 is the last",
+        &history["pageInfo"]["hasNextPage"],
+        &json!(false),
+    );
+    let route = c.last_call().route;
+    c.expect(route == format!("POST /graphql {LANDED}"), || {
+        format!("logged as {route}")
+    });
+    c.expect(
+        !fake::reads(&format!("POST /graphql {COMMIT}")) && fake::reads(&route),
+        || "RecordsLanded not counted as a read".into(),
+    );
+}
+
+/// Each fault, alone and certain, on one `RecordsCommit`.
+async fn faults(c: &mut Check) {
+    let zero = Rates {
+        before: 0.0,
+        after: 0.0,
+        lost: 0.0,
+        conflict: 0.0,
+        rate_limit: 0.0,
+    };
+    c.fake.faults.set(true);
+    for (fault, rates, want_moves) in [
+        (
+            Fault::Before502,
+            Rates {
+                before: 1.0,
+                ..zero
+            },
+            0,
+        ),
+        (Fault::After502, Rates { after: 1.0, ..zero }, 1),
+        (Fault::Lost, Rates { lost: 1.0, ..zero }, 1),
+        (
+            Fault::Conflict,
+            Rates {
+                conflict: 1.0,
+                ..zero
+            },
+            1,
+        ),
+        (
+            Fault::RateLimited,
+            Rates {
+                rate_limit: 1.0,
+                ..zero
+            },
+            0,
+        ),
+    ] {
+        c.fake.faults.configure(rates, 1);
+        let head = c.head();
+        let moves = || c.fake.data.lock().unwrap().git[REPO].moves.len();
+        let before = moves();
+        let (status, answer) = c
+            .commit("auditloop-records", &head, "{\"next\": 70}\n")
+            .await;
+        let moved = moves() - before;
+        let call = c.last_call();
+        let (want_status, logged) = match fault {
+            Fault::Before502 | Fault::After502 => (502, 502),
+            Fault::Lost => (200, 0),
+            Fault::Conflict => (200, 200),
+            Fault::RateLimited => (403, 403),
+        };
+        let name = fault.name();
+        c.expect(
+            call.fault == Some(name) && call.status == logged && status == want_status,
+            || {
+                format!(
+                    "{name}: answered {status}, logged {} with {:?}",
+                    call.status, call.fault
+                )
+            },
+        );
+        c.expect(moved == want_moves, || {
+            format!("{name}: the branch moved {moved} time(s)")
+        });
+        if fault == Fault::Conflict {
+            c.equal("conflict answer", &answer, &stale(&head));
+        }
+        if fault == Fault::RateLimited {
+            let retry = c.retry_after.lock().unwrap().clone();
+            c.expect(retry.as_deref() == Some("1"), || {
+                format!("retry-after {retry:?}")
+            });
+        }
+    }
+    c.fake.faults.set(false);
+}

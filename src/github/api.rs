@@ -116,7 +116,7 @@ pub struct Api {
     delivery: Option<DeliveryId>,
     metrics: Metrics,
     retry: RetryPolicy,
-    endpoint: Arc<crate::github::endpoint::Endpoint>,
+    endpoint: Arc<crate::github::endpoint::Target>,
     /// Counts every attempt, when a caller bounds its own calls (the reconcile sweep).
     counter: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
@@ -151,7 +151,7 @@ impl Api {
         delivery: Option<DeliveryId>,
         metrics: Metrics,
         retry: RetryPolicy,
-        endpoint: Arc<crate::github::endpoint::Endpoint>,
+        endpoint: Arc<crate::github::endpoint::Target>,
     ) -> Self {
         Self {
             octo,
@@ -163,12 +163,21 @@ impl Api {
         }
     }
 
-    pub(crate) fn endpoint(&self) -> &crate::github::endpoint::Endpoint {
+    pub(crate) fn graphql_target(&self) -> &crate::github::endpoint::Target {
         &self.endpoint
     }
 
     pub(crate) fn octocrab(&self) -> &Octocrab {
         &self.octo
+    }
+
+    /// This client, sending through `octo` instead (same delivery, metrics, retries).
+    #[must_use]
+    pub(crate) fn through(&self, octo: Arc<Octocrab>) -> Self {
+        Self {
+            octo,
+            ..self.clone()
+        }
     }
 
     /// This client, counting each request it sends into `counter`.

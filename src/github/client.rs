@@ -12,7 +12,7 @@ use secrecy::{ExposeSecret, SecretString};
 use tokio::sync::OnceCell;
 
 use crate::github::api::Api;
-use crate::github::endpoint::Endpoint;
+use crate::github::endpoint::Target;
 use crate::github::error::GitHubError;
 use crate::github::retry::RetryPolicy;
 use crate::ids::DeliveryId;
@@ -44,7 +44,7 @@ pub struct GitHubApp {
     installations: Mutex<HashMap<u64, Arc<OnceCell<Arc<Octocrab>>>>>,
     metrics: Metrics,
     retry: RetryPolicy,
-    graphql: Arc<Endpoint>,
+    graphql: Arc<Target>,
 }
 
 const TOKEN_ROUTE: &str = "POST /app/installations/{installation_id}/access_tokens";
@@ -78,7 +78,7 @@ impl GitHubApp {
             installations: Mutex::new(HashMap::new()),
             metrics,
             retry: settings.retry,
-            graphql: Arc::new(Endpoint::for_api_url(&settings.api_url)),
+            graphql: Arc::new(Target::for_api_url(&settings.api_url)),
         })
     }
 

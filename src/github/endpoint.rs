@@ -1,6 +1,13 @@
 //! Where GitHub's GraphQL endpoint is, derived from the REST base URL so that GitHub
 //! Enterprise Server works.
 
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use octocrab::Octocrab;
+
+use crate::github::error::GitHubError;
+
 /// Where GraphQL documents are sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
@@ -8,8 +15,48 @@ pub enum Endpoint {
     /// octocrab attaches the token.
     Joined(&'static str),
     /// GHES serves GraphQL beside its REST base, not under it (`https://HOST/api/graphql`
-    /// for `https://HOST/api/v3`), so the URL is absolute and the token attached here.
+    /// for `https://HOST/api/v3`). octocrab joins every path under its base, absolute ones
+    /// too, so these go through a client of their own whose base is `https://HOST/api`,
+    /// with the installation token attached by hand.
     Absolute(String),
+}
+
+/// The endpoint, and for GHES the client that reaches it (built on first use).
+#[derive(Debug)]
+pub struct Target {
+    pub endpoint: Endpoint,
+    beside: OnceLock<Arc<Octocrab>>,
+}
+
+impl Target {
+    #[must_use]
+    pub fn for_api_url(api_url: &str) -> Self {
+        Self {
+            endpoint: Endpoint::for_api_url(api_url),
+            beside: OnceLock::new(),
+        }
+    }
+
+    /// The client for an `Absolute` endpoint, and the path to send to it.
+    pub(crate) fn beside(&self, url: &str) -> Result<(Arc<Octocrab>, &'static str), GitHubError> {
+        let base = url.strip_suffix("/graphql").unwrap_or(url);
+        if let Some(client) = self.beside.get() {
+            return Ok((client.clone(), "/graphql"));
+        }
+        let timeout = Some(Duration::from_secs(30));
+        let client = Octocrab::builder()
+            .base_uri(base)
+            .map_err(|e| GitHubError::Setup(format!("bad GitHub GraphQL URL: {e}")))?
+            .set_connect_timeout(timeout)
+            .set_read_timeout(timeout)
+            .set_write_timeout(timeout)
+            .build()
+            .map_err(|e| GitHubError::Setup(e.to_string()))?;
+        Ok((
+            self.beside.get_or_init(|| Arc::new(client)).clone(),
+            "/graphql",
+        ))
+    }
 }
 
 impl Endpoint {

@@ -76,8 +76,8 @@ impl Api {
         idempotent: bool,
     ) -> Result<GraphqlAnswer, GitHubError> {
         let body = json!({"query": query, "variables": variables});
-        let mut call = match self.endpoint() {
-            Endpoint::Joined(path) => Call::post(route, *path, &body),
+        let (api, call) = match &self.graphql_target().endpoint {
+            Endpoint::Joined(path) => (self.clone(), Call::post(route, *path, &body)),
             Endpoint::Absolute(url) => {
                 let token = self.octocrab().installation_token().await.map_err(|e| {
                     GitHubError::Transport {
@@ -85,11 +85,15 @@ impl Api {
                         message: crate::github::api::describe(&e),
                     }
                 })?;
-                Call::post(route, url.clone(), &body).bearer(token)
+                let (client, path) = self.graphql_target().beside(url)?;
+                (
+                    self.through(client),
+                    Call::post(route, path, &body).bearer(token),
+                )
             }
         };
-        call = call.idempotent(idempotent);
-        let r = self.send(call).await?;
+        let call = call.idempotent(idempotent);
+        let r = api.send(call).await?;
         if r.status != 200 {
             return Err(status_error(route, &r));
         }

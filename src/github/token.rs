@@ -9,7 +9,7 @@ use octocrab::Octocrab;
 use secrecy::{ExposeSecret, SecretString};
 
 use crate::github::api::Api;
-use crate::github::endpoint::Endpoint;
+use crate::github::endpoint::Target;
 use crate::github::error::GitHubError;
 use crate::github::retry::RetryPolicy;
 use crate::metrics::Metrics;
@@ -39,6 +39,6 @@ pub fn token_api(
         None,
         Metrics::new(),
         RetryPolicy::default(),
-        Arc::new(Endpoint::for_api_url(api_url)),
+        Arc::new(Target::for_api_url(api_url)),
     ))
 }

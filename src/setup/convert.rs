@@ -82,7 +82,7 @@ pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Register
         None,
         Metrics::new(),
         RetryPolicy::default(),
-        Arc::new(crate::github::endpoint::Endpoint::for_api_url(
+        Arc::new(crate::github::endpoint::Target::for_api_url(
             &choice.api_url,
         )),
     );

@@ -154,6 +154,50 @@ async fn github_enterprise_base_url_is_used_for_every_call() {
     assert_eq!(gh.state().check_runs.len(), 1);
 }
 
+/// GraphQL on GitHub Enterprise Server is at `/api/graphql`, beside the REST base, where
+/// octocrab does not attach the token by itself: a records commit still goes there signed.
+#[tokio::test]
+async fn github_enterprise_records_commits_go_to_its_graphql_endpoint_authenticated() {
+    let gh = FakeGitHub::start_with_prefix("/api/v3").await;
+    gh.add_pull(1, SHA, "Adds replay protection.\n\nCloses #12\n", "alice");
+    gh.set_permission("alice", "write");
+    let app = TestApp::start(&gh).await;
+    let new = "/audit new --goal \"Refuse replays\" --oracle \"A replay has no effect\" --evidence \"CI green\"";
+    let baseline = "/audit baseline --evidence \"CI run 2 green\"";
+    for (id, body) in [("d-ghes-new", new), ("d-ghes-baseline", baseline)] {
+        let payload = support::deliveries::pr_comment(1, "alice", body);
+        let status = app.deliver("issue_comment", id, &payload).await.status();
+        let seen: Vec<String> = gh
+            .requests()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        assert_eq!(status, 200, "{id}: {seen:#?}");
+    }
+    let requests = gh.requests();
+    let commits: Vec<_> = requests
+        .iter()
+        .filter(|r| r.path == "/api/graphql/createCommitOnBranch")
+        .collect();
+    assert_eq!(commits.len(), 1, "the second commit through GraphQL");
+    for req in &requests {
+        assert!(
+            req.path.starts_with("/api/v3/") || req.path.starts_with("/api/graphql/"),
+            "{} {}",
+            req.method,
+            req.path
+        );
+        assert!(
+            req.headers
+                .get("authorization")
+                .is_some_and(|a| a.starts_with("Bearer ")),
+            "authenticated: {}",
+            req.path
+        );
+    }
+    assert_eq!(gh.state().reactions.len(), 2, "both commands carried out");
+}
+
 #[tokio::test]
 async fn every_call_of_a_delivery_carries_its_id() {
     let gh = FakeGitHub::start().await;

@@ -231,7 +231,7 @@ async fn a_redelivered_file_disposition_opens_its_issue_once() {
     let mut l = Loop::start(42).await;
     l.with_run("needs_remediation").await;
     // The issue is opened, then writing the records commit fails: the delivery is a 5xx.
-    l.gh.fail_next("POST", "/graphql/createCommitOnBranch", 500, &[]);
+    l.gh.fail_next("POST", "/graphql/createCommitOnBranch", 403, &[]);
     let body = "/audit dispose A-01 file --note \"Tracked separately\"";
     let payload = support::deliveries::pr_comment(42, "maint", body);
     let r = l.app.deliver("issue_comment", "file-1", &payload).await;

@@ -134,12 +134,17 @@ async fn a_second_write_keeps_the_other_files() {
         gh.branch_log(REPO, BRANCH),
         ["two [skip ci]", "one [skip ci]"]
     );
+    // The second commit is a compare-and-swap on the head the change was made on.
     let update = gh
         .git_requests()
         .into_iter()
-        .find(|r| r.method == "PATCH")
+        .find(|r| r.path.ends_with(COMMIT))
         .unwrap();
-    assert_eq!(update.body["force"], false, "never forced");
+    let first = gh.branch_messages(REPO, BRANCH).len();
+    assert_eq!(first, 2);
+    let input = &update.body["variables"]["input"];
+    assert_eq!(input["expectedHeadOid"].as_str().map(str::len), Some(40));
+    assert!(input["fileChanges"].get("deletions").is_none());
 }
 
 #[tokio::test]
@@ -270,7 +275,13 @@ async fn twenty_concurrent_writers_all_land_once_in_one_linear_history() {
     let messages = gh.branch_messages(REPO, BRANCH);
     let nonces: std::collections::BTreeSet<&str> = messages[..19]
         .iter()
-        .map(|m| m.lines().last().unwrap().strip_prefix("Auditloop-Write: ").unwrap())
+        .map(|m| {
+            m.lines()
+                .last()
+                .unwrap()
+                .strip_prefix("Auditloop-Write: ")
+                .unwrap()
+        })
         .collect();
     assert_eq!(nonces.len(), 19, "{messages:#?}");
 }

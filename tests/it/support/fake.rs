@@ -1,6 +1,7 @@
 //! A stateful fake of GitHub's REST API on wiremock. It keeps pull requests, comments,
 //! reactions, check runs, permissions, installation tokens and git data (`fake_git`) as
-//! data, records every request, and can be told to fail the next matching calls.
+//! data, records every request, and can be told to fail the next matching calls. It also
+//! serves the GraphQL documents the app sends over the same data (`fake_graphql`).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -20,10 +21,23 @@ pub struct Recorded {
     pub query: String,
     pub headers: BTreeMap<String, String>,
     pub body: Value,
+    /// For a GraphQL request, its operation type (`query`, `mutation`), or `invalid` when
+    /// it does not validate; `None` for REST.
+    pub graphql: Option<&'static str>,
     /// When the fake received it, and when its answer was sent (after `State::delay`):
     /// a call that started after another's answer depends on it (see `loop_economy`).
     pub started: Instant,
     pub answered: Instant,
+}
+
+impl Recorded {
+    /// Whether the call may change GitHub: every method but `GET`, except a GraphQL query.
+    pub fn is_write(&self) -> bool {
+        match self.graphql {
+            Some(operation) => operation != "query",
+            None => self.method != "GET",
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -104,6 +118,10 @@ pub struct State {
     /// Requests no route of the fake models: each fails the test when the fake is dropped,
     /// since a 404 would otherwise read as "absent" to the app.
     pub unmodelled: Vec<String>,
+    /// GraphQL requests GitHub's schema rejects, and fields, arguments or inputs of valid
+    /// ones the fake does not serve (`fake_graphql`): each fails the test when the fake is
+    /// dropped.
+    pub graphql_problems: Vec<String>,
     /// 2xx answers that are not ones GitHub's REST description allows for their route:
     /// each fails the test when the fake is dropped.
     pub invalid_answers: Vec<String>,
@@ -314,8 +332,13 @@ impl Respond for Router {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let answer = self.answer(req);
         let mut state = self.state.lock().unwrap();
+        // GraphQL answers are checked against GitHub's GraphQL schema instead, as executed.
+        let graphql = req.url.path() == super::fake_graphql::endpoint(&self.prefix);
         if let Some(path) = req.url.path().strip_prefix(self.prefix.as_str()) {
-            if let Some(problem) = answer.problem(req.method.as_str(), path) {
+            if let Some(problem) = answer
+                .problem(req.method.as_str(), path)
+                .filter(|_| !graphql)
+            {
                 state.invalid_answers.push(problem);
             }
         }
@@ -336,9 +359,13 @@ impl Router {
         let method = req.method.to_string();
         let full_path = req.url.path().to_owned();
         let body: Value = serde_json::from_slice(&req.body).unwrap_or(Value::Null);
+        let graphql =
+            super::fake_graphql::parse(&mut state, &self.prefix, &method, &full_path, &body);
         state.requests.push(Recorded {
             method: method.clone(),
-            path: full_path.clone(),
+            path: graphql
+                .as_ref()
+                .map_or(full_path.clone(), |g| g.path.clone()),
             query: req.url.query().unwrap_or_default().to_owned(),
             headers: req
                 .headers
@@ -346,14 +373,20 @@ impl Router {
                 .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or("").to_owned()))
                 .collect(),
             body: body.clone(),
+            graphql: graphql.as_ref().map(|g| g.operation.unwrap_or("invalid")),
             started,
             answered,
         });
-        let Some(path) = full_path.strip_prefix(self.prefix.as_str()) else {
-            return reply(
-                404,
-                json!({"message": "Not Found (outside the API prefix)"}),
-            );
+        // A GraphQL call is matched by its endpoint and root fields (`Recorded::path`).
+        let path = match (&graphql, full_path.strip_prefix(self.prefix.as_str())) {
+            (Some(g), _) => g.path.as_str(),
+            (None, Some(path)) => path,
+            (None, None) => {
+                return reply(
+                    404,
+                    json!({"message": "Not Found (outside the API prefix)"}),
+                )
+            }
         };
         if let Some(pos) = state.triggers.iter().position(|t| {
             (t.method == "*" || t.method == method) && path.contains(t.path_contains.as_str())
@@ -375,35 +408,10 @@ impl Router {
             }
             return t;
         }
-        let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
-        let query = req.url.query().unwrap_or_default();
-        let if_none_match = req
-            .headers
-            .get("if-none-match")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let answer = super::fake_git::route(
-            &mut state,
-            &method,
-            &segs,
-            query,
-            &body,
-            if_none_match.as_deref(),
-        )
-        .or_else(|| {
-            super::fake_repo::route(
-                &mut state,
-                &method,
-                &segs,
-                query,
-                if_none_match.as_deref(),
-                &body,
-            )
-        })
-        .or_else(|| super::fake_hooks::route(&mut state, &method, &segs, req))
-        .or_else(|| super::fake_dispatch::route(&mut state, &method, &segs, &body))
-        .or_else(|| super::fake_installs::route(&mut state, &method, &segs, query))
-        .unwrap_or_else(|| route(&mut state, &method, &segs, body));
+        let answer = match &graphql {
+            Some(g) => super::fake_graphql::answer(&mut state, g),
+            None => rest(&mut state, &method, path, req, body),
+        };
         if let Some(pos) = state
             .lost_answers
             .iter()
@@ -418,6 +426,25 @@ impl Router {
         }
         answer
     }
+}
+
+/// The REST routes.
+fn rest(state: &mut State, method: &str, path: &str, req: &Request, body: Value) -> Answer {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    let query = req.url.query().unwrap_or_default();
+    let if_none_match = req
+        .headers
+        .get("if-none-match")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    super::fake_git::route(state, method, &segs, query, &body, if_none_match.as_deref())
+        .or_else(|| {
+            super::fake_repo::route(state, method, &segs, query, if_none_match.as_deref(), &body)
+        })
+        .or_else(|| super::fake_hooks::route(state, method, &segs, req))
+        .or_else(|| super::fake_dispatch::route(state, method, &segs, &body))
+        .or_else(|| super::fake_installs::route(state, method, &segs, query))
+        .unwrap_or_else(|| route(state, method, &segs, body))
 }
 
 fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer {
@@ -558,6 +585,11 @@ impl Drop for FakeGitHub {
             state.unmodelled.is_empty(),
             "requests no route of the fake GitHub models: {:?}",
             state.unmodelled
+        );
+        assert!(
+            state.graphql_problems.is_empty(),
+            "GraphQL requests GitHub's schema rejects or the fake GitHub does not serve: {:#?}",
+            state.graphql_problems
         );
         assert!(
             state.invalid_answers.is_empty(),

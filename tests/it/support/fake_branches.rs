@@ -63,6 +63,30 @@ impl FakeGitHub {
         });
     }
 
+    /// The next GraphQL `createCommitOnBranch` is carried out, its answer lost (502), and
+    /// someone else pushes `files` to `branch` on top before the app looks again.
+    pub fn lose_graphql_commit_then_move(
+        &self,
+        repo: &str,
+        branch: &str,
+        files: &[(&str, &str)],
+        message: &str,
+    ) {
+        self.state().lost_answers.push(LostAnswer {
+            method: "POST",
+            path_contains: "/graphql/createCommitOnBranch".to_owned(),
+            then: Some(RefMove {
+                repo: repo.to_owned(),
+                branch: branch.to_owned(),
+                files: files
+                    .iter()
+                    .map(|(p, c)| (p.to_string(), c.to_string()))
+                    .collect(),
+                message: message.to_owned(),
+            }),
+        });
+    }
+
     pub fn branch_head(&self, repo: &str, branch: &str) -> Option<String> {
         let state = self.state();
         state
@@ -147,7 +171,11 @@ impl FakeGitHub {
     pub fn git_requests(&self) -> Vec<Recorded> {
         self.requests()
             .into_iter()
-            .filter(|r| r.path.contains("/git/") || r.path.contains("/compare/"))
+            .filter(|r| {
+                r.path.contains("/git/")
+                    || r.path.contains("/compare/")
+                    || r.path.contains("/graphql")
+            })
             .collect()
     }
 }

@@ -160,7 +160,9 @@ fn ref_name(segs: &[&str]) -> String {
         .into_owned()
 }
 
-fn fire_ref_moves(state: &mut State, repo: &str, branch: &str) {
+/// Lands the first pending push by someone else to `branch` (`FakeGitHub::move_ref_once`):
+/// called just before each update of the branch, REST or GraphQL.
+pub fn fire_ref_moves(state: &mut State, repo: &str, branch: &str) {
     if let Some(pos) = state
         .ref_moves
         .iter()

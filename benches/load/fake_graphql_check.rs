@@ -20,46 +20,9 @@ use crate::payloads::BRANCH;
 
 const REPO: &str = "octo-org/hello";
 
-const COMMIT_DOC: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!) {
-  createCommitOnBranch(input: $input) {
-    commit {
-      oid
-      tree {
-        oid
-      }
-    }
-  }
-}";
+use auditloop::records::RECORDS_COMMIT as COMMIT_DOC;
 
-const LANDED_DOC: &str =
-    "query RecordsLanded($owner: String!, $name: String!, $ref: String!, $after: String) {
-  repository(owner: $owner, name: $name) {
-    ref(qualifiedName: $ref) {
-      target {
-        oid
-        ... on Commit {
-          history(first: 50, after: $after) {
-            pageInfo {
-              hasNextPage
-              endCursor
-            }
-            nodes {
-              oid
-              message
-              tree {
-                oid
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  rateLimit {
-    cost
-    remaining
-  }
-}";
+use auditloop::records::RECORDS_LANDED as LANDED_DOC;
 
 struct Check {
     fake: Arc<Fake>,

@@ -17,7 +17,8 @@ use crate::ids::{CommitSha, ObjectSha, RepoName};
 pub(super) const COMMIT_ROUTE: &str = "POST /graphql RecordsCommit";
 pub(super) const LANDED_ROUTE: &str = "POST /graphql RecordsLanded";
 
-const RECORDS_COMMIT: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!) {
+/// The records commit, as sent (public so that the fakes are tested with the app's text).
+pub const RECORDS_COMMIT: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!) {
   createCommitOnBranch(input: $input) {
     commit {
       oid
@@ -28,7 +29,8 @@ const RECORDS_COMMIT: &str = "mutation RecordsCommit($input: CreateCommitOnBranc
   }
 }";
 
-const RECORDS_LANDED: &str =
+/// The look at the branch after a commit's answer was lost.
+pub const RECORDS_LANDED: &str =
     "query RecordsLanded($owner: String!, $name: String!, $ref: String!, $after: String) {
   repository(owner: $owner, name: $name) {
     ref(qualifiedName: $ref) {

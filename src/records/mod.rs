@@ -13,6 +13,7 @@ mod wire;
 mod write;
 
 pub use cache::RecordsCache;
+pub use graphql::{RECORDS_COMMIT, RECORDS_LANDED};
 pub use read::read_ref as head;
 pub use read::{blob_at, read, read_at, read_with, Reuse, MAX_LOAD_ROUNDS};
 pub use recover::{create_branch, is_records_commit};

@@ -12,50 +12,8 @@ use support::fake::FakeGitHub;
 
 const BRANCH: &str = "auditloop-records";
 
-/// The app's commit of the records branch, as it sends it.
-const RECORDS_COMMIT: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!) {
-  createCommitOnBranch(input: $input) {
-    commit {
-      oid
-      tree {
-        oid
-      }
-    }
-  }
-}
-";
-
-/// The app's look at the records branch after a commit's answer was lost.
-const RECORDS_LANDED: &str =
-    "query RecordsLanded($owner: String!, $name: String!, $ref: String!, $after: String) {
-  repository(owner: $owner, name: $name) {
-    ref(qualifiedName: $ref) {
-      target {
-        oid
-        ... on Commit {
-          history(first: 50, after: $after) {
-            pageInfo {
-              hasNextPage
-              endCursor
-            }
-            nodes {
-              oid
-              message
-              tree {
-                oid
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  rateLimit {
-    cost
-    remaining
-  }
-}
-";
+// The app's own documents, as it sends them.
+use auditloop::records::{RECORDS_COMMIT, RECORDS_LANDED};
 
 fn index(next: u64) -> String {
     json!({"next": next, "work_units": {}, "pulls": {}, "invocations": {}, "receipts": {}})

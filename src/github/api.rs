@@ -28,7 +28,7 @@ pub struct Call {
     pub idempotent: bool,
     /// Extra request headers (`If-None-Match` for conditional reads).
     pub headers: Vec<(&'static str, String)>,
-    /// A token sent by hand, for an absolute URL octocrab would not authorize (GHES
+    /// A token sent by hand, through a client with no credentials of its own (GHES
     /// GraphQL); kept secret so a logged call never shows it.
     pub bearer: Option<secrecy::SecretString>,
 }

@@ -8,6 +8,9 @@ use octocrab::Octocrab;
 
 use crate::github::error::GitHubError;
 
+/// The path GraphQL is served at, under whichever base.
+pub const GRAPHQL_PATH: &str = "/graphql";
+
 /// Where GraphQL documents are sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Endpoint {
@@ -37,12 +40,13 @@ impl Target {
         }
     }
 
-    /// The client for an `Absolute` endpoint, and the path to send to it.
-    pub(crate) fn beside(&self, url: &str) -> Result<(Arc<Octocrab>, &'static str), GitHubError> {
-        let base = url.strip_suffix("/graphql").unwrap_or(url);
+    /// The client for an `Absolute` endpoint: its base is the URL without
+    /// [`GRAPHQL_PATH`], so that the path joined to it lands on the URL.
+    pub(crate) fn beside(&self, url: &str) -> Result<Arc<Octocrab>, GitHubError> {
         if let Some(client) = self.beside.get() {
-            return Ok((client.clone(), "/graphql"));
+            return Ok(client.clone());
         }
+        let base = url.strip_suffix(GRAPHQL_PATH).unwrap_or(url);
         let timeout = Some(Duration::from_secs(30));
         let client = Octocrab::builder()
             .base_uri(base)
@@ -52,10 +56,7 @@ impl Target {
             .set_write_timeout(timeout)
             .build()
             .map_err(|e| GitHubError::Setup(e.to_string()))?;
-        Ok((
-            self.beside.get_or_init(|| Arc::new(client)).clone(),
-            "/graphql",
-        ))
+        Ok(self.beside.get_or_init(|| Arc::new(client)).clone())
     }
 }
 
@@ -66,8 +67,10 @@ impl Endpoint {
     pub fn for_api_url(api_url: &str) -> Self {
         let base = api_url.trim_end_matches('/');
         match base.strip_suffix("/api/v3") {
-            Some(host) if host.contains("://") => Self::Absolute(format!("{host}/api/graphql")),
-            _ => Self::Joined("/graphql"),
+            Some(host) if host.contains("://") => {
+                Self::Absolute(format!("{host}/api{GRAPHQL_PATH}"))
+            }
+            _ => Self::Joined(GRAPHQL_PATH),
         }
     }
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::github::api::{status_error, Api, Call};
-use crate::github::endpoint::Endpoint;
+use crate::github::endpoint::{Endpoint, GRAPHQL_PATH};
 use crate::github::error::GitHubError;
 
 /// One entry of a GraphQL answer's `errors`.
@@ -85,10 +85,10 @@ impl Api {
                         message: crate::github::api::describe(&e),
                     }
                 })?;
-                let (client, path) = self.graphql_target().beside(url)?;
+                let client = self.graphql_target().beside(url)?;
                 (
                     self.through(client),
-                    Call::post(route, path, &body).bearer(token),
+                    Call::post(route, GRAPHQL_PATH, &body).bearer(token),
                 )
             }
         };

@@ -61,23 +61,25 @@ pub const RECORDS_LANDED: &str =
 }";
 
 /// The trailer that names one attempt's commit.
-pub(super) const WRITE_TRAILER: &str = "Auditloop-Write";
+const WRITE_TRAILER: &str = "Auditloop-Write";
 
 /// How far back a lost commit is looked for (50 commits a page) before giving up with an
 /// error, so that the delivery is tried again rather than the change applied twice.
 const LANDED_PAGES: usize = 10;
 
+/// One attempt's outcome, however the commit was made.
 pub(super) enum OnBranch {
     Done {
         commit: CommitSha,
         tree: ObjectSha,
     },
-    /// The branch is not at the expected head (or is gone): apply again on what it holds.
+    /// Not applied: the branch is not where the snapshot saw it (or is gone); apply again
+    /// on what it holds.
     Stale(GitHubError),
 }
 
 /// A fresh nonce for one attempt.
-pub(super) fn nonce() -> String {
+fn nonce() -> String {
     format!("{:032x}", rand::thread_rng().gen::<u128>())
 }
 
@@ -108,16 +110,17 @@ struct Made {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Payload {
-    create_commit_on_branch: Option<Commit>,
+    create_commit_on_branch: Option<Created>,
 }
 
 #[derive(Deserialize)]
-struct Commit {
+struct Created {
     commit: Option<Made>,
 }
 
-/// Commits `files` (path → new text) on `branch`, which must be at `parent`. A lost answer is looked into
-/// (see [`landed`]); only an answer that cannot have been a success is an error.
+/// Commits `files` (path → new text) on `branch`, which must be at `parent`. A lost answer
+/// is looked into (see [`landed`]); only an answer that cannot have been a success is an
+/// error.
 ///
 /// # Errors
 ///
@@ -247,7 +250,7 @@ struct Node {
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub fails, or neither is found within [`LANDED_PAGES`].
-pub(super) async fn landed(
+async fn landed(
     api: &Api,
     repo: &RepoName,
     branch: &str,

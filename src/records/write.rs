@@ -48,7 +48,7 @@ pub fn with_skip_ci(message: &str) -> String {
     let trimmed = message.trim_end();
     let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
     let first = first.trim_end();
-    let first = if first.ends_with("[skip ci]") || trimmed.contains("[skip ci]") {
+    let first = if trimmed.contains("[skip ci]") {
         first.to_owned()
     } else if first.is_empty() {
         "[skip ci]".to_owned()
@@ -114,7 +114,7 @@ pub async fn commit_change_with<E>(
             return Ok(CommitOutcome::Unchanged { snapshot });
         }
         match write(api, repo, branch, &snapshot, &change, &message).await? {
-            Moved::Done { commit, tree } => {
+            OnBranch::Done { commit, tree } => {
                 if let Some(cache) = reuse.cache {
                     cache.committed(repo, branch, &snapshot, &change.files, &commit, &tree);
                 }
@@ -124,7 +124,7 @@ pub async fn commit_change_with<E>(
                     attempts: attempt,
                 });
             }
-            Moved::Conflict(err) => {
+            OnBranch::Stale(err) => {
                 tracing::info!(branch, attempt, "records branch moved; applying again");
                 last = Some(err);
             }
@@ -197,15 +197,6 @@ async fn write_objects(
     Ok((tree, wire::commit_sha(wire::POST_COMMIT, &commit.sha)?))
 }
 
-enum Moved {
-    Done {
-        commit: CommitSha,
-        tree: ObjectSha,
-    },
-    /// Not applied: the branch is not where the snapshot saw it.
-    Conflict(GitHubError),
-}
-
 /// One attempt's commit: in one call on an existing branch, in three on a new one.
 async fn write(
     api: &Api,
@@ -214,19 +205,14 @@ async fn write(
     snapshot: &Snapshot,
     change: &Change,
     message: &str,
-) -> Result<Moved, GitHubError> {
+) -> Result<OnBranch, GitHubError> {
     if let Some(parent) = &snapshot.commit {
-        return Ok(
-            match commit_on_branch(api, repo, branch, parent, &change.files, message).await? {
-                OnBranch::Done { commit, tree } => Moved::Done { commit, tree },
-                OnBranch::Stale(err) => Moved::Conflict(err),
-            },
-        );
+        return commit_on_branch(api, repo, branch, parent, &change.files, message).await;
     }
     let (tree, commit) = write_objects(api, repo, snapshot, change, message).await?;
     Ok(match create_branch(api, repo, branch, &commit).await? {
-        Created::Done => Moved::Done { commit, tree },
-        Created::Conflict(err) => Moved::Conflict(err),
+        Created::Done => OnBranch::Done { commit, tree },
+        Created::Conflict(err) => OnBranch::Stale(err),
     })
 }
 

@@ -39,33 +39,9 @@ impl FakeGitHub {
         });
     }
 
-    /// The next ref update of `branch` is carried out, its answer lost (502), and someone
-    /// else pushes `files` on top before the app looks again.
+    /// The next records commit (`createCommitOnBranch`) is carried out, its answer lost
+    /// (502), and someone else pushes `files` to `branch` on top before the app looks again.
     pub fn lose_update_then_move(
-        &self,
-        repo: &str,
-        branch: &str,
-        files: &[(&str, &str)],
-        message: &str,
-    ) {
-        self.state().lost_answers.push(LostAnswer {
-            method: "POST",
-            path_contains: "/graphql/createCommitOnBranch".to_owned(),
-            then: Some(RefMove {
-                repo: repo.to_owned(),
-                branch: branch.to_owned(),
-                files: files
-                    .iter()
-                    .map(|(p, c)| (p.to_string(), c.to_string()))
-                    .collect(),
-                message: message.to_owned(),
-            }),
-        });
-    }
-
-    /// The next GraphQL `createCommitOnBranch` is carried out, its answer lost (502), and
-    /// someone else pushes `files` to `branch` on top before the app looks again.
-    pub fn lose_graphql_commit_then_move(
         &self,
         repo: &str,
         branch: &str,

@@ -179,6 +179,29 @@ impl Fake {
     }
 }
 
+/// The files every repository holds on its default branch, by path, as the contents route
+/// and `FirstReads` serve them: the configuration file alone.
+pub fn repo_file(path: &str) -> Option<&'static str> {
+    (path == ".github/auditloop.yml").then_some(CONFIG)
+}
+
+/// The latest run of each name on `sha`, newest first, as `GET commits/{sha}/check-runs`
+/// lists them (and `FirstReads` groups them by app).
+pub fn latest_runs(data: &Data, repo: &str, sha: &str) -> Vec<Value> {
+    let mut latest: Vec<Value> = Vec::new();
+    for (_, run) in data
+        .runs
+        .iter()
+        .rev()
+        .filter(|(r, run)| r == repo && run["head_sha"] == *sha)
+    {
+        if !latest.iter().any(|l| l["name"] == run["name"]) {
+            latest.push(run.clone());
+        }
+    }
+    latest
+}
+
 /// `/repos/o/r/git/blobs/<sha>` -> `GET git/blobs/{sha}`: numbers and SHAs folded.
 pub fn fold(method: &str, path: &str) -> String {
     let rest = match path.strip_prefix("/repos/") {
@@ -227,7 +250,10 @@ pub fn unserved(mut answer: Response) -> Response {
 /// Whether a logged route only reads (a GraphQL query is a `POST`).
 pub fn reads(route: &str) -> bool {
     route.starts_with("GET")
-        || route.strip_prefix("POST /graphql ") == Some(crate::fake_graphql::LANDED)
+        || matches!(
+            route.strip_prefix("POST /graphql "),
+            Some(crate::fake_graphql::LANDED | crate::fake_graphql::READS)
+        )
 }
 
 pub async fn handle(
@@ -343,15 +369,20 @@ fn repo_route(
         data.next_id
     };
     match (m, rest) {
-        ("GET", ["contents", ".github", "auditloop.yml"]) => {
-            let tag = format!("\"{}\"", sha_of("config", CONFIG));
+        ("GET", ["contents", path @ ..]) => {
+            let path = path.join("/");
+            let Some(text) = repo_file(&path) else {
+                return unserved(not_found());
+            };
+            let tag = format!("\"{}\"", sha_of("config", text));
             if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str()) {
                 return StatusCode::NOT_MODIFIED.into_response();
             }
-            let content = base64::engine::general_purpose::STANDARD.encode(CONFIG);
+            let content = base64::engine::general_purpose::STANDARD.encode(text);
             let mut r = reply(
                 200,
-                &json!({"type": "file", "encoding": "base64", "content": content}),
+                &json!({"type": "file", "encoding": "base64", "content": content,
+                    "path": path, "sha": sha_of("blob", text)}),
             );
             r.headers_mut().insert("etag", tag.parse().unwrap());
             r
@@ -391,17 +422,7 @@ fn repo_route(
             reply(200, &Value::Array(list))
         }
         ("GET", ["commits", sha, "check-runs"]) => {
-            let mut latest: Vec<Value> = Vec::new();
-            for (_, run) in data
-                .runs
-                .iter()
-                .rev()
-                .filter(|(r, run)| r == repo && run["head_sha"] == *sha)
-            {
-                if !latest.iter().any(|l| l["name"] == run["name"]) {
-                    latest.push(run.clone());
-                }
-            }
+            let latest = latest_runs(data, repo, sha);
             reply(
                 200,
                 &json!({"total_count": latest.len(), "check_runs": latest}),

@@ -1,8 +1,9 @@
-//! `POST /graphql` of the fake: the two documents the app sends for records commits,
-//! told apart by their operation name, answered as GitHub answers them (HTTP 200, errors in
-//! the body). A commit made here stores its objects and records its branch move as the REST
-//! routes do, so the invariants see GraphQL and REST commits alike. Any other document gets
-//! a GraphQL error and is marked unserved, which the runs report.
+//! `POST /graphql` of the fake: the two documents the app sends for records commits and
+//! the query of a command's first reads (`fake_graphql_reads.rs`), told apart by their
+//! operation name, answered as GitHub answers them (HTTP 200, errors in the body). A commit
+//! made here stores its objects and records its branch move as the REST routes do, so the
+//! invariants see GraphQL and REST commits alike. Any other document gets a GraphQL error
+//! and is marked unserved, which the runs report.
 
 use std::collections::BTreeMap;
 
@@ -14,6 +15,7 @@ use crate::fake::{reply, unserved, Data, Git};
 
 pub const COMMIT: &str = "RecordsCommit";
 pub const LANDED: &str = "RecordsLanded";
+pub const READS: &str = "FirstReads";
 /// Commits per page of `history(first: 50)`.
 const PAGE: usize = 50;
 /// GitHub's GraphQL points per hour for an installation.
@@ -45,21 +47,33 @@ pub fn route_of(body: &Value) -> String {
 pub fn serve(data: &mut Data, body: &Value, someone_first: bool) -> Response {
     let vars = &body["variables"];
     let op = operation(body);
-    if matches!(op, Some((_, COMMIT | LANDED))) {
+    if matches!(op, Some((_, COMMIT | LANDED | READS))) {
         data.graphql_points += 1;
     }
     match op {
         Some(("mutation", COMMIT)) => commit(data, &vars["input"], someone_first),
         Some(("query", LANDED)) => landed(data, vars),
+        Some(("query", READS)) => crate::fake_graphql_reads::serve(data, vars),
         other => problem(&format!(
-            "the load fake serves `mutation {COMMIT}` and `query {LANDED}`, not {other:?}"
+            "the load fake serves `mutation {COMMIT}`, `query {LANDED}` and `query {READS}`, not {other:?}"
         )),
     }
 }
 
 /// A GraphQL error for a call the fake cannot serve: a problem of the run.
-fn problem(message: &str) -> Response {
+pub fn problem(message: &str) -> Response {
     unserved(reply(200, &json!({"errors": [{"message": message}]})))
+}
+
+/// Whether the fake knows the repository `owner/name` (it has git data or pull requests).
+pub fn known_repository(data: &Data, repo: &str) -> bool {
+    data.git.contains_key(repo) || data.pulls.keys().any(|(r, _)| r == repo)
+}
+
+/// GitHub's error for a `repository(owner:, name:)` it cannot resolve.
+pub fn no_repository(repo: &str) -> Value {
+    json!({"type": "NOT_FOUND", "path": ["repository"], "locations": [{"line": 2, "column": 3}],
+        "message": format!("Could not resolve to a Repository with the name '{repo}'.")})
 }
 
 fn null_with(field: &str, error: &Value) -> Response {
@@ -190,12 +204,10 @@ fn landed(data: &mut Data, vars: &Value) -> Response {
     };
     let rate = json!({"cost": 1, "remaining": POINTS.saturating_sub(data.graphql_points)});
     let repo = format!("{owner}/{name}");
-    if !data.git.contains_key(&repo) && !data.pulls.keys().any(|(r, _)| *r == repo) {
+    if !known_repository(data, &repo) {
         return reply(
             200,
-            &json!({"data": {"repository": null, "rateLimit": rate},
-                "errors": [{"type": "NOT_FOUND", "path": ["repository"], "locations": [{"line": 2, "column": 3}],
-                    "message": format!("Could not resolve to a Repository with the name '{repo}'.")}]}),
+            &json!({"data": {"repository": null, "rateLimit": rate}, "errors": [no_repository(&repo)]}),
         );
     }
     let git = data.git.get(&repo);

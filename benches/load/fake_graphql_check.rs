@@ -1,7 +1,8 @@
 //! A self-test of the fake's GraphQL, run before every load or chaos run (`--self-test`
 //! runs it alone): the answers the app's documents get, exactly as specified, and that a
-//! GraphQL commit leaves the objects, moves and faults a REST commit does. It calls the
-//! fake's handler directly, with no server and no latency.
+//! GraphQL commit leaves the objects, moves and faults a REST commit does, and that
+//! `FirstReads` agrees with REST (`fake_graphql_reads_check.rs`). It calls the fake's
+//! handler directly, with no server and no latency.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,14 +19,14 @@ use crate::faults::{Fault, Rates};
 use crate::invariants;
 use crate::payloads::BRANCH;
 
-const REPO: &str = "octo-org/hello";
+pub const REPO: &str = "octo-org/hello";
 
 use auditloop::records::RECORDS_COMMIT as COMMIT_DOC;
 
 use auditloop::records::RECORDS_LANDED as LANDED_DOC;
 
-struct Check {
-    fake: Arc<Fake>,
+pub struct Check {
+    pub fake: Arc<Fake>,
     checks: usize,
     failed: Vec<String>,
     /// The `retry-after` of the last answer.
@@ -33,28 +34,28 @@ struct Check {
 }
 
 /// One answer: status and body (`Null` when the body broke off or is not JSON).
-type Answer = (u16, Value);
+pub type Answer = (u16, Value);
 
 fn nonce(index: &str) -> String {
     format!("Auditloop-Write: {:032x}", index.len())
 }
 
 impl Check {
-    fn expect(&mut self, ok: bool, what: impl FnOnce() -> String) {
+    pub fn expect(&mut self, ok: bool, what: impl FnOnce() -> String) {
         self.checks += 1;
         if !ok {
             self.failed.push(what());
         }
     }
 
-    fn equal(&mut self, what: &str, got: &Value, want: &Value) {
+    pub fn equal(&mut self, what: &str, got: &Value, want: &Value) {
         let short = |v: &Value| v.to_string().chars().take(400).collect::<String>();
         self.expect(got == want, || {
             format!("{what}: got {}, want {}", short(got), short(want))
         });
     }
 
-    async fn call(&self, method: Method, path: &str, body: &Value) -> Answer {
+    pub async fn call(&self, method: Method, path: &str, body: &Value) -> Answer {
         let r = fake::handle(
             State(self.fake.clone()),
             method,
@@ -94,12 +95,12 @@ impl Check {
         self.call(Method::POST, "/graphql", &body).await
     }
 
-    fn head(&self) -> String {
+    pub fn head(&self) -> String {
         let data = self.fake.data.lock().unwrap();
         data.git[REPO].refs[BRANCH].clone()
     }
 
-    fn last_call(&self) -> fake::Call {
+    pub fn last_call(&self) -> fake::Call {
         self.fake
             .log
             .lock()
@@ -146,6 +147,7 @@ pub async fn run() -> Result<usize, Vec<String>> {
     refusals(&mut c, &root).await;
     paging(&mut c).await;
     faults(&mut c).await;
+    crate::fake_graphql_reads_check::run(&mut c).await;
     let (_, unknown) = c
         .call(
             Method::POST,
@@ -167,7 +169,13 @@ pub async fn run() -> Result<usize, Vec<String>> {
     for o in [records.linear, records.chains] {
         failed.extend(o.violations.iter().map(|v| format!("{}: {v}", o.name)));
     }
-    let want = vec!["POST /graphql Viewer: 1 call(s)".to_owned()];
+    // Besides the unknown document, a file the fake does not hold, read through REST and
+    // through `FirstReads`.
+    let want = vec![
+        "GET contents/{path}: 1 call(s)".to_owned(),
+        "POST /graphql FirstReads: 1 call(s)".to_owned(),
+        "POST /graphql Viewer: 1 call(s)".to_owned(),
+    ];
     if served.violations != want {
         failed.push(format!("unserved calls: {:?}", served.violations));
     }
@@ -315,13 +323,7 @@ async fn paging(c: &mut Check) {
 
 /// Each fault, alone and certain, on one `RecordsCommit`.
 async fn faults(c: &mut Check) {
-    let zero = Rates {
-        before: 0.0,
-        after: 0.0,
-        lost: 0.0,
-        conflict: 0.0,
-        rate_limit: 0.0,
-    };
+    let zero = Rates::NONE;
     c.fake.faults.set(true);
     for (fault, rates, want_moves) in [
         (

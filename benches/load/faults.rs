@@ -9,7 +9,8 @@
 //!
 //! Rates follow the soak of issue 22 by default; only `/repos/...` routes and the GraphQL
 //! documents the fake serves are faulted (the App's own routes and tokens stay up).
-//! `RecordsCommit` moves a ref, so it is faulted as a ref update.
+//! `RecordsCommit` moves a ref, so it is faulted as a ref update; the queries
+//! (`RecordsLanded`, `FirstReads`) are reads, which the app may retry, faulted as any read.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -22,7 +23,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 use crate::fake::reply;
-use crate::fake_graphql::{COMMIT, LANDED};
+use crate::fake_graphql::{COMMIT, LANDED, READS};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rates {
@@ -33,6 +34,17 @@ pub struct Rates {
     /// Of ref updates (GraphQL commits included).
     pub conflict: f64,
     pub rate_limit: f64,
+}
+
+impl Rates {
+    /// No fault at all: the base a self-test sets one rate on.
+    pub const NONE: Rates = Rates {
+        before: 0.0,
+        after: 0.0,
+        lost: 0.0,
+        conflict: 0.0,
+        rate_limit: 0.0,
+    };
 }
 
 impl Default for Rates {
@@ -84,7 +96,7 @@ impl Faults {
 
     /// `operation`: the GraphQL operation of a `POST /graphql`.
     pub fn pick(&self, method: &str, path: &str, operation: Option<&str>) -> Option<Fault> {
-        let graphql = matches!(operation, Some(COMMIT | LANDED));
+        let graphql = matches!(operation, Some(COMMIT | LANDED | READS));
         if !self.on.load(Ordering::SeqCst) || !(path.starts_with("/repos/") || graphql) {
             return None;
         }

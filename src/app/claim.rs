@@ -177,7 +177,27 @@ where
 {
     let name = ref_name(ctx.delivery.as_str_lossy(), effect, 1);
     let (won, value) = futures::join!(rest::create_ref(&ctx.api, &ctx.repo, &name, anchor), ready);
-    let won = won?;
+    after_first(ctx, effect, anchor, won?, value, done, act).await
+}
+
+/// [`claimed_while`] once the first generation's create is answered (`won`), here or with
+/// the early reads (see [`crate::app::handlers::prefetch`]), and `value` is ready.
+pub async fn after_first<T, D, DF, A, AF>(
+    ctx: &Ctx,
+    effect: &str,
+    anchor: &CommitSha,
+    won: bool,
+    value: Result<(T, bool), GitHubError>,
+    done: D,
+    act: A,
+) -> Result<(), GitHubError>
+where
+    D: Fn() -> DF,
+    DF: Future<Output = Result<bool, GitHubError>>,
+    A: FnOnce(T) -> AF,
+    AF: Future<Output = Result<(), GitHubError>>,
+{
+    let name = ref_name(ctx.delivery.as_str_lossy(), effect, 1);
     let (value, look_first) = match value {
         Ok(ready) => ready,
         Err(e) => {

@@ -5,9 +5,10 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::engine::policy::Permission;
+use crate::github::first_reads::RecordsHead;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CheckRunId, CommitSha, PrNumber, RepoName};
+use crate::ids::{CheckRunId, CommitSha, ObjectSha, PrNumber, RepoName};
 use crate::locks::{KeyGuard, KeyedLocks};
 use crate::records::RecordsCache;
 
@@ -117,6 +118,8 @@ fn head_key(repo: &RepoName, pr: PrNumber) -> String {
 pub struct Seen {
     /// The records branch and where its ref was (`None`: absent).
     records: Mutex<Option<(String, Option<CommitSha>)>>,
+    /// The tree and parents of the records commit the first reads found.
+    records_head: Mutex<Option<RecordsHead>>,
     pulls: Mutex<HashMap<PrNumber, Pull>>,
     permissions: Mutex<HashMap<String, Permission>>,
     /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
@@ -124,6 +127,18 @@ pub struct Seen {
     /// The first generation of the command's outcome claim, when it was made with the
     /// early reads: whether it was won.
     early_claim: Mutex<Option<bool>>,
+    /// A reply's claim and +1, when made with the early reads.
+    early_reply: Mutex<Option<EarlyReply>>,
+}
+
+/// What the early reads did towards a reply (`status`, `help`); `None`: that call failed,
+/// and is made again when the reply is posted.
+#[derive(Debug, Clone, Copy)]
+pub struct EarlyReply {
+    /// Whether the first generation of the reply's claim was won.
+    pub won: Option<bool>,
+    /// Whether the +1 was new (201) rather than there already (200).
+    pub reaction_new: Option<bool>,
 }
 
 impl Seen {
@@ -147,6 +162,23 @@ impl Seen {
             Some((branch.to_owned(), commit.cloned()));
     }
 
+    pub fn saw_records_head(&self, head: RecordsHead) {
+        *self
+            .records_head
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(head);
+    }
+
+    /// The tree and parents of `commit`, if the first reads brought them.
+    pub fn records_objects(&self, commit: &CommitSha) -> Option<(ObjectSha, Vec<CommitSha>)> {
+        self.records_head
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|h| &h.commit == commit)
+            .map(|h| (h.tree.clone(), h.parents.clone()))
+    }
+
     pub fn forget_records(&self) {
         *self
             .records
@@ -161,12 +193,36 @@ impl Seen {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(won);
     }
 
+    pub fn replied_early(&self, early: EarlyReply) {
+        *self
+            .early_reply
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(early);
+    }
+
+    /// The early reply claim and +1, once.
+    pub fn take_early_reply(&self) -> Option<EarlyReply> {
+        self.early_reply
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
     /// The early outcome claim, once: a later generation is always claimed afresh.
     pub fn take_early_claim(&self) -> Option<bool> {
         self.early_claim
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
+    }
+
+    /// The pull request if this delivery read it already.
+    pub fn known_pull(&self, number: PrNumber) -> Option<Pull> {
+        self.pulls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&number)
+            .cloned()
     }
 
     /// The pull request as read earlier in this delivery, or read now.
@@ -191,6 +247,22 @@ impl Seen {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(number, pull.clone());
         Ok(pull)
+    }
+
+    /// A pull request read by another query (the first reads), for [`Seen::pull`] to hand out.
+    pub fn saw_pull(&self, pull: Pull) {
+        self.pulls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(pull.number, pull);
+    }
+
+    /// The check runs on `head` as another query listed them, for [`Seen::head_runs`].
+    pub fn saw_runs(&self, head: CommitSha, runs: Vec<CheckRunInfo>) {
+        self.early_runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((head, runs));
     }
 
     /// Lists the check runs on `head` now, for the first [`Seen::head_runs`] to take.

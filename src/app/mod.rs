@@ -27,6 +27,7 @@ use crate::delivery::{Delivery, Handled, Handler, HandlerError};
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::events::{Event, Repository};
+use crate::github::first_reads::ConfigBlob;
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, GitHubApp, GitHubError};
 use crate::ids::RepoName;
@@ -36,7 +37,10 @@ pub use context::Ctx;
 pub use handlers::gate_now::{gate_now, GateNow};
 pub use handlers::sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
 
+/// The file's `ETag`, or [`BLOB_VALIDATOR`] and its blob SHA when GraphQL read it.
 type CachedConfig = (String, Result<RepoConfig, ConfigError>);
+
+const BLOB_VALIDATOR: &str = "blob:";
 
 pub struct AuditApp {
     github: Arc<GitHubApp>,
@@ -123,7 +127,7 @@ impl AuditApp {
         let etag = cached
             .as_ref()
             .map(|(e, _)| e.as_str())
-            .filter(|e| !e.is_empty());
+            .filter(|e| !e.is_empty() && !e.starts_with(BLOB_VALIDATOR));
         let parsed = match rest::read_file(api, repo, CONFIG_PATH, default_branch, etag).await? {
             FileRead::NotModified => match cached {
                 Some((_, parsed)) => return Ok(parsed),
@@ -139,6 +143,28 @@ impl AuditApp {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(key, parsed.clone());
         Ok(parsed.1)
+    }
+
+    /// The configuration from the file the first reads brought, parsed again only when its
+    /// blob changed.
+    fn config_from(&self, repo: &RepoName, blob: ConfigBlob) -> Result<RepoConfig, ConfigError> {
+        let key = repo.as_str().to_ascii_lowercase();
+        let mut configs = self
+            .configs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (validator, parsed) = match blob {
+            ConfigBlob::Missing => (String::new(), Ok(RepoConfig::default())),
+            ConfigBlob::Found { oid, text } => {
+                let validator = format!("{BLOB_VALIDATOR}{oid}");
+                match configs.get(&key) {
+                    Some((v, parsed)) if *v == validator => return parsed.clone(),
+                    _ => (validator, RepoConfig::from_yaml(&text)),
+                }
+            }
+        };
+        configs.insert(key, (validator, parsed.clone()));
+        parsed
     }
 
     /// The configuration last read for `repo`, to start reads that depend on it (the
@@ -184,12 +210,29 @@ impl AuditApp {
             seen: memory::Seen::default(),
         };
         let assumed = ctx.records_branch().to_owned();
+        let queried = handlers::prefetch::reads_config(&delivery.event, parsed);
         let (config, early) = tokio::join!(
-            self.config(&ctx.api, &ctx.repo, &ctx.default_branch),
+            async {
+                if queried {
+                    Ok(None)
+                } else {
+                    self.config(&ctx.api, &ctx.repo, &ctx.default_branch)
+                        .await
+                        .map(Some)
+                }
+            },
             handlers::prefetch::reads(&ctx, &delivery.event, parsed),
         );
-        ctx.config = config?;
-        early?;
+        let (config, early) = (config?, early?);
+        ctx.config = match (config, early) {
+            (Some(config), _) => config,
+            (None, Some(blob)) => self.config_from(&ctx.repo, blob),
+            // The query did not bring the file in a shape it trusts.
+            (None, None) => {
+                self.config(&ctx.api, &ctx.repo, &ctx.default_branch)
+                    .await?
+            }
+        };
         if ctx.records_branch() != assumed {
             ctx.seen.forget_records();
         }

@@ -17,6 +17,9 @@ pub struct GraphqlError {
     pub kind: Option<String>,
     #[serde(default)]
     pub message: String,
+    /// The field it struck, from the root (`["repository", "pullRequest"]`).
+    #[serde(default)]
+    pub path: Vec<Value>,
 }
 
 /// A 200 answer: `data` (null fields where an error struck) and the errors.

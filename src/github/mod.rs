@@ -6,6 +6,7 @@ pub mod client;
 pub mod encode;
 pub mod endpoint;
 pub mod error;
+pub mod first_reads;
 pub mod graphql;
 pub mod pages;
 pub mod rest;

@@ -1,6 +1,9 @@
 //! Reading the records branch: ref, commit, recursive tree, then only the blobs the caller
 //! wants, fetched concurrently. The cost does not grow with the number of records, and
-//! what the process already knows (see `cache`) is not read again.
+//! what the process already knows (see `cache`) is not read again: a ref or a commit's
+//! tree and parents another read brought (the first reads' query) are not asked again,
+//! and at a commit another process made, the files wanted at the commit before are
+//! fetched with the first round.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -120,6 +123,9 @@ pub struct Reuse<'a> {
     /// Where the ref was seen a moment ago in the same delivery (`Some(None)`: absent):
     /// no need to ask again before a compare-and-swap that checks it anyway.
     pub head: Option<Option<&'a CommitSha>>,
+    /// A commit's tree and parents, known from another read (GraphQL's first reads): that
+    /// commit is not read again for them.
+    pub objects: Option<(&'a CommitSha, &'a ObjectSha, &'a [CommitSha])>,
 }
 
 /// [`read`], reusing what `reuse` offers: the ref is asked conditionally, and the commit,
@@ -141,6 +147,8 @@ pub async fn read_with(
     let (commit, etag) = match (reuse.head, &cached) {
         (Some(None), _) => return Ok(Snapshot::default()),
         (Some(Some(head)), Some(c)) if &c.commit == head => (head.clone(), c.etag.clone()),
+        // Seen a moment ago (the first reads' query): no need to ask the ref again.
+        (Some(Some(head)), _) => (head.clone(), None),
         _ => {
             let tag = cached.as_ref().and_then(|c| c.etag.as_deref());
             match read_ref_if(api, repo, branch, tag).await? {
@@ -158,13 +166,23 @@ pub async fn read_with(
             }
         }
     };
+    // What the process knew at the commit before: the files the caller wanted then are
+    // likely the ones it wants now, so they are fetched with the first round.
+    let mut hint = None;
     let mut branch_state = match cached {
         Some(c) if c.commit == commit => Branch {
             etag,
             ..(*c).clone()
         },
         other => {
-            let (tree, parents, blobs) = read_tree_of(api, repo, &commit).await?;
+            hint = other.as_ref().map(|c| first_round_files(c, wanted));
+            let (tree, parents, blobs) = match reuse.objects {
+                Some((c, tree, parents)) if *c == commit => {
+                    let blobs = read_tree(api, repo, tree).await?;
+                    (tree.clone(), parents.to_vec(), blobs)
+                }
+                _ => read_tree_of(api, repo, &commit).await?,
+            };
             // Texts of blobs that did not change stay known.
             let contents = other
                 .map(|c| {
@@ -185,7 +203,7 @@ pub async fn read_with(
             }
         }
     };
-    let files = load(api, repo, &mut branch_state, wanted).await?;
+    let files = load(api, repo, &mut branch_state, wanted, hint.as_ref()).await?;
     let snapshot = Snapshot {
         commit: Some(branch_state.commit.clone()),
         parents: branch_state.parents.clone(),
@@ -221,7 +239,7 @@ pub async fn read_at(
         blobs: Arc::new(blobs),
         contents: std::collections::HashMap::default(),
     };
-    let files = load(api, repo, &mut branch_state, wanted).await?;
+    let files = load(api, repo, &mut branch_state, wanted, None).await?;
     Ok(Snapshot {
         commit: Some(branch_state.commit),
         parents: branch_state.parents,
@@ -231,16 +249,32 @@ pub async fn read_at(
     })
 }
 
+/// The texts `branch` knows of the files `wanted` picks first (the index): what the next
+/// rounds were picked from at that commit.
+fn first_round_files(branch: &Branch, wanted: &impl Wanted) -> Files {
+    let empty = Files::new();
+    let pick = wanted.round(&empty);
+    branch
+        .contents
+        .iter()
+        .filter(|(p, k)| pick(p) && branch.blobs.get(*p) == Some(&k.sha))
+        .map(|(p, k)| (p.clone(), k.text.to_string()))
+        .collect()
+}
+
 /// The files `wanted` picks, in at most [`MAX_LOAD_ROUNDS`] rounds; texts `branch_state`
-/// knows are not fetched, those fetched are kept in it.
+/// knows are not fetched, those fetched are kept in it. `hint`: files as they were at an
+/// earlier commit; what `wanted` would pick from them (the record the old index named) is
+/// fetched with the first round, so that a later round that picks it has it already.
 async fn load(
     api: &Api,
     repo: &RepoName,
     branch_state: &mut Branch,
     wanted: &impl Wanted,
+    hint: Option<&Files>,
 ) -> Result<Files, GitHubError> {
     let mut files = Files::new();
-    for _ in 0..MAX_LOAD_ROUNDS {
+    for round_no in 0..MAX_LOAD_ROUNDS {
         let round: Vec<(String, Option<ObjectSha>)> = {
             let pick = wanted.round(&files);
             branch_state
@@ -259,12 +293,23 @@ async fn load(
                 (Some(text), _) => {
                     files.insert(path, text.to_string());
                 }
-                (None, Some(sha)) => fetch.push((path, sha)),
+                (None, Some(sha)) => fetch.push((path, sha, true)),
                 (None, None) => {}
             }
         }
-        let loaded = try_join_all(fetch.iter().map(|(p, s)| load_blob(api, repo, p, s))).await?;
-        for ((path, text), (_, sha)) in loaded.into_iter().zip(fetch) {
+        if let (0, Some(hint)) = (round_no, hint) {
+            let pick = wanted.round(hint);
+            let ahead: Vec<_> = branch_state
+                .blobs
+                .iter()
+                .filter(|(p, _)| pick(p) && branch_state.text(p).is_none())
+                .filter(|(p, _)| !fetch.iter().any(|(f, _, _)| f == *p))
+                .filter_map(|(p, s)| Some((p.clone(), s.clone()?, false)))
+                .collect();
+            fetch.extend(ahead);
+        }
+        let loaded = try_join_all(fetch.iter().map(|(p, s, _)| load_blob(api, repo, p, s))).await?;
+        for ((path, text), (_, sha, asked)) in loaded.into_iter().zip(fetch) {
             branch_state.contents.insert(
                 path.clone(),
                 Known {
@@ -272,7 +317,9 @@ async fn load(
                     text: text.as_str().into(),
                 },
             );
-            files.insert(path, text);
+            if asked {
+                files.insert(path, text);
+            }
         }
     }
     Ok(files)
@@ -307,6 +354,21 @@ async fn read_tree_of(
         });
     }
     let tree_sha = wire::object_sha(wire::GET_COMMIT, &body.tree.sha)?;
+    let blobs = read_tree(api, repo, &tree_sha).await?;
+    let parents = body
+        .parents
+        .iter()
+        .map(|p| wire::commit_sha(wire::GET_COMMIT, &p.sha))
+        .collect::<Result<_, _>>()?;
+    Ok((tree_sha, parents, blobs))
+}
+
+/// Every blob of tree `tree_sha`, by path.
+async fn read_tree(
+    api: &Api,
+    repo: &RepoName,
+    tree_sha: &ObjectSha,
+) -> Result<BTreeMap<String, Option<ObjectSha>>, GitHubError> {
     let path = repo_path(repo, &format!("git/trees/{tree_sha}?recursive=1"));
     let tree: TreeBody = api.json(Call::get(wire::GET_TREE, path)).await?;
     if tree.sha != tree_sha.as_str() {
@@ -316,16 +378,7 @@ async fn read_tree_of(
         });
     }
     let blobs = wire::blob_paths(tree)?;
-    let parents = body
-        .parents
-        .iter()
-        .map(|p| wire::commit_sha(wire::GET_COMMIT, &p.sha))
-        .collect::<Result<_, _>>()?;
-    Ok((
-        tree_sha,
-        parents,
-        blobs.into_iter().map(|(p, s)| (p, Some(s))).collect(),
-    ))
+    Ok(blobs.into_iter().map(|(p, s)| (p, Some(s))).collect())
 }
 
 /// The blob SHA of `path` at records commit `commit`, without reading any blob: `Ok(None)`

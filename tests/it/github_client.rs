@@ -155,7 +155,9 @@ async fn github_enterprise_base_url_is_used_for_every_call() {
     assert_eq!(r.status(), 200);
     let requests = gh.requests();
     assert!(requests.len() >= 2, "{requests:?}");
-    all_authenticated_under(&requests, &["/api/v3/"]);
+    // REST under `/api/v3`, GraphQL at `/api/graphql`, as GHES serves them.
+    all_authenticated_under(&requests, &["/api/v3/", "/api/graphql/"]);
+    assert!(requests.iter().any(|r| r.path.starts_with("/api/graphql/")));
     assert_eq!(gh.state().check_runs.len(), 1);
 }
 

@@ -360,8 +360,11 @@ async fn a_view_from_an_older_records_commit_never_replaces_a_newer_one() {
     l.with_run("needs_remediation").await;
     let runs_before = l.gh.gate_runs(SHA1).len();
     // While `/audit gate` works from the commit it read, another delivery commits and
-    // publishes a view of the newer commit.
-    l.gh.on_next("GET", "/check-runs", |state| {
+    // publishes a view of the newer commit. GitHub resolves a query's fields one after
+    // another, not from one snapshot: the records ref can be read before that commit and
+    // the check runs after its view.
+    l.gh.on_next("POST", "/graphql/repository", |state| {
+        let read = state.git[REPO].refs[&format!("heads/{BRANCH}")].clone();
         let newer = state.git.get_mut(REPO).unwrap().commit_files(
             BRANCH,
             &[("notes.txt".to_owned(), "x".to_owned())],
@@ -375,7 +378,13 @@ async fn a_view_from_an_older_records_commit_never_replaces_a_newer_one() {
             .unwrap();
         ours.body["external_id"] = json!(newer);
         ours.body["output"]["title"] = json!("the newer view");
-        None
+        let body = json!({"query": auditloop::github::first_reads::FIRST_READS, "variables": {
+            "owner": "octo-org", "name": "hello", "number": 42,
+            "config": "main:.github/auditloop.yml", "records": format!("refs/heads/{BRANCH}")}});
+        let call = support::fake_graphql::parse(state, "", "POST", "/graphql", &body)?;
+        let mut answer = support::fake_graphql::answer(state, &call).body()?.clone();
+        answer["data"]["repository"]["records"]["target"]["oid"] = json!(read);
+        Some(support::fake::reply(200, answer))
     });
     l.comment(42, "reader", "/audit gate").await;
     let gate = l.gate(SHA1);

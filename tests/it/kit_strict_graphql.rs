@@ -1,7 +1,8 @@
 //! The fake GitHub's GraphQL endpoint: it validates every request against GitHub's
 //! published schema and fails the test on one that does not validate or that asks for what
-//! it does not serve; it answers the app's two documents (`RecordsCommit`, `RecordsLanded`)
-//! from the same git data as the REST routes, as GitHub answers them.
+//! it does not serve; it answers the app's records documents (`RecordsCommit`,
+//! `RecordsLanded`) from the same git data as the REST routes, as GitHub answers them
+//! (`FirstReads`: `kit_strict_first_reads.rs`).
 
 use crate::support;
 

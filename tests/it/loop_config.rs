@@ -40,12 +40,25 @@ async fn the_default_branch_configuration_wins_over_the_pr_head() {
             .into_iter()
             .filter(|r| r.path.ends_with("/contents/.github/auditloop.yml"))
             .collect();
-    assert!(!reads.is_empty());
     for r in &reads {
         assert!(
             r.query.split('&').any(|kv| kv == "ref=main"),
             "read at the default branch: {:?}",
             r.query
+        );
+    }
+    // The first reads ask for the file at the default branch too.
+    let queried: Vec<_> =
+        l.gh.requests()
+            .into_iter()
+            .filter(|r| r.path == "/graphql/repository")
+            .collect();
+    assert!(!reads.is_empty() || !queried.is_empty());
+    for r in &queried {
+        assert_eq!(
+            r.body["variables"]["config"],
+            format!("main:{CONFIG}"),
+            "read at the default branch"
         );
     }
 

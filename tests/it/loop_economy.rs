@@ -27,6 +27,19 @@ pub struct Cost {
     pub calls: usize,
     pub writes: usize,
     pub sequential: usize,
+    /// The primary rate limit spent: a point per REST call, a GraphQL document's points
+    /// by GitHub's formula (`support::graphql_cost`).
+    pub points: usize,
+}
+
+/// The points one recorded call costs.
+fn points_of(r: &Recorded) -> usize {
+    if r.graphql.is_none() {
+        return 1;
+    }
+    let query = r.body["query"].as_str().unwrap_or_default();
+    let points = support::graphql_cost::points(query, &r.body["variables"]).unwrap_or(1);
+    usize::try_from(points).unwrap_or(usize::MAX)
 }
 
 /// The calls of one delivery (by its `X-GitHub-Delivery` header; the token mint excluded).
@@ -59,6 +72,7 @@ pub fn cost_of(requests: &[Recorded], id: &str) -> Cost {
         calls: calls.len(),
         writes: calls.iter().filter(|r| r.is_write()).count(),
         sequential: longest_chain(&calls),
+        points: calls.iter().map(|r| points_of(r)).sum(),
     }
 }
 
@@ -90,6 +104,7 @@ impl Table {
         if cost.calls > bound.calls
             || cost.writes > bound.writes
             || cost.sequential > bound.sequential
+            || cost.points > bound.points
         {
             self.over
                 .push(format!("{what}: {cost:?}, bound {bound:?}: {routes:#?}"));
@@ -98,9 +113,14 @@ impl Table {
     }
 
     fn print(&self) {
-        println!("\n| command | calls | writes | sequential |\n| --- | --- | --- | --- |");
+        println!(
+            "\n| command | calls | writes | sequential | points |\n| --- | --- | --- | --- | --- |"
+        );
         for (what, c, _) in &self.rows {
-            println!("| {what} | {} | {} | {} |", c.calls, c.writes, c.sequential);
+            println!(
+                "| {what} | {} | {} | {} | {} |",
+                c.calls, c.writes, c.sequential, c.points
+            );
         }
         if std::env::var_os("ECONOMY_ROUTES").is_some() {
             for (what, _, routes) in &self.rows {
@@ -110,35 +130,41 @@ impl Table {
     }
 }
 
+/// A bound whose points are its calls: every call is a REST call or a GraphQL document of
+/// 1 point.
 const fn bound(calls: usize, writes: usize, sequential: usize) -> Cost {
     Cost {
         calls,
         writes,
         sequential,
+        points: calls,
     }
 }
 
-/// The bounds: a command at most 11 calls, 5 writes, 4 sequential; `help` 5, 3 and 3;
-/// a PR opening 4 calls; a `file` disposition, which opens an issue, 14 calls.
+/// The bounds: a command at most 8 calls, 5 writes, 4 sequential; `status` and `help` 4, 3
+/// and 2; `gate` 3, 2 and 2; a PR opening 2 calls; a `file` disposition, which opens an
+/// issue, 11 calls.
 ///
 /// What the records-branch defences cost on top of the leanest answer:
-/// - every command that writes lists the head's check runs before its commit (+1 call,
-///   +1 in the chain): the records commit our run names is what the write must extend,
+/// - every command that writes reads the head's check runs before its commit (inside the
+///   first reads' query): the records commit our run names is what the write must extend,
 ///   so a rewound or hand-edited branch is refused instead of written on;
 /// - every reply (`status`, `help`) claims `refs/auditloop/claims/...` before posting
-///   (+1 write, +1 in the chain), so replicas handling one delivery reply once;
+///   (+1 write, made with the first reads, so not in the chain), so replicas handling one
+///   delivery reply once;
 /// - every command that changes a record claims its one outcome (+1 write, made with the
 ///   early reads, so not in the chain): a delivery is refused or carried out by one
 ///   handling only, across replicas and redeliveries. Its holder then posts a refusal
 ///   without a look or a reply claim.
-/// - a push reads the PR with the early reads (+1 call, not in the chain): the record is
-///   rebound to the head the PR has now, never to a late delivery's old one.
+/// - a push reads the PR with the early reads (inside the query): the record is rebound to the
+///   head the PR has now, never to a late delivery's old one.
 ///
 /// What brought them down: a records commit on an existing branch is one
 /// `createCommitOnBranch` (1 write, 1 in the chain), where the Git Data API took a tree, a
-/// commit and a ref update (3 and 3).
-const COMMAND: Cost = bound(11, 5, 4);
-const READ_ONLY: Cost = bound(5, 3, 3);
+/// commit and a ref update (3 and 3); the configuration, the records ref, the PR and its
+/// head's runs are one GraphQL query (`FirstReads`, 1 point), where REST took four calls.
+const COMMAND: Cost = bound(8, 5, 4);
+const READ_ONLY: Cost = bound(4, 3, 2);
 
 async fn command(l: &mut Loop, t: &mut Table, what: &str, login: &str, body: &str, b: Cost) {
     let id = l.comment(42, login, body).await;
@@ -164,7 +190,7 @@ async fn each_command_stays_within_its_call_economy() {
     payload["pull_request"]["body"] = json!(l.gh.pull_body(42));
     let r = l.app.deliver("pull_request", opened, &payload).await;
     assert_eq!(r.status(), 200);
-    t.check(&l, "PR opened (no record)", opened, bound(4, 1, 2));
+    t.check(&l, "PR opened (no record)", opened, bound(2, 1, 2));
 
     let new = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"";
     // The first write to a repository without a records branch first looks for one to
@@ -175,7 +201,7 @@ async fn each_command_stays_within_its_call_economy() {
         "new (first write)",
         "alice",
         new,
-        bound(14, 7, 7),
+        bound(11, 7, 7),
     )
     .await;
 
@@ -201,7 +227,7 @@ async fn each_command_stays_within_its_call_economy() {
         "dispose file",
         "maint",
         file,
-        bound(14, 7, 7),
+        bound(11, 7, 7),
     )
     .await;
     let over = "/audit override --budget 5 --note \"more runs\"";
@@ -218,7 +244,7 @@ async fn each_command_stays_within_its_call_economy() {
     assert_eq!(r.status(), 200);
     // + the old head's check runs (listed with the new head's, from the payload's
     // `before`), naming the records commit the rebind must extend.
-    t.check(&l, "PR synchronize (rebind)", sync, bound(9, 3, 4));
+    t.check(&l, "PR synchronize (rebind)", sync, bound(6, 3, 4));
 
     let baseline = "/audit baseline --evidence \"CI run 2 green\"";
     command(&mut l, &mut t, "baseline", "alice", baseline, COMMAND).await;
@@ -239,15 +265,16 @@ async fn each_command_stays_within_its_call_economy() {
     .await;
     let resolve = "/audit resolve L-01 --note \"accepted for now\"";
     command(&mut l, &mut t, "resolve", "maint", resolve, COMMAND).await;
-    // + the head's check runs: status names damaged records (a rewind, a hand edit) first,
-    // judged against the records commit our run names, and shows the evidence checks.
+    // The head's check runs come with the first reads: status names damaged records (a
+    // rewind, a hand edit) first, judged against the records commit our run names, and
+    // shows the evidence checks.
     command(
         &mut l,
         &mut t,
         "status",
         "reader",
         "/audit status",
-        bound(7, 3, 3),
+        bound(4, 3, 2),
     )
     .await;
     assert!(l.last_reply(42).starts_with("auditloop: status"));
@@ -257,9 +284,10 @@ async fn each_command_stays_within_its_call_economy() {
         "gate",
         "reader",
         "/audit gate",
-        // The head's check runs are listed, never taken from memory: the lineage check
-        // needs what our run names on GitHub now, the forged-gate warning every run.
-        bound(6, 2, 3),
+        // The head's check runs are read (in the first reads), never taken from memory: the
+        // lineage check needs what our run names on GitHub now, the forged-gate warning
+        // every run.
+        bound(3, 2, 2),
     )
     .await;
     command(&mut l, &mut t, "help", "reader", "/audit help", READ_ONLY).await;
@@ -270,7 +298,7 @@ async fn each_command_stays_within_its_call_economy() {
         .await;
     assert_eq!(l.refusals(42).len(), 1);
     // + the reply's claim.
-    t.check(&l, "refusal (permission)", &refused, bound(7, 2, 2));
+    t.check(&l, "refusal (permission)", &refused, bound(4, 2, 2));
 
     // A second PR in steady state: its first record, then a report that certifies (a
     // passing gate also asks which open PRs share the head; that answer is the body read).
@@ -281,7 +309,7 @@ async fn each_command_stays_within_its_call_economy() {
     let r = l.app.deliver("pull_request", opened, &payload).await;
     assert_eq!(r.status(), 200);
     // A head this process has not seen: its check runs are listed once.
-    t.check(&l, "PR opened (records exist)", opened, bound(4, 1, 2));
+    t.check(&l, "PR opened (records exist)", opened, bound(2, 1, 2));
     let id = l.comment(43, "alice", new).await;
     assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
     t.check(&l, "new", &id, COMMAND);
@@ -296,9 +324,13 @@ async fn each_command_stays_within_its_call_economy() {
 
 /// What a write costs when it starts from a records commit the other replica made: each
 /// delivery goes to the replica that did not handle the one before (the Deployment's
-/// Service spreads deliveries over its two replicas). That replica reads the other's
-/// commit object by object (commit, tree, the blobs that changed).
-const TURNS: Cost = bound(15, 5, 8);
+/// Service spreads deliveries over its two replicas). That replica reads the tree of the
+/// other's commit (its id and the parents come with the first reads), then the blobs that
+/// changed, together: the record its last look at the index named is fetched with the
+/// index. The first turn of a process that never read the index fetches the record after
+/// it (+1 in the chain).
+const TURNS: Cost = bound(11, 5, 6);
+const FIRST_TURN: Cost = bound(11, 5, 7);
 
 #[tokio::test]
 async fn two_replicas_taking_turns_stay_within_their_economy() {
@@ -330,7 +362,7 @@ async fn two_replicas_taking_turns_stay_within_their_economy() {
     extra["key"] = json!("413-body-2");
     first["findings"].as_array_mut().unwrap().push(extra);
     let steps: Vec<(&str, &str, String, Cost)> = vec![
-        ("report", "alice", report_comment(&first), TURNS),
+        ("report", "alice", report_comment(&first), FIRST_TURN),
         (
             "waive",
             "maint",
@@ -355,8 +387,8 @@ async fn two_replicas_taking_turns_stay_within_their_economy() {
             "/audit override --budget 5 --note \"more runs\"".into(),
             TURNS,
         ),
-        ("status", "reader", "/audit status".into(), bound(10, 3, 6)),
-        ("gate", "reader", "/audit gate".into(), bound(6, 2, 3)),
+        ("status", "reader", "/audit status".into(), bound(6, 3, 4)),
+        ("gate", "reader", "/audit gate".into(), bound(3, 2, 2)),
     ];
     for (what, login, body, b) in steps {
         std::mem::swap(&mut l.app, &mut other);
@@ -451,4 +483,37 @@ async fn patterns_and_lessons_add_no_call() {
         );
         assert!(a.sequential <= b.sequential, "{what}: {a:?} against {b:?}");
     }
+}
+
+/// `status` claims its reply with the first reads; when those fail, the claim is given
+/// back, so the redelivery wins it at once and replies once, instead of waiting out a
+/// claim nobody will act on.
+#[tokio::test]
+async fn a_status_whose_first_reads_fail_gives_its_early_claim_back() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    l.gh.fail_next("POST", "/graphql/repository", 403, &[]);
+    let payload = support::deliveries::pr_comment(42, "reader", "/audit status");
+    let first = l.app.deliver("issue_comment", "status-403", &payload).await;
+    assert!(first.status().is_server_error(), "{}", first.status());
+    let claims: Vec<String> = l.gh.state().git[support::deliveries::REPO]
+        .refs
+        .keys()
+        .filter(|r| r.contains("claims/status-403/"))
+        .cloned()
+        .collect();
+    assert!(claims.is_empty(), "given back: {claims:?}");
+    let started = std::time::Instant::now();
+    let again = l.app.deliver("issue_comment", "status-403", &payload).await;
+    assert_eq!(again.status(), 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "no wait on a claim held by nobody"
+    );
+    let replies = l.gh.comments_on(42);
+    let status: Vec<_> = replies
+        .iter()
+        .filter(|c| c.starts_with("auditloop: status"))
+        .collect();
+    assert_eq!(status.len(), 1, "{replies:#?}");
 }

@@ -97,6 +97,9 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         "POST /graphql RecordsLanded",
         Some(("contents", Level::Read)),
     ),
+    // The first reads read a file, a ref, a pull request and check runs: `contents`,
+    // `pull_requests` and `checks` read, the last two named already by their REST routes.
+    ("POST /graphql FirstReads", Some(("contents", Level::Read))),
     (
         "DELETE /repos/{owner}/{repo}/git/refs/{ref}",
         Some(("contents", Level::Write)),

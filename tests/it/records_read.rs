@@ -160,3 +160,80 @@ async fn a_hostile_branch_name_is_refused_before_any_call() {
     assert!(read(&api, &repo(), "../../pulls", all).await.is_err());
     assert!(gh.git_requests().is_empty());
 }
+
+/// At a commit another process made, whose tree and parents another read brought: the
+/// tree is read (the commit is not), and the record the index named at the commit before
+/// is fetched with the index, in one round. The snapshot is the one a fresh read gives.
+#[tokio::test]
+async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
+    use auditloop::ids::{CommitSha, ObjectSha};
+    use auditloop::records::{read_with, RecordsCache, Reuse};
+    let gh = FakeGitHub::start().await;
+    seed(&gh, 3);
+    let api = gh.installation_api("d-read-elsewhere").await;
+    let cache = RecordsCache::new();
+    let cached = Reuse {
+        cache: Some(&cache),
+        ..Reuse::default()
+    };
+    read_with(&api, &repo(), BRANCH, &index_then_record, cached)
+        .await
+        .unwrap();
+    let index = serde_json::json!({"next": 4, "pulls": {"42": "AUD-3", "7": "AUD-1"}});
+    let new = gh.commit_files(
+        REPO,
+        BRANCH,
+        &[
+            ("index.json", &index.to_string()),
+            ("records/AUD-3.json", "{\"id\": \"AUD-3\", \"round\": 2}"),
+        ],
+        "elsewhere [skip ci]",
+    );
+    let commit = gh.state().git[REPO].commits[&new].clone();
+    let (head, tree) = (
+        CommitSha::new(new.clone()).unwrap(),
+        ObjectSha::new(commit.tree.clone()).unwrap(),
+    );
+    let parents: Vec<CommitSha> = commit
+        .parents
+        .iter()
+        .map(|p| CommitSha::new(p.clone()).unwrap())
+        .collect();
+    let before = gh.git_requests().len();
+    // Long enough that two calls sent together overlap at the fake.
+    gh.set_delay(std::time::Duration::from_millis(100));
+    let reuse = Reuse {
+        cache: Some(&cache),
+        head: Some(Some(&head)),
+        objects: Some((&head, &tree, &parents)),
+    };
+    let snap = read_with(&api, &repo(), BRANCH, &index_then_record, reuse)
+        .await
+        .unwrap();
+    let calls: Vec<_> = gh.git_requests().into_iter().skip(before).collect();
+    let paths: Vec<&str> = calls.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        calls.len(),
+        3,
+        "the tree, then the index and the record: {paths:?}"
+    );
+    assert!(paths[0].contains("/git/trees/"), "{paths:?}");
+    let blobs = &calls[1..];
+    assert!(
+        blobs
+            .iter()
+            .all(|b| blobs.iter().all(|o| b.started < o.answered)),
+        "the two blobs in one round"
+    );
+    gh.set_delay(std::time::Duration::ZERO);
+    let fresh = read(&api, &repo(), BRANCH, index_then_record)
+        .await
+        .unwrap();
+    assert_eq!(snap.files, fresh.files);
+    assert_eq!(snap.commit, fresh.commit);
+    assert_eq!(snap.parents, fresh.parents);
+    assert_eq!(
+        snap.file("records/AUD-3.json"),
+        Some("{\"id\": \"AUD-3\", \"round\": 2}")
+    );
+}

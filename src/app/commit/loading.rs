@@ -19,9 +19,15 @@ pub type Loaded = Result<State, Damage>;
 pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Loaded, GitHubError> {
     let branch = ctx.records_branch();
     let head = ctx.seen.records_head(branch);
+    let objects = head.as_ref().and_then(|h| {
+        let commit = h.as_ref()?;
+        let (tree, parents) = ctx.seen.records_objects(commit)?;
+        Some((commit.clone(), tree, parents))
+    });
     let reuse = Reuse {
         cache: Some(&ctx.memory.records),
         head: head.as_ref().map(Option::as_ref),
+        objects: objects.as_ref().map(|(c, t, p)| (c, t, &p[..])),
     };
     let snapshot = records::read_with(
         &ctx.api,

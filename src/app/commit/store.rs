@@ -134,9 +134,11 @@ where
     };
     let outcome = loop {
         let head = ctx.seen.records_head(branch);
+        // The early load put the commit in the cache: its objects are known there.
         let reuse = Reuse {
             cache: Some(&ctx.memory.records),
             head: head.as_ref().map(Option::as_ref),
+            objects: None,
         };
         let outcome = records::commit_change_with(
             &ctx.api,

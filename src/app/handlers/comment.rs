@@ -52,7 +52,7 @@ pub async fn handle(
     };
     if !command.changes_records() {
         let ran = Box::pin(run(app, ctx, e, &command, &actor, &pull)).await;
-        return answer(ran, ctx, e, &pull, false).await;
+        return answer(ran, ctx, &pull, false).await;
     }
     Box::pin(decide_once(app, ctx, e, &command, &actor, &pull)).await
 }
@@ -89,7 +89,7 @@ async fn decide_once(
             // must find the refusal, never decide again. Any other failure left nothing
             // that must stay single, so the retry may claim afresh.
             let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
-            let answered = answer(ran, ctx, e, pull, true).await;
+            let answered = answer(ran, ctx, pull, true).await;
             if answered.is_err() && !refusing {
                 claim::release(ctx, &name).await;
             }
@@ -179,19 +179,18 @@ async fn publish_carried_out(
     Ok(())
 }
 
-/// Turns how a command ended into the PR's answer: a +1, or one refusal. `holder`: this
-/// handling holds the command's outcome claim.
+/// Turns how a command ended into the PR's answer: a refusal, or nothing more (a command
+/// carried out gave its +1 with its views). `holder`: this handling holds the command's
+/// outcome claim.
 async fn answer(
-    ran: Result<Answered, CommandFailure>,
+    ran: Result<(), CommandFailure>,
     ctx: &Ctx,
-    e: &IssueCommentEvent,
     pull: &Pull,
     holder: bool,
 ) -> Result<Handled, HandlerError> {
     let number = pull.number;
     match ran {
-        Ok(Answered::Done) => reply::carried_out(ctx, e.comment.id).await?,
-        Ok(Answered::Reacted) => {}
+        Ok(()) => {}
         Err(CommandFailure::Refused(why)) if holder => {
             reply::refuse_as_holder(ctx, number, &why).await?;
         }
@@ -207,12 +206,6 @@ async fn answer(
     Ok(Handled::Done)
 }
 
-/// A command carried out: the +1 reaction is already given, or still to give.
-enum Answered {
-    Reacted,
-    Done,
-}
-
 /// A refusal is the user's mistake, answered on the PR; the other failures are a 5xx.
 async fn run(
     app: &AuditApp,
@@ -221,7 +214,7 @@ async fn run(
     command: &ParsedCommand,
     actor: &Login,
     pull: &Pull,
-) -> Result<Answered, CommandFailure> {
+) -> Result<(), CommandFailure> {
     let number = pull.number;
     if let ParsedCommand::Help = command {
         let text = reply::with_marker(ctx, &format!("auditloop: help\n\n{}", help_table()));
@@ -229,7 +222,7 @@ async fn run(
             Ok(text)
         })
         .await?;
-        return Ok(Answered::Reacted);
+        return Ok(());
     }
     refuse_unless_writable(ctx, command, pull)?;
     match command {
@@ -243,11 +236,12 @@ async fn run(
                 text,
             ))
             .await?;
-            return Ok(Answered::Reacted);
+            return Ok(());
         }
         ParsedCommand::Gate => {
-            gate(app, ctx, pull).await?;
-            return Ok(Answered::Done);
+            // The +1 does not wait for the views: a failure of either is a 5xx, retried.
+            futures::try_join!(gate(app, ctx, pull), reply::carried_out(ctx, e.comment.id))?;
+            return Ok(());
         }
         _ => {}
     }
@@ -343,7 +337,7 @@ async fn commit(
     decision: CommandDecision,
     comment: CommentId,
     dispatch: bool,
-) -> Result<Answered, CommandFailure> {
+) -> Result<(), CommandFailure> {
     let pr = pull.number;
     // Our run on the head names the newest records commit GitHub has seen: nothing is
     // written on a branch that no longer contains it. The listing serves the views too.
@@ -388,7 +382,7 @@ async fn commit(
         checked,
     };
     publish_carried_out(app, ctx, target, mode, dispatch, comment).await?;
-    Ok(Answered::Reacted)
+    Ok(())
 }
 
 /// The state the views of a command are built from, with its records commit and whether

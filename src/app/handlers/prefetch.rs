@@ -1,73 +1,130 @@
 //! The reads an event needs whatever it turns out to be, started together with the
 //! configuration read instead of one after the other: the pull request, the commenter's
-//! permission, the records branch and the check runs on the head (a comment does not name
-//! the head: the one the pull request had when this process last read it is listed). Each
-//! lands in the delivery's `Seen`, where the handlers find it; a read made on a guess that
-//! proves wrong is simply not used.
+//! permission, the records branch and the check runs on the head. A comment's command
+//! reads the configuration, the records ref, the pull request and its head's runs in one
+//! GraphQL query (`github/first_reads.rs`); its permission and outcome claim go beside it.
+//! Each read lands in the delivery's `Seen`, where the handlers find it; a read made on a
+//! guess that proves wrong is simply not used.
 
 use crate::app::claim;
 use crate::app::commit::{decision, store};
 use crate::app::context::Ctx;
+use crate::app::memory::EarlyReply;
+use crate::app::publish::reply;
 use crate::commands::{Parsed, ParsedCommand};
 use crate::engine::policy::{role_for, Role};
+use crate::engine::repo_config::CONFIG_PATH;
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
+use crate::github::first_reads::{first_reads, ConfigBlob};
 use crate::github::{rest, GitHubError};
 use crate::ids::{CommitSha, Login, PrNumber};
 
-/// `parsed`: a comment's command, read once by the caller for the handler too.
-pub async fn reads(ctx: &Ctx, event: &Event, parsed: Option<&Parsed>) -> Result<(), GitHubError> {
+/// Whether [`reads`] reads the configuration too (then the caller does not).
+pub fn reads_config(event: &Event, parsed: Option<&Parsed>) -> bool {
+    match event {
+        Event::PullRequest(_) => true,
+        Event::IssueComment(_) => !matches!(parsed, None | Some(Ok(None))),
+        _ => false,
+    }
+}
+
+/// `parsed`: a comment's command, read once by the caller for the handler too. The
+/// configuration file, when [`reads_config`] and the query brought it.
+pub async fn reads(
+    ctx: &Ctx,
+    event: &Event,
+    parsed: Option<&Parsed>,
+) -> Result<Option<ConfigBlob>, GitHubError> {
     match event {
         Event::PullRequest(e) => {
-            // The new head for its check run; before a push, the old one too, whose run
-            // names the records commit a rebind must extend.
-            let heads: Vec<CommitSha> = std::iter::once(&e.pull_request.head.sha)
-                .chain(e.before.as_ref())
-                .filter_map(|h| CommitSha::new(h.clone()).ok())
-                .collect();
-            let runs = futures::future::try_join_all(
-                heads
-                    .iter()
-                    .map(|h| ctx.seen.list_runs_early(&ctx.api, &ctx.repo, h)),
-            );
-            // A rebind goes to the head the PR has now, never to the payload's, which a
-            // late delivery may carry long after a newer push.
-            let pull = async {
-                if may_rebind(e) {
-                    ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await.map(Some)
-                } else {
-                    Ok(None)
+            // The query lists the runs on the head the PR has now (a rebind goes there,
+            // never to the payload's, which a late delivery may carry long after a newer
+            // push); before a push, the old head's too, whose run names the records commit
+            // a rebind must extend. Any other head's runs are listed when asked for.
+            let before = e
+                .before
+                .as_ref()
+                .and_then(|h| CommitSha::new(h.clone()).ok());
+            let old = async {
+                match &before {
+                    Some(head) => ctx.seen.list_runs_early(&ctx.api, &ctx.repo, head).await,
+                    None => Ok(()),
                 }
             };
-            let ((), _, now) = futures::try_join!(
-                async { store::load(ctx, e.number, None).await.map(drop) },
-                runs,
-                pull,
-            )?;
-            let payload_head = heads
-                .first()
-                .filter(|h| h.as_str() == e.pull_request.head.sha);
-            if let Some(head) = now.as_ref().map(|p| &p.head_sha).or(payload_head) {
-                ctx.memory.remember_head(&ctx.repo, e.number, head);
+            let (config, ()) = futures::try_join!(first(ctx, e.number), old)?;
+            // Without the query's pull request, one is read only for a rebind.
+            let now = async {
+                match (ctx.seen.known_pull(e.number), may_rebind(e)) {
+                    (Some(pull), _) => Ok(Some(pull)),
+                    (None, true) => ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await.map(Some),
+                    (None, false) => Ok(None),
+                }
+            };
+            let (now, ()) = futures::try_join!(now, async {
+                store::load(ctx, e.number, None).await.map(drop)
+            })?;
+            let payload = CommitSha::new(e.pull_request.head.sha.clone()).ok();
+            if let Some(head) = now.map(|p| p.head_sha).or(payload) {
+                ctx.memory.remember_head(&ctx.repo, e.number, &head);
             }
-            Ok(())
+            Ok(config)
         }
         Event::IssueComment(e) => Box::pin(comment_reads(ctx, e, parsed)).await,
-        _ => Ok(()),
+        _ => Ok(None),
     }
+}
+
+/// The first reads, kept in `Seen`: the pull request, its head's runs and where the
+/// records branch is; the configuration is the caller's.
+async fn first(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
+    let branch = ctx.records_branch();
+    let read = first_reads(
+        &ctx.api,
+        &ctx.repo,
+        number,
+        &ctx.default_branch,
+        branch,
+        CONFIG_PATH,
+    )
+    .await?;
+    if let Some(records) = read.records {
+        ctx.seen
+            .saw_records(branch, records.as_ref().map(|r| &r.commit));
+        if let Some(head) = records {
+            ctx.seen.saw_records_head(head);
+        }
+    }
+    if let Some((head, runs)) = read.runs {
+        ctx.seen.saw_runs(head, runs);
+    }
+    if let Some(pull) = read.pull {
+        ctx.seen.saw_pull(pull);
+    }
+    Ok(read.config)
 }
 
 async fn comment_reads(
     ctx: &Ctx,
     e: &IssueCommentEvent,
     parsed: Option<&Parsed>,
-) -> Result<(), GitHubError> {
+) -> Result<Option<ConfigBlob>, GitHubError> {
     let number = PrNumber(e.issue.number);
     // Every answer is anchored at the PR's head (the claim that keeps a reply single), so a
     // refusal or `help` needs the pull request and nothing else.
     let command = match parsed {
-        None | Some(Ok(None)) => return Ok(()),
-        Some(Ok(Some(ParsedCommand::Help)) | Err(_)) => {
-            return ctx.seen.pull(&ctx.api, &ctx.repo, number).await.map(drop)
+        None | Some(Ok(None)) => return Ok(None),
+        Some(Ok(Some(ParsedCommand::Help))) => {
+            let reads = async {
+                let config = first(ctx, number).await?;
+                ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
+                Ok(config)
+            };
+            return with_early_reply(ctx, e, number, reads).await;
+        }
+        Some(Err(_)) => {
+            let config = first(ctx, number).await?;
+            ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
+            return Ok(config);
         }
         Some(Ok(Some(command))) => command,
     };
@@ -75,48 +132,89 @@ async fn comment_reads(
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
         _ => None,
     };
-    let login = Login::new(e.comment.user.login.clone()).ok();
-    let asks_permission = login
-        .as_ref()
-        .is_some_and(|l| needs_permission(ctx, command, l));
-    let permission = async {
-        match (&login, asks_permission) {
-            (Some(l), true) => ctx
-                .seen
-                .permission(&ctx.api, &ctx.repo, l.as_str())
-                .await
-                .map(drop),
-            _ => Ok(()),
-        }
-    };
-    let guess = ctx.memory.head_of(&ctx.repo, number);
-    let runs = async {
-        match &guess {
-            Some(head) => ctx.seen.list_runs_early(&ctx.api, &ctx.repo, head).await,
-            None => Ok(()),
-        }
-    };
-    // The claim on the command's one outcome is made with the reads when a commit to
-    // anchor it is known (any commit of the repository will do); a create that fails here
-    // is simply made again later, at the head just read.
+    let permission = permission(ctx, e, command);
     let outcome = async {
-        if let (Some(head), true) = (&guess, command.changes_records()) {
-            let name = claim::first_generation(ctx, &claim::outcome_effect(number));
-            if let Ok(won) = rest::create_ref(&ctx.api, &ctx.repo, &name, head).await {
-                ctx.seen.claimed_early(won);
-            }
-        }
+        outcome_claim(ctx, number, command).await;
         Ok(())
     };
-    let (pull, ..) = futures::try_join!(
-        ctx.seen.pull(&ctx.api, &ctx.repo, number),
-        async { store::load(ctx, number, named.as_ref()).await.map(drop) },
-        permission,
-        runs,
-        outcome,
-    )?;
-    ctx.memory.remember_head(&ctx.repo, number, &pull.head_sha);
-    Ok(())
+    // The records are loaded at the ref the query saw: from the cache when this process
+    // made that commit, else object by object.
+    let reads = async {
+        let config = first(ctx, number).await?;
+        let (pull, ()) = futures::try_join!(ctx.seen.pull(&ctx.api, &ctx.repo, number), async {
+            store::load(ctx, number, named.as_ref()).await.map(drop)
+        })?;
+        Ok::<_, GitHubError>((config, pull))
+    };
+    let all = async {
+        let ((config, pull), ..) = futures::try_join!(reads, permission, outcome)?;
+        ctx.memory.remember_head(&ctx.repo, number, &pull.head_sha);
+        Ok(config)
+    };
+    match command {
+        ParsedCommand::Status => Box::pin(with_early_reply(ctx, e, number, Box::pin(all))).await,
+        _ => Box::pin(all).await,
+    }
+}
+
+/// The commenter's permission, when the command will ask for it.
+async fn permission(
+    ctx: &Ctx,
+    e: &IssueCommentEvent,
+    command: &ParsedCommand,
+) -> Result<(), GitHubError> {
+    match Login::new(e.comment.user.login.clone()) {
+        Ok(login) if needs_permission(ctx, command, &login) => ctx
+            .seen
+            .permission(&ctx.api, &ctx.repo, login.as_str())
+            .await
+            .map(drop),
+        _ => Ok(()),
+    }
+}
+
+/// The claim on a command's one outcome, made with the reads when a commit to anchor it is
+/// known (any commit of the repository will do); a create that fails here is simply made
+/// again later, at the head just read.
+async fn outcome_claim(ctx: &Ctx, number: PrNumber, command: &ParsedCommand) {
+    let guess = ctx.memory.head_of(&ctx.repo, number);
+    if let (Some(head), true) = (&guess, command.changes_records()) {
+        let name = claim::first_generation(ctx, &claim::outcome_effect(number));
+        if let Ok(won) = rest::create_ref(&ctx.api, &ctx.repo, &name, head).await {
+            ctx.seen.claimed_early(won);
+        }
+    }
+}
+
+/// `reads`, with what a reply (`status`, `help`) does first made beside them: the +1, and
+/// the reply's claim when a commit to anchor it is known. Each is made again later if it
+/// failed here; a claim won here is given back if the reads fail, so the retry wins it.
+async fn with_early_reply<T>(
+    ctx: &Ctx,
+    e: &IssueCommentEvent,
+    number: PrNumber,
+    reads: impl std::future::Future<Output = Result<T, GitHubError>>,
+) -> Result<T, GitHubError> {
+    let name = claim::first_generation(ctx, &reply::reply_effect(number));
+    let guess = ctx.memory.head_of(&ctx.repo, number);
+    let claim = async {
+        match &guess {
+            Some(head) => rest::create_ref(&ctx.api, &ctx.repo, &name, head)
+                .await
+                .ok(),
+            None => None,
+        }
+    };
+    let react = rest::react_is_new(&ctx.api, &ctx.repo, e.comment.id, "+1");
+    let (read, won, new) = futures::join!(reads, claim, react);
+    if read.is_err() && won == Some(true) {
+        claim::release(ctx, &name).await;
+    }
+    ctx.seen.replied_early(EarlyReply {
+        won,
+        reaction_new: new.ok(),
+    });
+    read
 }
 
 /// Whether the event may rebind the record (docs/reference.md#baseline): a push, a reopen, a base change.

@@ -36,7 +36,7 @@ pub async fn post_once(
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
     claim::once(
         ctx,
-        &format!("reply-{}", pr.0),
+        &reply_effect(pr),
         anchor,
         || replied(ctx, pr, &marker),
         || async {
@@ -60,23 +60,32 @@ pub async fn answer_once(
     body: impl Future<Output = Result<String, GitHubError>>,
 ) -> Result<(), GitHubError> {
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
+    let effect = reply_effect(pr);
+    let early = ctx.seen.take_early_reply();
+    let reacted = early.and_then(|e| e.reaction_new);
     let ready = async {
-        let (body, new) =
-            futures::try_join!(body, rest::react_is_new(&ctx.api, &ctx.repo, comment, "+1"))?;
+        let (body, new) = futures::try_join!(body, async {
+            match reacted {
+                Some(new) => Ok(new),
+                None => rest::react_is_new(&ctx.api, &ctx.repo, comment, "+1").await,
+            }
+        })?;
         Ok((body, !new))
     };
-    claim::claimed_while(
-        ctx,
-        &format!("reply-{}", pr.0),
-        anchor,
-        ready,
-        || replied(ctx, pr, &marker),
-        |body: String| async move {
-            rest::create_comment(&ctx.api, &ctx.repo, pr, &body).await?;
-            Ok(())
-        },
-    )
-    .await
+    let done = || replied(ctx, pr, &marker);
+    let act = |body: String| async move {
+        rest::create_comment(&ctx.api, &ctx.repo, pr, &body).await?;
+        Ok(())
+    };
+    match early.and_then(|e| e.won) {
+        Some(won) => claim::after_first(ctx, &effect, anchor, won, ready.await, done, act).await,
+        None => claim::claimed_while(ctx, &effect, anchor, ready, done, act).await,
+    }
+}
+
+/// The effect a reply is claimed as: one per delivery and pull request.
+pub fn reply_effect(pr: PrNumber) -> String {
+    format!("reply-{}", pr.0)
 }
 
 pub async fn refuse(

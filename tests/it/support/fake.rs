@@ -289,6 +289,11 @@ impl Answer {
         }
     }
 
+    /// Its JSON body, if any.
+    pub fn body(&self) -> Option<&Value> {
+        self.json.as_ref()
+    }
+
     /// An answer without a body (`204`, `304`).
     pub fn empty(status: u16) -> Self {
         Self::new(status, None)

@@ -1,5 +1,6 @@
-//! The GraphQL fields the fake serves, exactly those of the two documents the app sends
-//! (`RecordsCommit`, `RecordsLanded`), read from the same git data as the REST routes.
+//! The GraphQL fields the fake serves, exactly those of the documents the app sends
+//! (`RecordsCommit`, `RecordsLanded`, `FirstReads`), read from the same state as the REST
+//! routes: git data here, files, pull requests and check runs in `fake_graphql_reads`.
 //! Any other field or argument, valid in GitHub's schema or not, is refused as unserved.
 
 use serde_json::{json, Map, Value};
@@ -28,14 +29,61 @@ pub enum Obj {
         has_next: bool,
         end_cursor: Option<String>,
     },
+    /// `cursors`: whether the connection's cursors are served (`endCursor`).
     PageInfo {
         has_next: bool,
         end_cursor: Option<String>,
+        cursors: bool,
     },
     RateLimit,
     CommitPayload {
         repo: String,
         commit: String,
+    },
+    /// A file of a branch, as the contents API serves it.
+    Blob {
+        oid: String,
+        text: String,
+    },
+    PullRequest {
+        repo: String,
+        number: u64,
+    },
+    /// A pull request's author: a `Bot` or a `User`.
+    Actor {
+        login: String,
+        bot: bool,
+    },
+    /// The last commit of a pull request, its head.
+    PullCommits {
+        repo: String,
+        head: String,
+    },
+    PullCommit {
+        repo: String,
+        head: String,
+    },
+    /// One page of a commit's check suites: each App's latest runs, newest first.
+    CheckSuites {
+        page: Vec<(Option<String>, Vec<Value>)>,
+        has_next: bool,
+    },
+    CheckSuite {
+        app: Option<String>,
+        runs: Vec<Value>,
+    },
+    /// One page of a suite's runs, as REST's check-run objects.
+    CheckRuns {
+        page: Vec<Value>,
+        has_next: bool,
+    },
+    CheckRun(Value),
+    /// An App, by slug.
+    App(String),
+    /// A commit's parents (a page of them).
+    Parents {
+        repo: String,
+        oids: Vec<String>,
     },
 }
 
@@ -52,6 +100,18 @@ impl Obj {
             Obj::PageInfo { .. } => "PageInfo",
             Obj::RateLimit => "RateLimit",
             Obj::CommitPayload { .. } => "CreateCommitOnBranchPayload",
+            Obj::Blob { .. } => "Blob",
+            Obj::PullRequest { .. } => "PullRequest",
+            Obj::Actor { bot: true, .. } => "Bot",
+            Obj::Actor { bot: false, .. } => "User",
+            Obj::PullCommits { .. } => "PullRequestCommitConnection",
+            Obj::PullCommit { .. } => "PullRequestCommit",
+            Obj::CheckSuites { .. } => "CheckSuiteConnection",
+            Obj::CheckSuite { .. } => "CheckSuite",
+            Obj::CheckRuns { .. } => "CheckRunConnection",
+            Obj::CheckRun(_) => "CheckRun",
+            Obj::App(_) => "App",
+            Obj::Parents { .. } => "CommitConnection",
         }
     }
 }
@@ -102,7 +162,8 @@ impl FieldError {
     }
 }
 
-/// Type, field and the arguments a document may give it: everything the fake serves.
+/// Type, field and the arguments a document may give it: everything the fake serves of
+/// git data (the rest is `fake_graphql_reads::SERVED`).
 const SERVED: &[(&str, &str, &[&str])] = &[
     ("Query", "repository", &["owner", "name"]),
     ("Query", "rateLimit", &[]),
@@ -125,7 +186,11 @@ const SERVED: &[(&str, &str, &[&str])] = &[
 
 /// Whether the fake serves `ty.field` with the arguments `given`.
 pub fn served(ty: &str, field: &str, given: &[&str]) -> Result<(), FieldError> {
-    let Some((_, _, allowed)) = SERVED.iter().find(|(t, f, _)| *t == ty && *f == field) else {
+    let Some((_, _, allowed)) = SERVED
+        .iter()
+        .chain(super::fake_graphql_reads::SERVED)
+        .find(|(t, f, _)| *t == ty && *f == field)
+    else {
         return Err(FieldError::unserved(&format!("{ty}.{field}")));
     };
     match given.iter().find(|a| !allowed.contains(a)) {
@@ -200,6 +265,26 @@ pub fn resolve(
             }
         }
         (Obj::Commit { repo, oid }, "history") => history(state, repo, oid, args)?,
+        (Obj::Commit { repo, oid }, "parents") => {
+            let first = page_size(args, "first", "parents")?;
+            let Some(commit) = state.git.get(repo).and_then(|g| g.commits.get(oid)) else {
+                return Err(FieldError::plain(format!("no commit {oid} in {repo}")));
+            };
+            object(Obj::Parents {
+                repo: repo.clone(),
+                oids: commit.parents.iter().take(first).cloned().collect(),
+            })
+        }
+        (Obj::Parents { repo, oids }, "nodes") => Resolved::List(
+            oids.iter()
+                .map(|oid| {
+                    object(Obj::Commit {
+                        repo: repo.clone(),
+                        oid: oid.clone(),
+                    })
+                })
+                .collect(),
+        ),
         (
             Obj::History {
                 has_next,
@@ -210,6 +295,7 @@ pub fn resolve(
         ) => object(Obj::PageInfo {
             has_next: *has_next,
             end_cursor: end_cursor.clone(),
+            cursors: true,
         }),
         (Obj::History { repo, page, .. }, "nodes") => Resolved::List(
             page.iter()
@@ -222,20 +308,45 @@ pub fn resolve(
                 .collect(),
         ),
         (Obj::PageInfo { has_next, .. }, "hasNextPage") => leaf(*has_next),
-        (Obj::PageInfo { end_cursor, .. }, "endCursor") => leaf(json!(end_cursor)),
+        (
+            Obj::PageInfo {
+                end_cursor,
+                cursors: true,
+                ..
+            },
+            "endCursor",
+        ) => leaf(json!(end_cursor)),
         (Obj::CommitPayload { repo, commit }, "commit") => object(Obj::Commit {
             repo: repo.clone(),
             oid: commit.clone(),
         }),
-        _ => {
-            let what = format!("{}.{field}", obj.type_name());
-            return Err(FieldError::unserved(&what));
-        }
+        _ => return super::fake_graphql_reads::resolve(state, obj, field, args),
     })
 }
 
-/// The most `history` gives on a page, as on GitHub.
+/// The most a connection gives on a page, as on GitHub.
 const PAGE_LIMIT: u64 = 100;
+
+/// The page size `arg` (`first` or `last`) asks of `connection`, within GitHub's bounds.
+pub fn page_size(
+    args: &Map<String, Value>,
+    arg: &str,
+    connection: &str,
+) -> Result<usize, FieldError> {
+    let Some(size) = args.get(arg).and_then(Value::as_u64) else {
+        let message = format!("You must provide a `first` or `last` value to properly paginate the `{connection}` connection.");
+        return Err(FieldError::github(
+            "MISSING_PAGINATION_BOUNDARIES",
+            message,
+            true,
+        ));
+    };
+    if size > PAGE_LIMIT {
+        let message = format!("Requesting {size} records on the `{connection}` connection exceeds the `{arg}` limit of {PAGE_LIMIT} records.");
+        return Err(FieldError::github("EXCESSIVE_PAGINATION", message, true));
+    }
+    Ok(usize::try_from(size).expect("at most 100"))
+}
 
 /// A page of `oid`'s first-parent history. The cursor is `<oid> <index>`, as GitHub's
 /// history cursors read (opaque to the app).
@@ -245,18 +356,7 @@ fn history(
     oid: &str,
     args: &Map<String, Value>,
 ) -> Result<Resolved, FieldError> {
-    let Some(first) = args.get("first").and_then(Value::as_u64) else {
-        let message = "You must provide a `first` or `last` value to properly paginate the `history` connection.";
-        return Err(FieldError::github(
-            "MISSING_PAGINATION_BOUNDARIES",
-            message.into(),
-            true,
-        ));
-    };
-    if first > PAGE_LIMIT {
-        let message = format!("Requesting {first} records on the `history` connection exceeds the `first` limit of {PAGE_LIMIT} records.");
-        return Err(FieldError::github("EXCESSIVE_PAGINATION", message, true));
-    }
+    let first = page_size(args, "first", "history")?;
     let skip = match args.get("after").and_then(Value::as_str) {
         None => 0,
         Some(after) => {
@@ -283,12 +383,7 @@ fn history(
             .and_then(|commit| commit.parents.first().cloned());
         chain.push(c);
     }
-    let page: Vec<String> = chain
-        .iter()
-        .skip(skip)
-        .take(usize::try_from(first).expect("at most 100"))
-        .cloned()
-        .collect();
+    let page: Vec<String> = chain.iter().skip(skip).take(first).cloned().collect();
     let end = skip + page.len();
     Ok(object(Obj::History {
         repo: repo.to_owned(),

@@ -1,6 +1,8 @@
 //! The fake's repository routes beyond git data: files of the default branch through the
 //! contents API (with `ETags`), check runs listed by commit, pull requests by commit, issues.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
@@ -9,7 +11,7 @@ use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
 use super::github_objects as gh;
 
 /// The SHA the contents API names a file by (content-derived, not git's own).
-fn blob_sha(text: &str) -> String {
+pub fn blob_sha(text: &str) -> String {
     hex::encode(&Sha256::digest(text.as_bytes())[..20])
 }
 
@@ -39,10 +41,7 @@ pub fn route(
                 .split('&')
                 .find_map(|kv| kv.strip_prefix("ref="))
                 .unwrap_or("main");
-            let mut files = state.files.clone();
-            if git_ref != "main" {
-                files.extend(state.head_files.clone());
-            }
+            let files = files_at(state, git_ref);
             if let Some(text) = files.get(&path) {
                 let tag = etag(text);
                 if headers_if_none_match == Some(tag.as_str()) {
@@ -74,21 +73,7 @@ pub fn route(
             }
         }
         ("GET", ["repos", _o, _r, "commits", sha, "check-runs"]) => {
-            // filter=latest: the newest run of each name in each App's check suite.
-            let mut latest: Vec<Value> = Vec::new();
-            for run in state
-                .check_runs
-                .iter()
-                .rev()
-                .filter(|c| c.body["head_sha"] == *sha)
-            {
-                if !latest
-                    .iter()
-                    .any(|l| l["name"] == run.body["name"] && l["app"] == run.body["app"])
-                {
-                    latest.push(run.body.clone());
-                }
-            }
+            let latest = latest_check_runs(state, sha);
             let total = latest.len();
             let (items, link) = super::fake_pages::page(latest, &state.url, query);
             super::fake_pages::with_link(
@@ -131,6 +116,36 @@ pub fn route(
         }
         _ => return None,
     })
+}
+
+/// The files of `git_ref` as the contents API serves them: the default branch (`main`)
+/// has `State::files`; any other ref is a PR's head, which sees its own changes over them.
+pub fn files_at(state: &State, git_ref: &str) -> BTreeMap<String, String> {
+    let mut files = state.files.clone();
+    if git_ref != "main" {
+        files.extend(state.head_files.clone());
+    }
+    files
+}
+
+/// The runs on `sha` that `filter=latest` lists, newest first: the newest run of each name
+/// in each App's check suite.
+pub fn latest_check_runs(state: &State, sha: &str) -> Vec<Value> {
+    let mut latest: Vec<Value> = Vec::new();
+    for run in state
+        .check_runs
+        .iter()
+        .rev()
+        .filter(|c| c.body["head_sha"] == sha)
+    {
+        if !latest
+            .iter()
+            .any(|l| l["name"] == run.body["name"] && l["app"] == run.body["app"])
+        {
+            latest.push(run.body.clone());
+        }
+    }
+    latest
 }
 
 impl State {

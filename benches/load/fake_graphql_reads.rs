@@ -1,0 +1,133 @@
+//! `query FirstReads` of the fake: a command's first reads in one call, answered from the
+//! state the REST routes serve, through the same functions, so the two always agree:
+//! - `config: object(expression: "<branch>:<path>")`: the file as `GET contents/{path}`
+//!   serves it (which ignores the branch, as this does), as a `Blob`;
+//! - `records: ref(qualifiedName:)`: the ref as `GET git/ref/{name}` serves it, or null;
+//! - `pullRequest(number:)`: the pull request of `GET pulls/{n}`, its head's latest check
+//!   runs as `GET commits/{sha}/check-runs` lists them, one check suite per app; a missing
+//!   one is null with GitHub's `NOT_FOUND` error naming it.
+//!
+//! An expression naming a file the fake does not hold answers null and marks the call
+//! unserved, as the contents route does with a path it does not know.
+
+use axum::response::Response;
+use serde_json::{json, Value};
+
+use crate::fake::{self, reply, unserved, Data};
+use crate::fake_graphql::{known_repository, no_repository, problem};
+
+/// Nodes per page of `checkSuites(first: 100)` and `checkRuns(first: 100)`.
+const PAGE: usize = 100;
+
+pub fn serve(data: &Data, vars: &Value) -> Response {
+    let (Some(owner), Some(name), Some(number), Some(config), Some(records)) = (
+        vars["owner"].as_str(),
+        vars["name"].as_str(),
+        vars["number"].as_u64(),
+        vars["config"].as_str(),
+        vars["records"].as_str(),
+    ) else {
+        return problem("FirstReads needs $owner, $name, $number, $config and $records");
+    };
+    let repo = format!("{owner}/{name}");
+    if !known_repository(data, &repo) {
+        return reply(
+            200,
+            &json!({"data": {"repository": null}, "errors": [no_repository(&repo)]}),
+        );
+    }
+    let file = config
+        .split_once(':')
+        .and_then(|(_, path)| fake::repo_file(path));
+    let config = file.map_or(Value::Null, |text| {
+        json!({"__typename": "Blob", "oid": fake::sha_of("blob", text), "text": text,
+            "isTruncated": false})
+    });
+    let git = data.git.get(&repo);
+    let records = records
+        .strip_prefix("refs/")
+        .and_then(|name| git?.refs.get(name))
+        .map_or(Value::Null, |oid| {
+            let (tree, parents) = git
+                .and_then(|g| g.commits.get(oid))
+                .cloned()
+                .unwrap_or_default();
+            let parents: Vec<Value> = parents.iter().take(2).map(|p| json!({"oid": p})).collect();
+            json!({"target": {"__typename": "Commit", "oid": oid, "tree": {"oid": tree},
+                "parents": {"nodes": parents}}})
+        });
+    let pull = data.pulls.get(&(repo.clone(), number));
+    let mut body = json!({"data": {"repository": {"config": config, "records": records,
+        "pullRequest": pull.map_or(Value::Null, |p| pull_node(data, &repo, p))}}});
+    if pull.is_none() {
+        body["errors"] = json!([{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
+            "message": format!("Could not resolve to a PullRequest with the number of {number}.")}]);
+    }
+    let answer = reply(200, &body);
+    if file.is_some() {
+        answer
+    } else {
+        unserved(answer)
+    }
+}
+
+/// A pull request from its REST body. `state` keeps REST's `open`, so both read the same.
+fn pull_node(data: &Data, repo: &str, p: &Value) -> Value {
+    let merged = p["merged"].as_bool().unwrap_or(false) || !p["merged_at"].is_null();
+    let state = match (p["state"].as_str(), merged) {
+        (Some("open"), _) => "OPEN",
+        (_, true) => "MERGED",
+        _ => "CLOSED",
+    };
+    let head = p["head"]["sha"].as_str().unwrap_or_default();
+    // GraphQL names a bot without REST's `[bot]`, and says it is a `Bot`.
+    let author = p["user"]["login"].as_str().map_or(Value::Null, |login| {
+        match login.strip_suffix("[bot]") {
+            Some(bot) => json!({"__typename": "Bot", "login": bot}),
+            None => json!({"__typename": "User", "login": login}),
+        }
+    });
+    let suites = suites(&fake::latest_runs(data, repo, head));
+    json!({"number": p["number"], "state": state, "merged": merged,
+        "body": p["body"].as_str().unwrap_or_default(), "headRefOid": head,
+        "baseRefName": p["base"]["ref"], "author": author,
+        "commits": {"nodes": [{"commit": {"oid": head, "checkSuites": suites}}]}})
+}
+
+/// A run as `checkRuns` lists it: enums in upper case, an empty external id as null.
+fn run_node(run: &Value) -> Value {
+    let upper = |v: &Value| v.as_str().map(str::to_ascii_uppercase);
+    json!({"databaseId": run["id"], "name": run["name"],
+        "status": upper(&run["status"]).unwrap_or_else(|| "QUEUED".to_owned()),
+        "conclusion": upper(&run["conclusion"]),
+        "externalId": run["external_id"].as_str().filter(|s| !s.is_empty()),
+        "summary": run["output"]["summary"]})
+}
+
+/// The first page of `nodes`, as a connection.
+fn page(mut nodes: Vec<Value>) -> Value {
+    let more = nodes.len() > PAGE;
+    nodes.truncate(PAGE);
+    json!({"pageInfo": {"hasNextPage": more}, "nodes": nodes})
+}
+
+/// The runs in one check suite per app, in the order the apps first appear.
+fn suites(runs: &[Value]) -> Value {
+    let mut by_app: Vec<(Value, Vec<Value>)> = Vec::new();
+    for run in runs {
+        let app = run["app"]["slug"]
+            .as_str()
+            .map_or(Value::Null, |slug| json!({"slug": slug}));
+        let node = run_node(run);
+        match by_app.iter_mut().find(|(a, _)| *a == app) {
+            Some((_, nodes)) => nodes.push(node),
+            None => by_app.push((app, vec![node])),
+        }
+    }
+    page(
+        by_app
+            .into_iter()
+            .map(|(app, nodes)| json!({"app": app, "checkRuns": page(nodes)}))
+            .collect(),
+    )
+}

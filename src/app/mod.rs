@@ -37,10 +37,18 @@ pub use context::Ctx;
 pub use handlers::gate_now::{gate_now, GateNow};
 pub use handlers::sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
 
-/// The file's `ETag`, or [`BLOB_VALIDATOR`] and its blob SHA when GraphQL read it.
-type CachedConfig = (String, Result<RepoConfig, ConfigError>);
+type CachedConfig = (Validator, Result<RepoConfig, ConfigError>);
 
-const BLOB_VALIDATOR: &str = "blob:";
+/// What tells a cached configuration is still the file's.
+#[derive(Clone, PartialEq, Eq)]
+enum Validator {
+    /// No file, or REST gave no `ETag`.
+    None,
+    /// REST's `ETag`, sent back as `If-None-Match`.
+    ETag(String),
+    /// The blob SHA, when GraphQL read the file.
+    Blob(String),
+}
 
 pub struct AuditApp {
     github: Arc<GitHubApp>,
@@ -124,19 +132,21 @@ impl AuditApp {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&key)
             .cloned();
-        let etag = cached
-            .as_ref()
-            .map(|(e, _)| e.as_str())
-            .filter(|e| !e.is_empty() && !e.starts_with(BLOB_VALIDATOR));
+        let etag = match &cached {
+            Some((Validator::ETag(tag), _)) => Some(tag.as_str()),
+            _ => None,
+        };
         let parsed = match rest::read_file(api, repo, CONFIG_PATH, default_branch, etag).await? {
             FileRead::NotModified => match cached {
                 Some((_, parsed)) => return Ok(parsed),
                 None => return Ok(Ok(RepoConfig::default())),
             },
-            FileRead::Missing => (String::new(), Ok(RepoConfig::default())),
-            FileRead::Found { text, etag } => {
-                (etag.unwrap_or_default(), RepoConfig::from_yaml(&text))
-            }
+            FileRead::Missing => (Validator::None, Ok(RepoConfig::default())),
+            FileRead::Found { text, etag } => (
+                etag.filter(|t| !t.is_empty())
+                    .map_or(Validator::None, Validator::ETag),
+                RepoConfig::from_yaml(&text),
+            ),
         };
         self.configs
             .lock()
@@ -154,9 +164,9 @@ impl AuditApp {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let (validator, parsed) = match blob {
-            ConfigBlob::Missing => (String::new(), Ok(RepoConfig::default())),
+            ConfigBlob::Missing => (Validator::None, Ok(RepoConfig::default())),
             ConfigBlob::Found { oid, text } => {
-                let validator = format!("{BLOB_VALIDATOR}{oid}");
+                let validator = Validator::Blob(oid);
                 match configs.get(&key) {
                     Some((v, parsed)) if *v == validator => return parsed.clone(),
                     _ => (validator, RepoConfig::from_yaml(&text)),

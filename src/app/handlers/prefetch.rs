@@ -54,10 +54,10 @@ pub async fn reads(
             let (config, ()) = futures::try_join!(first(ctx, e.number), old)?;
             // Without the query's pull request, one is read only for a rebind.
             let now = async {
-                match (ctx.seen.known_pull(e.number), may_rebind(e)) {
-                    (Some(pull), _) => Ok(Some(pull)),
-                    (None, true) => ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await.map(Some),
-                    (None, false) => Ok(None),
+                if may_rebind(e) || ctx.seen.known_pull(e.number).is_some() {
+                    ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await.map(Some)
+                } else {
+                    Ok(None)
                 }
             };
             let (now, ()) = futures::try_join!(now, async {
@@ -114,18 +114,9 @@ async fn comment_reads(
     let command = match parsed {
         None | Some(Ok(None)) => return Ok(None),
         Some(Ok(Some(ParsedCommand::Help))) => {
-            let reads = async {
-                let config = first(ctx, number).await?;
-                ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
-                Ok(config)
-            };
-            return with_early_reply(ctx, e, number, reads).await;
+            return with_early_reply(ctx, e, number, pull_reads(ctx, number)).await;
         }
-        Some(Err(_)) => {
-            let config = first(ctx, number).await?;
-            ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
-            return Ok(config);
-        }
+        Some(Err(_)) => return pull_reads(ctx, number).await,
         Some(Ok(Some(command))) => command,
     };
     let named = match &command {
@@ -155,6 +146,13 @@ async fn comment_reads(
         ParsedCommand::Status => Box::pin(with_early_reply(ctx, e, number, Box::pin(all))).await,
         _ => Box::pin(all).await,
     }
+}
+
+/// The first reads, and the pull request through REST if they did not bring it.
+async fn pull_reads(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
+    let config = first(ctx, number).await?;
+    ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
+    Ok(config)
 }
 
 /// The commenter's permission, when the command will ask for it.

@@ -96,6 +96,11 @@ string_id!(
     Login, "a GitHub login", "octocat or my-app[bot]", r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
 );
 string_id!(
+    /// A GraphQL node id (`PR_kwDOAB…`, or the older base64 `MDExOlB1bGxSZXF1ZXN0…`):
+    /// opaque, only handed back to GitHub.
+    NodeId, "a GraphQL node id", "PR_kwDOABCD", r"^[A-Za-z0-9_=+/-]{1,200}$"
+);
+string_id!(
     /// A finding id inside one report, `A-NN`.
     FindingId, "a finding id", "A-01", r"^A-[0-9]{2,}$"
 );

@@ -171,12 +171,22 @@ impl Fake {
     pub fn add_pull(&self, repo: &str, number: u64, head: &str) {
         self.data.lock().unwrap().pulls.insert(
             (repo.to_owned(), number),
-            json!({"number": number, "state": "open", "body": format!("Change {number}.\n\nCloses #{}\n", 100_000 + number),
+            json!({"number": number, "node_id": pull_node(repo, number), "state": "open", "body": format!("Change {number}.\n\nCloses #{}\n", 100_000 + number),
                    "user": {"login": "alice", "type": "User"},
                    "head": {"sha": head, "ref": format!("feature-{number}")},
                    "base": {"sha": "0".repeat(40), "ref": "main"}}),
         );
     }
+}
+
+/// The GraphQL id of pull request `number` of `repo` (opaque to the app, as GitHub's are).
+pub fn pull_node(repo: &str, number: u64) -> String {
+    format!("PR_{}_{number}", repo.replace('/', "_"))
+}
+
+/// The GraphQL id of comment `id`.
+pub fn comment_node(id: u64) -> String {
+    format!("IC_{id}")
 }
 
 /// The files every repository holds on its default branch, by path, as the contents route

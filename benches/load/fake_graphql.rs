@@ -16,6 +16,7 @@ use crate::fake::{reply, unserved, Data, Git};
 pub const COMMIT: &str = "RecordsCommit";
 pub const LANDED: &str = "RecordsLanded";
 pub const READS: &str = "FirstReads";
+pub const BODY: &str = "BodyAndReaction";
 /// Commits per page of `history(first: 50)`.
 const PAGE: usize = 50;
 /// GitHub's GraphQL points per hour for an installation.
@@ -47,15 +48,16 @@ pub fn route_of(body: &Value) -> String {
 pub fn serve(data: &mut Data, body: &Value, someone_first: bool) -> Response {
     let vars = &body["variables"];
     let op = operation(body);
-    if matches!(op, Some((_, COMMIT | LANDED | READS))) {
+    if matches!(op, Some((_, COMMIT | LANDED | READS | BODY))) {
         data.graphql_points += 1;
     }
     match op {
         Some(("mutation", COMMIT)) => commit(data, &vars["input"], someone_first),
         Some(("query", LANDED)) => landed(data, vars),
         Some(("query", READS)) => crate::fake_graphql_reads::serve(data, vars),
+        Some(("mutation", BODY)) => body_and_reaction(data, vars),
         other => problem(&format!(
-            "the load fake serves `mutation {COMMIT}`, `query {LANDED}` and `query {READS}`, not {other:?}"
+            "the load fake serves `mutation {COMMIT}`, `query {LANDED}`, `query {READS}` and `mutation {BODY}`, not {other:?}"
         )),
     }
 }
@@ -78,6 +80,46 @@ pub fn no_repository(repo: &str) -> Value {
 
 fn null_with(field: &str, error: &Value) -> Response {
     reply(200, &json!({"data": {field: null}, "errors": [error]}))
+}
+
+/// `mutation BodyAndReaction`: the body as `PATCH pulls/{n}` sets it and the +1 as the
+/// reactions route gives it, found by the node ids the fake hands out. An id it never
+/// gave answers that part null with GitHub's `NOT_FOUND`, the other part still done.
+fn body_and_reaction(data: &mut Data, vars: &Value) -> Response {
+    let (Some(pull), Some(body), Some(comment)) = (
+        vars["pull"].as_str(),
+        vars["body"].as_str(),
+        vars["comment"].as_str(),
+    ) else {
+        return problem("BodyAndReaction needs $pull, $body and $comment");
+    };
+    let not_found = |field: &str, id: &str| {
+        json!({"type": "NOT_FOUND", "path": [field],
+            "message": format!("Could not resolve to a node with the global id of '{id}'")})
+    };
+    let mut errors = Vec::new();
+    let updated = if let Some(p) = data.pulls.values_mut().find(|p| p["node_id"] == pull) {
+        p["body"] = json!(body);
+        json!({"pullRequest": {"id": pull}})
+    } else {
+        errors.push(not_found("body", pull));
+        Value::Null
+    };
+    let id = comment
+        .strip_prefix("IC_")
+        .and_then(|n| n.parse::<u64>().ok());
+    let reaction = if let Some(id) = id {
+        data.reactions.insert((id, "+1".to_owned()));
+        json!({"reaction": {"content": "THUMBS_UP"}})
+    } else {
+        errors.push(not_found("reaction", comment));
+        Value::Null
+    };
+    let mut answer = json!({"data": {"body": updated, "reaction": reaction}});
+    if !errors.is_empty() {
+        answer["errors"] = Value::Array(errors);
+    }
+    reply(200, &answer)
 }
 
 fn commit(data: &mut Data, input: &Value, someone_first: bool) -> Response {

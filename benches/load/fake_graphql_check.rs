@@ -1,7 +1,8 @@
 //! A self-test of the fake's GraphQL, run before every load or chaos run (`--self-test`
 //! runs it alone): the answers the app's documents get, exactly as specified, and that a
 //! GraphQL commit leaves the objects, moves and faults a REST commit does, and that
-//! `FirstReads` agrees with REST (`fake_graphql_reads_check.rs`). It calls the fake's
+//! `FirstReads` (`fake_graphql_reads_check.rs`) and `BodyAndReaction`
+//! (`fake_graphql_writes_check.rs`) agree with REST. It calls the fake's
 //! handler directly, with no server and no latency.
 
 use std::sync::Arc;
@@ -148,6 +149,7 @@ pub async fn run() -> Result<usize, Vec<String>> {
     paging(&mut c).await;
     faults(&mut c).await;
     crate::fake_graphql_reads_check::run(&mut c).await;
+    crate::fake_graphql_writes_check::run(&mut c).await;
     let (_, unknown) = c
         .call(
             Method::POST,

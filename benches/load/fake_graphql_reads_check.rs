@@ -159,7 +159,7 @@ fn pull(c: &mut Check, what: &str, got: &Value, rest: &Value) {
         (_, true) => "MERGED",
         _ => "CLOSED",
     };
-    let want = json!({"number": rest["number"], "state": state, "merged": merged, "body": rest["body"],
+    let want = json!({"id": rest["node_id"], "number": rest["number"], "state": state, "merged": merged, "body": rest["body"],
         "headRefOid": rest["head"]["sha"], "baseRefName": rest["base"]["ref"],
         "author": {"__typename": "User", "login": rest["user"]["login"]}});
     let mut got = got.clone();

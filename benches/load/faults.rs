@@ -23,7 +23,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 use crate::fake::reply;
-use crate::fake_graphql::{COMMIT, LANDED, READS};
+use crate::fake_graphql::{BODY, COMMIT, LANDED, READS};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rates {
@@ -96,7 +96,7 @@ impl Faults {
 
     /// `operation`: the GraphQL operation of a `POST /graphql`.
     pub fn pick(&self, method: &str, path: &str, operation: Option<&str>) -> Option<Fault> {
-        let graphql = matches!(operation, Some(COMMIT | LANDED | READS));
+        let graphql = matches!(operation, Some(COMMIT | LANDED | READS | BODY));
         if !self.on.load(Ordering::SeqCst) || !(path.starts_with("/repos/") || graphql) {
             return None;
         }

@@ -26,6 +26,7 @@ mod fake_graphql;
 mod fake_graphql_check;
 mod fake_graphql_reads;
 mod fake_graphql_reads_check;
+mod fake_graphql_writes_check;
 mod fake_sweep;
 mod faults;
 mod invariants;

@@ -84,6 +84,7 @@ pub fn comment_by(repo: &str, pr: u64, id: u64, body: &str, login: &str) -> Valu
     v["issue"]["pull_request"] =
         json!({"url": format!("https://api.github.com/repos/{repo}/pulls/{pr}")});
     v["comment"]["id"] = json!(id);
+    v["comment"]["node_id"] = json!(crate::fake::comment_node(id));
     v["comment"]["body"] = json!(body);
     v["comment"]["html_url"] = json!(format!(
         "https://github.com/{repo}/pull/{pr}#issuecomment-{id}"

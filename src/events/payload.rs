@@ -50,6 +50,8 @@ pub struct PullRequest {
     pub draft: Option<bool>,
     #[serde(default)]
     pub html_url: Option<String>,
+    #[serde(default)]
+    pub node_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -127,6 +129,9 @@ pub struct Comment {
     pub html_url: Option<String>,
     #[serde(default)]
     pub performed_via_github_app: Option<serde_json::Value>,
+    /// Its GraphQL id, what a reaction given through GraphQL names it by.
+    #[serde(default)]
+    pub node_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::github::rest::{AppRef, CheckOutput, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CheckRunId, CommitSha, ObjectSha, PrNumber, RepoName};
+use crate::ids::{CheckRunId, CommitSha, NodeId, ObjectSha, PrNumber, RepoName};
 
 pub const ROUTE: &str = "POST /graphql FirstReads";
 
@@ -41,6 +41,7 @@ pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!,
       }
     }
     pullRequest(number: $number) {
+      id
       number
       state
       merged
@@ -224,6 +225,7 @@ fn pull_of(p: PullNode) -> Option<Pull> {
         },
         head_sha: CommitSha::new(p.head_ref_oid).ok()?,
         base_ref: p.base_ref_name,
+        node_id: p.id.and_then(|id| NodeId::new(id).ok()),
     })
 }
 
@@ -303,6 +305,8 @@ struct Oid {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct PullNode {
+    #[serde(default)]
+    id: Option<String>,
     number: u64,
     state: String,
     merged: bool,

@@ -2,6 +2,7 @@
 //! auditloop makes, each named by its documented route, and the GraphQL endpoint.
 
 pub mod api;
+pub mod body_and_reaction;
 pub mod client;
 pub mod encode;
 pub mod endpoint;

@@ -261,3 +261,74 @@ async fn help_replies_with_the_table() {
     );
     insta::assert_snapshot!("loop_help_reply", reply);
 }
+
+/// A comment whose payload carries no GraphQL id (an older GitHub Enterprise Server, say):
+/// the body's update and the +1 go through REST, as two calls, and both land.
+#[tokio::test]
+async fn a_comment_without_a_node_id_gets_its_body_and_its_plus_one_through_rest() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    let before = l.gh.requests().len();
+    let veto = "/audit veto webhook-replay --reason \"must be fixed\"";
+    let mut payload = support::deliveries::pr_comment(42, "maint", veto);
+    payload["comment"]
+        .as_object_mut()
+        .unwrap()
+        .remove("node_id");
+    let comment = payload["comment"]["id"].as_u64().unwrap();
+    l.deliver("issue_comment", &payload).await;
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    let calls: Vec<String> = l.gh.requests()[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert!(
+        calls
+            .iter()
+            .any(|c| c.starts_with("PATCH ") && c.ends_with("/pulls/42")),
+        "{calls:#?}"
+    );
+    assert!(
+        calls.iter().any(|c| c.ends_with("/reactions")),
+        "{calls:#?}"
+    );
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c.contains("/graphql/updatePullRequest")),
+        "{calls:#?}"
+    );
+    assert!(l.gh.pull_body(42).contains("webhook-replay"));
+    assert!(l.gh.state().reactions.contains(&(comment, "+1".to_owned())));
+}
+
+/// With node ids, a command's body update and +1 are one GraphQL mutation, and no REST
+/// call does either.
+#[tokio::test]
+async fn a_command_gets_its_body_and_its_plus_one_in_one_mutation() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    let before = l.gh.requests().len();
+    let veto = "/audit veto webhook-replay --reason \"must be fixed\"";
+    let payload = support::deliveries::pr_comment(42, "maint", veto);
+    let comment = payload["comment"]["id"].as_u64().unwrap();
+    l.deliver("issue_comment", &payload).await;
+    let calls: Vec<String> = l.gh.requests()[before..]
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    let mutations = calls
+        .iter()
+        .filter(|c| c.ends_with("/graphql/updatePullRequest,addReaction"))
+        .count();
+    assert_eq!(mutations, 1, "{calls:#?}");
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c.ends_with("/reactions")
+                || c.starts_with("PATCH ") && c.ends_with("/pulls/42")),
+        "{calls:#?}"
+    );
+    assert!(l.gh.pull_body(42).contains("webhook-replay"));
+    assert!(l.gh.state().reactions.contains(&(comment, "+1".to_owned())));
+}

@@ -250,8 +250,9 @@ async fn a_redelivered_file_disposition_opens_its_issue_once() {
 async fn a_file_disposition_redelivered_after_its_commit_completes_its_views() {
     let mut l = Loop::start(42).await;
     l.with_run("needs_remediation").await;
-    // The records commit lands, then updating the PR body fails: the delivery is a 5xx.
-    l.gh.fail_next("PATCH", "/pulls/42", 500, &[]);
+    // The records commit lands, then updating the PR body (with the +1) fails: the
+    // delivery is a 5xx.
+    l.gh.fail_next("POST", "/graphql/updatePullRequest", 500, &[]);
     let body = "/audit dispose A-01 file --note \"Tracked separately\"";
     let payload = support::deliveries::pr_comment(42, "maint", body);
     let r = l.app.deliver("issue_comment", "file-2", &payload).await;

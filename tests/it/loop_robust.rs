@@ -148,23 +148,40 @@ async fn a_foreign_push_before_the_ref_update_is_kept_and_the_command_applied_ag
 /// How GitHub fails underneath a command.
 #[derive(Debug, Clone, Copy)]
 enum Fault {
-    /// The PR-body update answers 500.
-    BodyPatch,
+    /// The PR-body update and the +1, one GraphQL mutation, answer 500.
+    BodyAndReaction,
     /// Creating the check run answers 500 (an accepted report creates a fresh run).
     CheckRunPost,
     /// Updating the check run answers 500.
     CheckRunPatch,
-    /// The reaction answers 500 after everything else was written.
+    /// The mutation updates the body, but its reaction fails (GraphQL's 200 with an error).
     Reaction,
 }
+
+const MUTATION: &str = "/graphql/updatePullRequest,addReaction";
 
 impl Fault {
     fn inject(self, l: &Loop) {
         let (method, path) = match self {
-            Fault::BodyPatch => ("PATCH", "/pulls/42"),
+            Fault::BodyAndReaction => ("POST", MUTATION),
             Fault::CheckRunPost => ("POST", "/check-runs"),
             Fault::CheckRunPatch => ("PATCH", "/check-runs/"),
-            Fault::Reaction => ("POST", "/reactions"),
+            Fault::Reaction => {
+                l.gh.on_next("POST", MUTATION, |state| {
+                    let pr = state.pulls.get_mut(&42).expect("PR 42");
+                    pr["body"] = json!("a body the app wrote, then its reaction failed");
+                    let id = pr["node_id"].clone();
+                    Some(support::fake::reply(
+                        200,
+                        json!({
+                            "data": {"body": {"pullRequest": {"id": id}}, "reaction": null},
+                            "errors": [{"type": "NOT_FOUND", "path": ["reaction"],
+                                        "message": "Could not resolve to a node"}],
+                        }),
+                    ))
+                });
+                return;
+            }
         };
         l.gh.fail_next(method, path, 500, &[]);
     }
@@ -173,11 +190,11 @@ impl Fault {
 #[tokio::test]
 async fn a_failed_write_mid_command_answers_5xx_and_the_redelivery_completes_it_once() {
     let cases: [(Fault, &str); 6] = [
-        (Fault::BodyPatch, "veto"),
+        (Fault::BodyAndReaction, "veto"),
         (Fault::CheckRunPost, "report"),
         (Fault::CheckRunPatch, "veto"),
         (Fault::Reaction, "veto"),
-        (Fault::BodyPatch, "dispose-file"),
+        (Fault::BodyAndReaction, "dispose-file"),
         (Fault::Reaction, "dispose-file"),
     ];
     for (fault, command) in cases {

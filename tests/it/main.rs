@@ -44,6 +44,7 @@ mod hostile_intake;
 mod hostile_receipts;
 mod import_graph;
 mod kit_strict;
+mod kit_strict_body_and_reaction;
 mod kit_strict_first_reads;
 mod kit_strict_graphql;
 mod loop_carry;

@@ -56,11 +56,11 @@ fn head(l: &Loop) -> String {
 const WAIVE: &str =
     "/audit waive A-02 --basis triage-threshold --reason \"Cosmetic, below the triage bar\"";
 
-/// The waiver's records commit lands, then the PR-body update fails: the delivery answers
+/// The waiver's records commit lands, then the PR-body update (with the +1) fails: the delivery answers
 /// 5xx and is never redelivered, so body and check run are left behind the record. The two
 /// views are published together, so both updates fail.
 async fn views_left_behind(l: &mut Loop) {
-    l.gh.fail_next("PATCH", "/pulls/42", 500, &[]);
+    l.gh.fail_next("POST", "/graphql/updatePullRequest", 500, &[]);
     l.gh.fail_next("PATCH", "/check-runs/", 500, &[]);
     let r = l
         .app

@@ -53,7 +53,10 @@ async fn regate(
             },
             mode,
             false,
-            dispatch,
+            refresh::After {
+                dispatch,
+                thanks: None,
+            },
         )
         .await?;
     }

@@ -9,7 +9,7 @@ use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::handlers::authorize::authorize;
 use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::reply::{self, Refused};
+use crate::app::publish::reply::{self, Refused, Thanks};
 use crate::app::publish::views;
 use crate::app::AuditApp;
 use crate::commands::{help_table, Parsed, ParsedCommand};
@@ -19,7 +19,7 @@ use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::{AuditId, CommentId, CommitSha, Login, PrNumber};
+use crate::ids::{AuditId, CommitSha, Login, PrNumber};
 
 /// A `/audit` comment on a PR: parsed, then a read-only command answered at once and one
 /// that changes a record decided once (see [`decide_once`]).
@@ -97,7 +97,14 @@ async fn decide_once(
         }
         Turn::Settled(Settled::Refused) => Ok(Handled::Done),
         Turn::Settled(Settled::Applied) => {
-            Box::pin(finish_applied(app, ctx, command, pull, e.comment.id)).await?;
+            Box::pin(finish_applied(
+                app,
+                ctx,
+                command,
+                pull,
+                Thanks::of(&e.comment),
+            ))
+            .await?;
             Ok(Handled::Done)
         }
         Turn::GaveUp => Err(HandlerError::GitHub(
@@ -142,7 +149,7 @@ async fn finish_applied(
     ctx: &Ctx,
     command: &ParsedCommand,
     pull: &Pull,
-    comment: CommentId,
+    thanks: Thanks,
 ) -> Result<(), GitHubError> {
     // Damage, if the records show it now, is shown by the views.
     let state = store::load(ctx, pull.number, None).await?;
@@ -160,23 +167,23 @@ async fn finish_applied(
         checked: false,
     };
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
-    publish_carried_out(app, ctx, target, mode, dispatch, comment).await
+    publish_carried_out(app, ctx, target, mode, dispatch, thanks).await
 }
 
-/// The views and the +1 of a command carried out: independent once its change is committed.
+/// The views and the +1 of a command carried out: the +1 goes with the body's update.
 async fn publish_carried_out(
     app: &AuditApp,
     ctx: &Ctx,
     target: views::Target<'_>,
     mode: RunMode,
     dispatch: bool,
-    comment: CommentId,
+    thanks: Thanks,
 ) -> Result<(), GitHubError> {
-    futures::try_join!(
-        refresh::refresh_with(app, ctx, target, mode, true, dispatch),
-        reply::carried_out(ctx, comment),
-    )?;
-    Ok(())
+    let after = refresh::After {
+        dispatch,
+        thanks: Some(thanks),
+    };
+    refresh::refresh_with(app, ctx, target, mode, true, after).await
 }
 
 /// Turns how a command ended into the PR's answer: a refusal, or nothing more (a command
@@ -248,7 +255,7 @@ async fn run(
     authorize(ctx, command, actor, pull).await?;
     let decision = decision::for_command(app, ctx, command, actor, pull, e)?;
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
-    commit(app, ctx, pull, decision, e.comment.id, dispatch).await
+    commit(app, ctx, pull, decision, Thanks::of(&e.comment), dispatch).await
 }
 
 /// Refuses a command that would write when the records may not be written: the
@@ -335,7 +342,7 @@ async fn commit(
     ctx: &Ctx,
     pull: &Pull,
     decision: CommandDecision,
-    comment: CommentId,
+    thanks: Thanks,
     dispatch: bool,
 ) -> Result<(), CommandFailure> {
     let pr = pull.number;
@@ -381,7 +388,7 @@ async fn commit(
         runs: Some(&runs),
         checked,
     };
-    publish_carried_out(app, ctx, target, mode, dispatch, comment).await?;
+    publish_carried_out(app, ctx, target, mode, dispatch, thanks).await?;
     Ok(())
 }
 

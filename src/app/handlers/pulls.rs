@@ -72,7 +72,10 @@ pub async fn handle(
         },
         mode,
         update_body,
-        dispatch,
+        refresh::After {
+            dispatch,
+            thanks: None,
+        },
     )
     .await?;
     Ok(Handled::Done)
@@ -141,6 +144,11 @@ async fn current_pull(
             author: e.pull_request.user.login.clone(),
             head_sha,
             base_ref: e.pull_request.base.name.clone(),
+            node_id: e
+                .pull_request
+                .node_id
+                .clone()
+                .and_then(|id| crate::ids::NodeId::new(id).ok()),
         };
         return Ok((pull, cause, mode));
     }

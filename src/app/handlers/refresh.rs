@@ -3,6 +3,7 @@
 
 use crate::app::commit::dispatch;
 use crate::app::context::Ctx;
+use crate::app::publish::reply::{self, Thanks};
 use crate::app::publish::views::{self, gate_for};
 pub use crate::app::publish::views::{RunMode, Target};
 use crate::app::publish::{plan, write};
@@ -20,26 +21,40 @@ pub async fn refresh(
     mode: RunMode,
     update_body: bool,
 ) -> Result<(), GitHubError> {
-    refresh_with(app, ctx, target, mode, update_body, false).await
+    refresh_with(app, ctx, target, mode, update_body, After::default()).await
 }
 
-/// As [`refresh`]; with `dispatch`, a record this made ready for a fresh auditor run gets
-/// its `dispatch` event committed before anything is published, and the request is sent
-/// before the check run that shows it (docs/reference.md#when-the-app-dispatches).
+/// What a refresh does besides the views.
+#[derive(Debug, Default)]
+pub struct After {
+    /// Commit and send a dispatch the records made due (see [`refresh_with`]).
+    pub dispatch: bool,
+    /// A command's +1, given with the body's update when both go.
+    pub thanks: Option<Thanks>,
+}
+
+/// As [`refresh`]; with `after.dispatch`, a record this made ready for a fresh auditor run
+/// gets its `dispatch` event committed before anything is published, and the request is
+/// sent before the check run that shows it (docs/reference.md#when-the-app-dispatches).
+/// `after.thanks` is given whether or not the views are published.
 pub async fn refresh_with(
     app: &AuditApp,
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,
     update_body: bool,
-    dispatch: bool,
+    after: After,
 ) -> Result<(), GitHubError> {
+    let After { dispatch, thanks } = after;
     // Boxed: what was observed is held across the awaits below, and futures stay small.
     let Some(mut seen) = Box::pin(views::observe(app, ctx, target, update_body))
         .await?
         .map(Box::new)
     else {
-        return Ok(());
+        return match thanks {
+            Some(t) => reply::carried_out(ctx, t.comment).await,
+            None => Ok(()),
+        };
     };
     let mut asked = None;
     if dispatch {
@@ -61,5 +76,5 @@ pub async fn refresh_with(
     if let Some(asked) = asked {
         asked.send(ctx).await?;
     }
-    write::publish_plan(ctx, *seen, plan).await
+    write::publish_plan(ctx, *seen, plan, thanks).await
 }

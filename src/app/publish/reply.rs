@@ -7,9 +7,10 @@ use crate::app::claim;
 use crate::app::context::Ctx;
 pub use crate::app::failure::Refused;
 use crate::engine::views::reply::{delivery_marker, refused};
+use crate::events::Comment;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
-use crate::ids::{CommentId, CommitSha, PrNumber};
+use crate::ids::{CommentId, CommitSha, NodeId, PrNumber};
 
 /// Whether a reply for this delivery is on the issue already (a redelivery).
 async fn replied(ctx: &Ctx, pr: PrNumber, marker: &str) -> Result<bool, GitHubError> {
@@ -129,6 +130,24 @@ pub async fn warn_once(ctx: &Ctx, pull: &Pull, key: &str, text: &str) -> Result<
 /// A reply with the delivery marker at its end.
 pub fn with_marker(ctx: &Ctx, text: &str) -> String {
     format!("{text}\n\n{}", delivery_marker(ctx.delivery.as_str_lossy()))
+}
+
+/// A command's +1, due once it is carried out: the comment, and its GraphQL id when the
+/// payload gave one (the +1 then goes with the body's update, in one call).
+#[derive(Debug, Clone)]
+pub struct Thanks {
+    pub comment: CommentId,
+    pub node: Option<NodeId>,
+}
+
+impl Thanks {
+    #[must_use]
+    pub fn of(comment: &Comment) -> Self {
+        Self {
+            comment: comment.id,
+            node: comment.node_id.clone().and_then(|id| NodeId::new(id).ok()),
+        }
+    }
 }
 
 /// GitHub keeps one reaction per user and content: a repeat answers 200 with the reaction

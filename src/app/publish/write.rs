@@ -4,16 +4,23 @@
 use crate::app::context::Ctx;
 use crate::app::memory::OurRun;
 use crate::app::publish::plan::Plan;
+use crate::app::publish::reply::{self, Thanks};
 use crate::app::publish::views::{Observed, RunMode};
 use crate::engine::gate::Conclusion;
 use crate::engine::views::{annotation_batches, Annotation, CheckRunView};
+use crate::github::rest::Pull;
 use crate::github::rest::{self, CheckRunAction, CheckRunAnnotation, CheckRunBody, CheckRunOutput};
-use crate::github::GitHubError;
-use crate::ids::{CheckRunId, CommitSha};
+use crate::github::{body_and_reaction, GitHubError};
+use crate::ids::{CheckRunId, CommitSha, NodeId};
 
-/// Publishes `plan`: the forged-gate warning (once per head), then the PR body and the
-/// check run together.
-pub async fn publish_plan(ctx: &Ctx, seen: Observed<'_>, plan: Plan) -> Result<(), GitHubError> {
+/// Publishes `plan`: the forged-gate warning (once per head), then the PR body (with
+/// `thanks`, the command's +1) and the check run together.
+pub async fn publish_plan(
+    ctx: &Ctx,
+    seen: Observed<'_>,
+    plan: Plan,
+    thanks: Option<Thanks>,
+) -> Result<(), GitHubError> {
     let pull = seen.pull;
     if let Some(words) = &plan.forged_warning {
         crate::app::publish::reply::warn_once(
@@ -31,14 +38,50 @@ pub async fn publish_plan(ctx: &Ctx, seen: Observed<'_>, plan: Plan) -> Result<(
         records_commit: plan.records_commit.as_ref(),
         mode: plan.mode,
     };
-    let body = async {
-        match &plan.new_body {
-            Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
-            None => Ok(()),
-        }
-    };
+    // The PR's id from the read just before the patch, or from the first reads.
+    let node = seen.fresh.as_ref().and_then(|p| p.node_id.as_ref());
+    // Boxed: both writes' futures are held beside the check run's.
+    let body = Box::pin(body_and_thanks(
+        ctx,
+        pull,
+        node.or(pull.node_id.as_ref()),
+        &plan,
+        thanks,
+    ));
     futures::try_join!(body, publish(ctx, run, &plan.view))?;
     Ok(())
+}
+
+/// The body's update and the +1: one GraphQL call when both go and both ids are known,
+/// otherwise each through REST.
+async fn body_and_thanks(
+    ctx: &Ctx,
+    pull: &Pull,
+    node: Option<&NodeId>,
+    plan: &Plan,
+    thanks: Option<Thanks>,
+) -> Result<(), GitHubError> {
+    let comment_node = thanks.as_ref().and_then(|t| t.node.as_ref());
+    match (&plan.new_body, node, comment_node) {
+        (Some(body), Some(pr), Some(comment)) => {
+            body_and_reaction::set_body_and_react(&ctx.api, pr, body, comment).await
+        }
+        (body, _, _) => {
+            let patch = async {
+                match body {
+                    Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
+                    None => Ok(()),
+                }
+            };
+            let react = async {
+                match &thanks {
+                    Some(t) => reply::carried_out(ctx, t.comment).await,
+                    None => Ok(()),
+                }
+            };
+            futures::try_join!(patch, react).map(drop)
+        }
+    }
 }
 
 fn annotation_body(a: &Annotation) -> CheckRunAnnotation<'_> {

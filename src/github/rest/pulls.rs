@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::{path, GET_PULL, LIST_PULLS, PATCH_PULL, PULLS_FOR_COMMIT};
 use crate::github::pages::Listing;
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::{CommitSha, PrNumber, RepoName};
+use crate::ids::{CommitSha, NodeId, PrNumber, RepoName};
 
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct User {
@@ -32,6 +32,8 @@ struct PullBody {
     user: User,
     head: Head,
     base: Head,
+    #[serde(default)]
+    node_id: Option<String>,
 }
 
 /// The body of a pull request update: only the description is ever changed.
@@ -50,6 +52,8 @@ pub struct Pull {
     pub author: String,
     pub head_sha: CommitSha,
     pub base_ref: String,
+    /// Its GraphQL id, when GitHub gave one that looks like one: what a mutation names it by.
+    pub node_id: Option<NodeId>,
 }
 
 impl From<PullBody> for Pull {
@@ -62,6 +66,7 @@ impl From<PullBody> for Pull {
             author: p.user.login,
             head_sha: p.head.sha,
             base_ref: p.base.name,
+            node_id: p.node_id.and_then(|id| NodeId::new(id).ok()),
         }
     }
 }

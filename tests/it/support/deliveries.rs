@@ -48,7 +48,9 @@ pub fn pr_comment(number: u64, login: &str, body: &str) -> Value {
     // Every comment is a new one, as on GitHub (reactions are kept per comment); the same
     // payload delivered again keeps its id.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(3_000_000);
-    v["comment"]["id"] = json!(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    v["comment"]["id"] = json!(id);
+    v["comment"]["node_id"] = json!(super::github_objects::node_id("IC", id));
     v["comment"]["user"]["login"] = json!(login);
     v["comment"]["user"]["type"] = json!("User");
     v["sender"]["login"] = json!(login);

@@ -148,6 +148,20 @@ impl State {
         self.next_id += 1;
         self.next_id
     }
+
+    /// The App's reaction `content` on comment `comment`, REST's or GraphQL's: one per
+    /// user and content, so a repeat changes nothing. Whether it is new.
+    pub fn react(&mut self, comment: u64, content: &str) -> bool {
+        if self
+            .reactions
+            .iter()
+            .any(|(c, r)| *c == comment && r == content)
+        {
+            return false;
+        }
+        self.reactions.push((comment, content.to_owned()));
+        true
+    }
 }
 
 pub struct FakeGitHub {
@@ -327,7 +341,7 @@ impl Answer {
 }
 
 /// A JSON answer with GitHub's rate-limit headers.
-pub(crate) fn reply(status: u16, body: Value) -> Answer {
+pub fn reply(status: u16, body: Value) -> Answer {
     Answer::new(status, Some(body))
         .insert_header("x-ratelimit-remaining", "4999")
         .insert_header("x-ratelimit-limit", "5000")
@@ -537,16 +551,12 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
             // One reaction per user and content: a repeat answers 200 with the one there.
             let id = id.parse().unwrap_or(0);
             let content = body["content"].as_str().unwrap_or_default().to_owned();
-            if state
-                .reactions
-                .iter()
-                .any(|(c, r)| *c == id && *r == content)
-            {
-                return reply(200, gh::reaction(id, &content, APP_SLUG));
-            }
-            state.reactions.push((id, content.clone()));
+            let new = state.react(id, &content);
             let reaction = state.next_id;
-            reply(201, gh::reaction(reaction, &content, APP_SLUG))
+            reply(
+                if new { 201 } else { 200 },
+                gh::reaction(reaction, &content, APP_SLUG),
+            )
         }
         ("GET", ["repos", _o, _r, "pulls", n]) => match state.pulls.get(&n.parse().unwrap_or(0)) {
             Some(pr) => reply(200, pr.clone()),

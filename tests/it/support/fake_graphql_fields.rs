@@ -1,6 +1,7 @@
 //! The GraphQL fields the fake serves, exactly those of the documents the app sends
-//! (`RecordsCommit`, `RecordsLanded`, `FirstReads`), read from the same state as the REST
-//! routes: git data here, files, pull requests and check runs in `fake_graphql_reads`.
+//! (`RecordsCommit`, `RecordsLanded`, `FirstReads`, `BodyAndReaction`), read from the same
+//! state as the REST routes: git data here, files, pull requests and check runs in
+//! `fake_graphql_reads`, the body's update and the reaction in `fake_graphql_writes`.
 //! Any other field or argument, valid in GitHub's schema or not, is refused as unserved.
 
 use serde_json::{json, Map, Value};
@@ -85,6 +86,14 @@ pub enum Obj {
         repo: String,
         oids: Vec<String>,
     },
+    /// `updatePullRequest`'s answer.
+    UpdatedPull {
+        repo: String,
+        number: u64,
+    },
+    /// `addReaction`'s answer, with the content given.
+    AddedReaction(String),
+    Reaction(String),
 }
 
 impl Obj {
@@ -112,6 +121,9 @@ impl Obj {
             Obj::CheckRun(_) => "CheckRun",
             Obj::App(_) => "App",
             Obj::Parents { .. } => "CommitConnection",
+            Obj::UpdatedPull { .. } => "UpdatePullRequestPayload",
+            Obj::AddedReaction(_) => "AddReactionPayload",
+            Obj::Reaction(_) => "Reaction",
         }
     }
 }
@@ -189,6 +201,7 @@ pub fn served(ty: &str, field: &str, given: &[&str]) -> Result<(), FieldError> {
     let Some((_, _, allowed)) = SERVED
         .iter()
         .chain(super::fake_graphql_reads::SERVED)
+        .chain(super::fake_graphql_writes::SERVED)
         .find(|(t, f, _)| *t == ty && *f == field)
     else {
         return Err(FieldError::unserved(&format!("{ty}.{field}")));
@@ -320,7 +333,12 @@ pub fn resolve(
             repo: repo.clone(),
             oid: commit.clone(),
         }),
-        _ => return super::fake_graphql_reads::resolve(state, obj, field, args),
+        _ => {
+            if let Some(done) = super::fake_graphql_writes::resolve(state, obj, field, args) {
+                return done;
+            }
+            return super::fake_graphql_reads::resolve(state, obj, field, args);
+        }
     })
 }
 

@@ -17,6 +17,7 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
     ("Blob", "oid", &[]),
     ("Blob", "text", &[]),
     ("Blob", "isTruncated", &[]),
+    ("PullRequest", "id", &[]),
     ("PullRequest", "number", &[]),
     ("PullRequest", "state", &[]),
     ("PullRequest", "merged", &[]),
@@ -180,6 +181,7 @@ fn pull_field(
 ) -> Result<Resolved, FieldError> {
     let merged = pr["merged"] == true || !pr["merged_at"].is_null();
     Ok(match field {
+        "id" => leaf(pr["node_id"].clone()),
         "number" => leaf(pr["number"].clone()),
         "state" => leaf(json!(match (merged, pr["state"].as_str()) {
             (true, _) => "MERGED",

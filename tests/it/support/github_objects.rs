@@ -16,7 +16,7 @@ fn id_of(name: &str) -> u64 {
     u64::from(u32::from_be_bytes([d[0], d[1], d[2], d[3]])) + 1
 }
 
-fn node_id(kind: &str, id: u64) -> String {
+pub fn node_id(kind: &str, id: u64) -> String {
     format!("{kind}_kwDO{id:010}")
 }
 

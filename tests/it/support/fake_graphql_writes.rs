@@ -1,0 +1,107 @@
+//! The GraphQL mutations of the app's `BodyAndReaction`: `updatePullRequest` (the body
+//! only) and `addReaction`, on the same state as REST's `PATCH /pulls/N` and
+//! `POST …/reactions`, found by the node ids the REST objects carry.
+
+use serde_json::{json, Map, Value};
+
+use super::fake::State;
+use super::fake_graphql_fields::{FieldError, Obj, Resolved};
+
+/// Type, field and the arguments a document may give it.
+pub const SERVED: &[(&str, &str, &[&str])] = &[
+    ("Mutation", "updatePullRequest", &["input"]),
+    ("Mutation", "addReaction", &["input"]),
+    ("UpdatePullRequestPayload", "pullRequest", &[]),
+    ("AddReactionPayload", "reaction", &[]),
+    ("Reaction", "content", &[]),
+];
+
+/// GraphQL's reaction contents and REST's names for them.
+const CONTENTS: &[(&str, &str)] = &[
+    ("THUMBS_UP", "+1"),
+    ("THUMBS_DOWN", "-1"),
+    ("LAUGH", "laugh"),
+    ("HOORAY", "hooray"),
+    ("CONFUSED", "confused"),
+    ("HEART", "heart"),
+    ("ROCKET", "rocket"),
+    ("EYES", "eyes"),
+];
+
+/// The input fields given (coercion leaves out what was not) other than `allowed`.
+fn only(input: &Value, allowed: &[&str], ty: &str) -> Result<(), FieldError> {
+    let extra = input
+        .as_object()
+        .into_iter()
+        .flatten()
+        .find(|(k, v)| !allowed.contains(&k.as_str()) && !v.is_null());
+    match extra {
+        Some((k, _)) => Err(FieldError::unserved(&format!("{ty}.{k}"))),
+        None => Ok(()),
+    }
+}
+
+fn unresolved(id: &str) -> FieldError {
+    let message = format!("Could not resolve to a node with the global id of '{id}'");
+    FieldError::github("NOT_FOUND", message, true)
+}
+
+pub fn resolve(
+    state: &mut State,
+    obj: &Obj,
+    field: &str,
+    args: &Map<String, Value>,
+) -> Option<Result<Resolved, FieldError>> {
+    let input = args.get("input").cloned().unwrap_or(Value::Null);
+    Some(match (obj, field) {
+        (Obj::Mutation, "updatePullRequest") => update_pull(state, &input),
+        (Obj::Mutation, "addReaction") => add_reaction(state, &input),
+        (Obj::UpdatedPull { repo, number }, "pullRequest") => {
+            Ok(Resolved::Object(Obj::PullRequest {
+                repo: repo.clone(),
+                number: *number,
+            }))
+        }
+        (Obj::AddedReaction(content), "reaction") => {
+            Ok(Resolved::Object(Obj::Reaction(content.clone())))
+        }
+        (Obj::Reaction(content), "content") => Ok(Resolved::Leaf(json!(content))),
+        _ => return None,
+    })
+}
+
+fn update_pull(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+    only(input, &["pullRequestId", "body"], "UpdatePullRequestInput")?;
+    let id = input["pullRequestId"].as_str().unwrap_or_default();
+    let number = state
+        .pulls
+        .iter()
+        .find(|(_, pr)| pr["node_id"] == id)
+        .map(|(n, _)| *n)
+        .ok_or_else(|| unresolved(id))?;
+    let pr = state.pulls.get_mut(&number).expect("found");
+    if let Some(body) = input.get("body").filter(|b| !b.is_null()) {
+        pr["body"] = body.clone();
+    }
+    let repo = pr["base"]["repo"]["full_name"]
+        .as_str()
+        .unwrap_or(super::deliveries::REPO)
+        .to_owned();
+    Ok(Resolved::Object(Obj::UpdatedPull { repo, number }))
+}
+
+fn add_reaction(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+    only(input, &["subjectId", "content"], "AddReactionInput")?;
+    let id = input["subjectId"].as_str().unwrap_or_default();
+    // The node ids the fake's comments carry (`github_objects::node_id`).
+    let comment = id
+        .strip_prefix("IC_kwDO")
+        .and_then(|n| n.parse::<u64>().ok())
+        .ok_or_else(|| unresolved(id))?;
+    let content = input["content"].as_str().unwrap_or_default();
+    let Some((_, rest)) = CONTENTS.iter().find(|(g, _)| *g == content) else {
+        return Err(FieldError::unserved(&format!("the reaction {content}")));
+    };
+    state.react(comment, rest);
+    Ok(Resolved::Object(Obj::AddedReaction(content.to_owned())))
+}

@@ -3,6 +3,9 @@
 //! - `config: object(expression: "<branch>:<path>")`: the file as `GET contents/{path}`
 //!   serves it (which ignores the branch, as this does), as a `Blob`;
 //! - `records: ref(qualifiedName:)`: the ref as `GET git/ref/{name}` serves it, or null;
+//!   with `$listing`, its tree's entries nested three levels deep (the blob SHAs of
+//!   `GET git/trees/{sha}?recursive=1`), with `$files` the files `$index`, `$patterns` and (with
+//!   `$withRecord`) `$record` with the texts of `GET git/blobs/{sha}`;
 //! - `pullRequest(number:)`: the pull request of `GET pulls/{n}`, its head's latest check
 //!   runs as `GET commits/{sha}/check-runs` lists them, one check suite per app; a missing
 //!   one is null with GitHub's `NOT_FOUND` error naming it.
@@ -13,7 +16,9 @@
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use crate::fake::{self, reply, unserved, Data};
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::fake::{self, reply, unserved, Data, Git};
 use crate::fake_graphql::{known_repository, no_repository, problem};
 
 /// Nodes per page of `checkSuites(first: 100)` and `checkRuns(first: 100)`.
@@ -53,8 +58,12 @@ pub fn serve(data: &Data, vars: &Value) -> Response {
                 .cloned()
                 .unwrap_or_default();
             let parents: Vec<Value> = parents.iter().take(2).map(|p| json!({"oid": p})).collect();
-            json!({"target": {"__typename": "Commit", "oid": oid, "tree": {"oid": tree},
-                "parents": {"nodes": parents}}})
+            let mut target = json!({"__typename": "Commit", "oid": oid, "tree": {"oid": tree},
+                "parents": {"nodes": parents}});
+            if let (Some(git), true) = (git, vars["files"] == true) {
+                records_files(git, &tree, vars, &mut target);
+            }
+            json!({ "target": target })
         });
     let pull = data.pulls.get(&(repo.clone(), number));
     let mut body = json!({"data": {"repository": {"config": config, "records": records,
@@ -69,6 +78,54 @@ pub fn serve(data: &Data, vars: &Value) -> Response {
     } else {
         unserved(answer)
     }
+}
+
+/// What `$files` adds to the records commit `target` whose tree is `tree`.
+fn records_files(git: &Git, tree: &str, vars: &Value, target: &mut Value) {
+    let Some(files) = git.trees.get(tree) else {
+        return;
+    };
+    if vars["listing"] == true {
+        target["tree"]["entries"] = entries(files, tree, "", 1);
+    }
+    let file = |path: &Value| {
+        let path = path.as_str().unwrap_or_default();
+        files.get(path).map_or(Value::Null, |blob| {
+            let text = git.blobs.get(blob).map(ToString::to_string);
+            json!({"oid": blob, "object": {"__typename": "Blob", "text": text, "isTruncated": false}})
+        })
+    };
+    target["index"] = file(&vars["index"]);
+    target["patterns"] = file(&vars["patterns"]);
+    if vars["withRecord"] == true {
+        target["record"] = file(&vars["record"]);
+    }
+}
+
+/// The entries of directory `prefix` of the flattened tree `files`, as `Tree.entries`
+/// lists them; a directory's own entries down to the third level.
+fn entries(files: &BTreeMap<String, String>, tree: &str, prefix: &str, depth: usize) -> Value {
+    let mut out = Vec::new();
+    let mut dirs = BTreeSet::new();
+    for (path, blob) in files.range(prefix.to_owned()..) {
+        let Some(rest) = path.strip_prefix(prefix) else {
+            break;
+        };
+        match rest.split_once('/') {
+            None => out.push(json!({"name": rest, "type": "blob", "oid": blob, "object": {}})),
+            Some((dir, _)) if dirs.insert(dir.to_owned()) => {
+                let inner = format!("{prefix}{dir}/");
+                let mut e = json!({"name": dir, "type": "tree",
+                    "oid": fake::sha_of("dir", &format!("{tree}:{inner}"))});
+                if depth < 3 {
+                    e["object"] = json!({"entries": entries(files, tree, &inner, depth + 1)});
+                }
+                out.push(e);
+            }
+            Some(_) => {}
+        }
+    }
+    Value::Array(out)
 }
 
 /// A pull request from its REST body. `state` keeps REST's `open`, so both read the same.

@@ -21,7 +21,8 @@ const HEAD: &str = "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a";
 
 fn variables(owner: &str, number: u64, config: &str, records: &str) -> Value {
     json!({"owner": owner, "name": "hello", "number": number,
-        "config": format!("main:{config}"), "records": format!("refs/{records}")})
+        "config": format!("main:{config}"), "records": format!("refs/{records}"),
+        "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": ""})
 }
 
 async fn reads(c: &Check, vars: Value) -> Answer {
@@ -61,6 +62,7 @@ pub async fn run(c: &mut Check) {
     let repository = &answer["data"]["repository"];
     config(c, &repository["config"]).await;
     records(c, &repository["records"]).await;
+    records_files(c).await;
     let (_, rest) = get(c, &format!("pulls/{NUMBER}")).await;
     pull(c, "the pull request", &repository["pullRequest"], &rest);
     runs(c, HEAD, &repository["pullRequest"]).await;
@@ -294,6 +296,112 @@ async fn states(c: &mut Check) {
         let mut rest = rest;
         rest["body"] = json!("");
         pull(c, &format!("pull request {number} ({state})"), got, &rest);
+    }
+}
+
+/// With `$files`: the records tree nested as GraphQL lists it, flattened, is the blobs of
+/// REST's recursive tree, and the files asked hold the texts of REST's blobs.
+async fn records_files(c: &mut Check) {
+    let files = [
+        ("records/AUD-1.json", "{\"id\": \"AUD-1\"}"),
+        ("reports/AUD-1/run-1.json", "{}"),
+        ("deep/a/b/c.txt", "too deep for the query"),
+    ];
+    let owned: Vec<(String, String)> = files
+        .iter()
+        .map(|(p, t)| ((*p).to_owned(), (*t).to_owned()))
+        .collect();
+    // A branch of its own: the records branch's invariants stay the records'.
+    let branch = "heads/listing-check";
+    let mut owned = owned;
+    owned.push(("index.json".into(), "{}".into()));
+    c.fake
+        .data
+        .lock()
+        .unwrap()
+        .git
+        .get_mut(REPO)
+        .expect("the repository")
+        .commit_files(branch, &owned);
+    let mut vars = variables("octo-org", NUMBER, CONFIG_PATH, branch);
+    for (k, v) in [
+        ("files", json!(true)),
+        ("listing", json!(true)),
+        ("index", json!("index.json")),
+        ("record", json!("records/AUD-1.json")),
+        ("withRecord", json!(true)),
+        ("patterns", json!("patterns.json")),
+    ] {
+        vars[k] = v;
+    }
+    let (_, answer) = reads(c, vars).await;
+    let target = &answer["data"]["repository"]["records"]["target"];
+    let mut listed = Vec::new();
+    let mut deeper = false;
+    flatten("", &target["tree"]["entries"], &mut listed, &mut deeper);
+    let (_, rest) = get(
+        c,
+        &format!(
+            "git/trees/{}?recursive=1",
+            target["tree"]["oid"].as_str().unwrap_or_default()
+        ),
+    )
+    .await;
+    let mut want: Vec<(String, String)> = rest["tree"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e["type"] == "blob" && !e["path"].as_str().unwrap_or_default().starts_with("deep/")
+        })
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap_or_default().to_owned(),
+                e["sha"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    want.sort();
+    listed.sort();
+    c.equal(
+        "the records listing as REST's tree",
+        &json!(listed),
+        &json!(want),
+    );
+    c.expect(deeper, || {
+        "a tree deeper than three levels is not expanded".into()
+    });
+    for (field, path) in [("index", "index.json"), ("record", "records/AUD-1.json")] {
+        let oid = target[field]["oid"].as_str().unwrap_or_default().to_owned();
+        let (_, blob) = get(c, &format!("git/blobs/{oid}")).await;
+        let text = base64::engine::general_purpose::STANDARD
+            .decode(
+                blob["content"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .replace('\n', ""),
+            )
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok());
+        c.equal(
+            &format!("{path} as REST's blob"),
+            &target[field]["object"],
+            &json!({"__typename": "Blob", "text": text, "isTruncated": false}),
+        );
+    }
+    c.equal("a file the branch lacks", &target["patterns"], &Value::Null);
+}
+
+/// The blobs of nested `entries`, by path; `deeper`: a tree was left unexpanded.
+fn flatten(prefix: &str, entries: &Value, out: &mut Vec<(String, String)>, deeper: &mut bool) {
+    for e in entries.as_array().into_iter().flatten() {
+        let path = format!("{prefix}{}", e["name"].as_str().unwrap_or_default());
+        let oid = e["oid"].as_str().unwrap_or_default().to_owned();
+        match (e["type"].as_str(), e["object"].get("entries")) {
+            (Some("blob"), _) => out.push((path, oid)),
+            (Some("tree"), Some(inner)) => flatten(&format!("{path}/"), inner, out, deeper),
+            _ => *deeper = true,
+        }
     }
 }
 

@@ -2,13 +2,13 @@
 //! within one delivery (the reads it already made), so that no call is made twice.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::engine::policy::Permission;
 use crate::github::first_reads::RecordsHead;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CheckRunId, CommitSha, ObjectSha, PrNumber, RepoName};
+use crate::ids::{CheckRunId, CommitSha, PrNumber, RepoName};
 use crate::locks::{KeyGuard, KeyedLocks};
 use crate::records::RecordsCache;
 
@@ -118,8 +118,9 @@ fn head_key(repo: &RepoName, pr: PrNumber) -> String {
 pub struct Seen {
     /// The records branch and where its ref was (`None`: absent).
     records: Mutex<Option<(String, Option<CommitSha>)>>,
-    /// The tree and parents of the records commit the first reads found.
-    records_head: Mutex<Option<RecordsHead>>,
+    /// The records commit the first reads found: its tree and parents, and the listing
+    /// and texts they brought.
+    records_head: Mutex<Option<Arc<RecordsHead>>>,
     pulls: Mutex<HashMap<PrNumber, Pull>>,
     permissions: Mutex<HashMap<String, Permission>>,
     /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
@@ -166,17 +167,17 @@ impl Seen {
         *self
             .records_head
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(head);
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(head));
     }
 
-    /// The tree and parents of `commit`, if the first reads brought them.
-    pub fn records_objects(&self, commit: &CommitSha) -> Option<(ObjectSha, Vec<CommitSha>)> {
+    /// What the first reads brought of records commit `commit`, if they found it.
+    pub fn records_objects(&self, commit: &CommitSha) -> Option<Arc<RecordsHead>> {
         self.records_head
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .as_ref()
             .filter(|h| &h.commit == commit)
-            .map(|h| (h.tree.clone(), h.parents.clone()))
+            .cloned()
     }
 
     pub fn forget_records(&self) {

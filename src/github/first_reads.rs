@@ -7,14 +7,16 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::github::records_listing::{records_of, RefNode};
+pub use crate::github::records_listing::{RecordFiles, RecordsHead};
 use crate::github::rest::{AppRef, CheckOutput, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CheckRunId, CommitSha, NodeId, ObjectSha, PrNumber, RepoName};
+use crate::ids::{CheckRunId, CommitSha, NodeId, PrNumber, RepoName};
 
 pub const ROUTE: &str = "POST /graphql FirstReads";
 
 /// The query, as sent (public so that the fakes are tested with the app's text).
-pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!, $number: Int!, $config: String!, $records: String!) {
+pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!, $number: Int!, $config: String!, $records: String!, $files: Boolean!, $listing: Boolean!, $index: String!, $record: String!, $withRecord: Boolean!, $patterns: String!) {
   repository(owner: $owner, name: $name) {
     config: object(expression: $config) {
       __typename
@@ -31,11 +33,43 @@ pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!,
         ... on Commit {
           tree {
             oid
+            entries @include(if: $listing) {
+              name
+              type
+              oid
+              object {
+                ... on Tree {
+                  entries {
+                    name
+                    type
+                    oid
+                    object {
+                      ... on Tree {
+                        entries {
+                          name
+                          type
+                          oid
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
           }
           parents(first: 2) {
             nodes {
               oid
             }
+          }
+          index: file(path: $index) @include(if: $files) {
+            ...RecordFile
+          }
+          record: file(path: $record) @include(if: $withRecord) {
+            ...RecordFile
+          }
+          patterns: file(path: $patterns) @include(if: $files) {
+            ...RecordFile
           }
         }
       }
@@ -84,6 +118,17 @@ pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!,
       }
     }
   }
+}
+
+fragment RecordFile on TreeEntry {
+  oid
+  object {
+    __typename
+    ... on Blob {
+      text
+      isTruncated
+    }
+  }
 }";
 
 /// The configuration file as the query found it.
@@ -93,15 +138,6 @@ pub enum ConfigBlob {
     Missing,
     /// Its blob and text.
     Found { oid: String, text: String },
-}
-
-/// The commit the records branch is at, with what reading it needs first: its tree and
-/// parents (so a commit another replica made is not read for them).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordsHead {
-    pub commit: CommitSha,
-    pub tree: ObjectSha,
-    pub parents: Vec<CommitSha>,
 }
 
 /// What the query brought; `None` parts are read through REST by whoever needs them.
@@ -126,6 +162,7 @@ pub async fn first_reads(
     default_branch: &str,
     records_branch: &str,
     config_path: &str,
+    files: Option<RecordFiles<'_>>,
 ) -> Result<FirstReads, GitHubError> {
     let variables = json!({
         "owner": repo.owner(),
@@ -133,6 +170,12 @@ pub async fn first_reads(
         "number": number.0,
         "config": format!("{default_branch}:{config_path}"),
         "records": format!("refs/heads/{records_branch}"),
+        "files": files.is_some(),
+        "listing": files.is_some_and(|f| f.listing),
+        "index": files.map_or("", |f| f.index),
+        "record": files.and_then(|f| f.record).unwrap_or_default(),
+        "withRecord": files.is_some_and(|f| f.record.is_some()),
+        "patterns": files.map_or("", |f| f.patterns),
     });
     let answer = api.graphql(ROUTE, FIRST_READS, variables, true).await?;
     let data: Data = match serde_json::from_value(answer.data) {
@@ -156,7 +199,7 @@ pub async fn first_reads(
             .then(|| config_of(repository.config))
             .flatten(),
         records: (!failed("records"))
-            .then(|| records_of(repository.records))
+            .then(|| records_of(repository.records, files))
             .flatten(),
         runs: if failed("pullRequest") {
             None
@@ -184,30 +227,6 @@ fn config_of(object: Option<Object>) -> Option<ConfigBlob> {
         }) => Some(ConfigBlob::Found { oid, text }),
         Some(_) => None,
     }
-}
-
-#[allow(clippy::option_option)]
-fn records_of(records: Option<RefNode>) -> Option<Option<RecordsHead>> {
-    let Some(r) = records else {
-        return Some(None);
-    };
-    let t = r.target;
-    if t.typename != "Commit" {
-        return None;
-    }
-    let parents = t.parents?.nodes;
-    // A merge (never one the app makes) is read through REST, which lists every parent.
-    if parents.len() > 1 {
-        return None;
-    }
-    Some(Some(RecordsHead {
-        commit: CommitSha::new(t.oid).ok()?,
-        tree: ObjectSha::new(t.tree?.oid).ok()?,
-        parents: parents
-            .into_iter()
-            .map(|p| CommitSha::new(p.oid).ok())
-            .collect::<Option<_>>()?,
-    }))
 }
 
 fn pull_of(p: PullNode) -> Option<Pull> {
@@ -281,25 +300,6 @@ struct Object {
     oid: Option<String>,
     text: Option<String>,
     is_truncated: Option<bool>,
-}
-
-#[derive(Deserialize)]
-struct RefNode {
-    target: Target,
-}
-
-#[derive(Deserialize)]
-struct Target {
-    #[serde(rename = "__typename")]
-    typename: String,
-    oid: String,
-    tree: Option<Oid>,
-    parents: Option<Nodes<Oid>>,
-}
-
-#[derive(Deserialize)]
-struct Oid {
-    oid: String,
 }
 
 #[derive(Deserialize)]
@@ -398,15 +398,5 @@ mod tests {
             is_truncated: Some(false),
         };
         assert_eq!(config_of(Some(binary)), None);
-        assert_eq!(records_of(None), Some(None));
-        let tag = RefNode {
-            target: Target {
-                typename: "Tag".into(),
-                oid: "1".repeat(40),
-                tree: None,
-                parents: None,
-            },
-        };
-        assert_eq!(records_of(Some(tag)), None);
     }
 }

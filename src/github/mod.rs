@@ -10,6 +10,7 @@ pub mod error;
 pub mod first_reads;
 pub mod graphql;
 pub mod pages;
+pub mod records_listing;
 pub mod rest;
 pub mod retry;
 pub mod token;

@@ -30,6 +30,9 @@ pub(super) struct Branch {
     pub tree: Option<ObjectSha>,
     pub blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
     pub contents: HashMap<String, Known>,
+    /// The last read found the branch moved by someone else (another replica): the next
+    /// read likely will too, so the first reads ask for the files ahead.
+    pub moved: bool,
 }
 
 impl Branch {
@@ -79,6 +82,19 @@ impl RecordsCache {
         self.map().get(&key(repo, branch)).cloned()
     }
 
+    /// The first reads of a delivery found the branch at `head`: whether someone else
+    /// moved it since this process last knew it, which the next delivery's first reads
+    /// go by (see `read::likely_moved`).
+    pub fn saw_head(&self, repo: &RepoName, branch: &str, head: Option<&CommitSha>) {
+        let mut map = self.map();
+        if let Some(c) = map.get_mut(&key(repo, branch)) {
+            let moved = Some(&c.commit) != head;
+            if c.moved != moved {
+                Arc::make_mut(c).moved = moved;
+            }
+        }
+    }
+
     pub(super) fn forget(&self, repo: &RepoName, branch: &str) {
         self.map().remove(&key(repo, branch));
     }
@@ -110,6 +126,8 @@ impl RecordsCache {
                 return;
             }
         }
+        // Unknown before: someone else may be writing too, until a look says otherwise.
+        let moved = cached.as_ref().is_none_or(|c| c.moved);
         let mut contents = cached.map(|c| c.contents.clone()).unwrap_or_default();
         for (path, text) in &base.files {
             let sha = base.blobs.get(path).cloned().flatten();
@@ -152,6 +170,7 @@ impl RecordsCache {
                 tree: Some(tree.clone()),
                 blobs: Arc::new(blobs),
                 contents,
+                moved,
             },
         );
     }

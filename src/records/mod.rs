@@ -6,6 +6,7 @@
 mod cache;
 mod graphql;
 mod read;
+mod read_at;
 mod recover;
 mod snapshot;
 mod wanted;
@@ -15,7 +16,8 @@ mod write;
 pub use cache::RecordsCache;
 pub use graphql::{RECORDS_COMMIT, RECORDS_LANDED};
 pub use read::read_ref as head;
-pub use read::{blob_at, read, read_at, read_with, Reuse, MAX_LOAD_ROUNDS};
+pub use read::{likely_moved, read, read_with, Expected, Reuse, MAX_LISTED, MAX_LOAD_ROUNDS};
+pub use read_at::{blob_at, read_at};
 pub use recover::{create_branch, is_records_commit};
 pub use snapshot::{Files, Snapshot};
 pub use wanted::{PerRound, Wanted};

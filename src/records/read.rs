@@ -14,6 +14,7 @@ use super::cache::{Branch, Known, RecordsCache};
 use super::snapshot::{Files, Snapshot};
 use super::wanted::Wanted;
 use super::wire::{self, BlobBody, CommitBody, RefBody, TreeBody};
+use crate::github::first_reads::RecordsHead;
 use crate::github::{api::status_error, Api, Call, GitHubError};
 use crate::ids::{CommitSha, ObjectSha, RepoName};
 
@@ -124,8 +125,9 @@ pub struct Reuse<'a> {
     /// no need to ask again before a compare-and-swap that checks it anyway.
     pub head: Option<Option<&'a CommitSha>>,
     /// A commit's tree and parents, known from another read (GraphQL's first reads): that
-    /// commit is not read again for them.
-    pub objects: Option<(&'a CommitSha, &'a ObjectSha, &'a [CommitSha])>,
+    /// commit is not read again for them, nor its tree when the read listed it, nor the
+    /// files whose texts it brought.
+    pub objects: Option<&'a RecordsHead>,
 }
 
 /// [`read`], reusing what `reuse` offers: the ref is asked conditionally, and the commit,
@@ -176,15 +178,23 @@ pub async fn read_with(
         },
         other => {
             hint = other.as_ref().map(|c| first_round_files(c, wanted));
-            let (tree, parents, blobs) = match reuse.objects {
-                Some((c, tree, parents)) if *c == commit => {
-                    let blobs = read_tree(api, repo, tree).await?;
-                    (tree.clone(), parents.to_vec(), blobs)
+            let seen = reuse.objects.filter(|h| h.commit == commit);
+            let (tree, parents, blobs) = match seen {
+                Some(h) => {
+                    let blobs = match &h.listing {
+                        Some(listing) => listing
+                            .iter()
+                            .map(|(p, s)| (p.clone(), Some(s.clone())))
+                            .collect(),
+                        None => read_tree(api, repo, &h.tree).await?,
+                    };
+                    (h.tree.clone(), h.parents.clone(), blobs)
                 }
-                _ => read_tree_of(api, repo, &commit).await?,
+                None => read_tree_of(api, repo, &commit).await?,
             };
-            // Texts of blobs that did not change stay known.
-            let contents = other
+            // Texts of blobs that did not change stay known, and those the first reads
+            // brought are known.
+            let mut contents: std::collections::HashMap<String, Known> = other
                 .map(|c| {
                     c.contents
                         .iter()
@@ -193,6 +203,15 @@ pub async fn read_with(
                         .collect()
                 })
                 .unwrap_or_default();
+            for (path, (sha, text)) in seen.iter().flat_map(|h| &h.texts) {
+                if blobs.get(path) == Some(&Some(sha.clone())) {
+                    let known = Known {
+                        sha: Some(sha.clone()),
+                        text: text.as_str().into(),
+                    };
+                    contents.insert(path.clone(), known);
+                }
+            }
             Branch {
                 etag,
                 commit,
@@ -200,6 +219,9 @@ pub async fn read_with(
                 tree: Some(tree),
                 blobs: Arc::new(blobs),
                 contents,
+                // Until a delivery's first reads find the branch where this process left
+                // it (`RecordsCache::saw_head`), someone else may be writing too.
+                moved: true,
             }
         }
     };
@@ -217,36 +239,40 @@ pub async fn read_with(
     Ok(snapshot)
 }
 
-/// Reads the records as they were at `commit` (which need not be the branch head). Not
-/// cached: it is asked only to check the branch's lineage, which must see what GitHub holds.
-///
-/// # Errors
-///
-/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
-/// read.
-pub async fn read_at(
-    api: &Api,
+/// The most files a branch may hold for a first read to ask for its whole listing in the
+/// query: GraphQL answers within a time limit, REST's tree listing holds far more.
+pub const MAX_LISTED: usize = 5_000;
+
+/// What a first read expects of a branch it will likely find moved.
+#[derive(Debug, Default)]
+pub struct Expected {
+    /// The texts this process knows of the files `wanted` picks first (the index), from
+    /// which it can guess what to ask for ahead.
+    pub known: Files,
+    /// Whether the listing is small enough to ask in the query (see [`MAX_LISTED`]).
+    pub list: bool,
+}
+
+/// Whether the next read of `branch` will likely find it at a commit this process has not
+/// seen: it knows the branch not at all, or found it moved by someone else the last time.
+#[must_use]
+pub fn likely_moved(
+    cache: &RecordsCache,
     repo: &RepoName,
-    commit: CommitSha,
+    branch: &str,
     wanted: &impl Wanted,
-) -> Result<Snapshot, GitHubError> {
-    let (tree, parents, blobs) = read_tree_of(api, repo, &commit).await?;
-    let mut branch_state = Branch {
-        etag: None,
-        commit,
-        parents,
-        tree: Some(tree),
-        blobs: Arc::new(blobs),
-        contents: std::collections::HashMap::default(),
-    };
-    let files = load(api, repo, &mut branch_state, wanted, None).await?;
-    Ok(Snapshot {
-        commit: Some(branch_state.commit),
-        parents: branch_state.parents,
-        files,
-        tree: branch_state.tree,
-        blobs: branch_state.blobs,
-    })
+) -> Option<Expected> {
+    match cache.get(repo, branch) {
+        None => Some(Expected {
+            known: Files::new(),
+            list: true,
+        }),
+        Some(c) if c.moved => Some(Expected {
+            known: first_round_files(&c, wanted),
+            list: c.blobs.len() <= MAX_LISTED,
+        }),
+        Some(_) => None,
+    }
 }
 
 /// The texts `branch` knows of the files `wanted` picks first (the index): what the next
@@ -266,7 +292,7 @@ fn first_round_files(branch: &Branch, wanted: &impl Wanted) -> Files {
 /// knows are not fetched, those fetched are kept in it. `hint`: files as they were at an
 /// earlier commit; what `wanted` would pick from them (the record the old index named) is
 /// fetched with the first round, so that a later round that picks it has it already.
-async fn load(
+pub(super) async fn load(
     api: &Api,
     repo: &RepoName,
     branch_state: &mut Branch,
@@ -333,7 +359,7 @@ fn unreachable_etag<T>() -> Result<T, GitHubError> {
 }
 
 /// The root tree of `commit` and every blob in it, by path.
-async fn read_tree_of(
+pub(super) async fn read_tree_of(
     api: &Api,
     repo: &RepoName,
     commit: &CommitSha,
@@ -379,40 +405,6 @@ async fn read_tree(
     }
     let blobs = wire::blob_paths(tree)?;
     Ok(blobs.into_iter().map(|(p, s)| (p, Some(s))).collect())
-}
-
-/// The blob SHA of `path` at records commit `commit`, without reading any blob: `Ok(None)`
-/// when the commit is unknown to GitHub or holds no such file.
-///
-/// # Errors
-///
-/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
-/// read.
-pub async fn blob_at(
-    api: &Api,
-    repo: &RepoName,
-    commit: &CommitSha,
-    path: &str,
-) -> Result<Option<ObjectSha>, GitHubError> {
-    let call = Call::get(
-        wire::GET_COMMIT,
-        repo_path(repo, &format!("git/commits/{commit}")),
-    );
-    let r = api.send(call).await?;
-    if matches!(r.status, 404 | 409 | 422) {
-        return Ok(None);
-    }
-    if !r.is_success() {
-        return Err(status_error(wire::GET_COMMIT, &r));
-    }
-    let body: CommitBody = r.json(wire::GET_COMMIT)?;
-    let tree_sha = wire::object_sha(wire::GET_COMMIT, &body.tree.sha)?;
-    let call = Call::get(
-        wire::GET_TREE,
-        repo_path(repo, &format!("git/trees/{tree_sha}?recursive=1")),
-    );
-    let tree: TreeBody = api.json(call).await?;
-    Ok(wire::blob_paths(tree)?.remove(path))
 }
 
 async fn load_blob(

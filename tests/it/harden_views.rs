@@ -9,7 +9,7 @@ use crate::support;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use support::audit::{Loop, BRANCH, SHA1};
+use support::audit::{Loop, SHA1};
 use support::deliveries::pr_comment;
 use support::fake::FakeGitHub;
 use support::harness::TestApp;
@@ -109,7 +109,7 @@ async fn an_edit_handled_from_older_records_leaves_the_newer_body_standing() {
     l.with_record().await;
     let first = l.head().unwrap();
     // Someone edits inside the markers; replica A handles the `edited` event, frozen the
-    // moment its read of the records branch reaches GitHub (it gets the commit of then).
+    // moment its first reads reach GitHub (it gets the records commit of then).
     let tampered =
         l.gh.pull_body(42)
             .replace("## Audit rounds", "## Audit rounds\n\nAll fine.");
@@ -119,7 +119,7 @@ async fn an_edit_handled_from_older_records_leaves_the_newer_body_standing() {
     edited["sender"]["login"] = json!("alice");
     let a = Server::spawn(&l.gh).await;
     let frozen = a.child.clone();
-    l.gh.on_next("GET", &format!("/git/ref/heads/{BRANCH}"), move |_| {
+    l.gh.on_next("POST", "/graphql/repository", move |_| {
         signal(&frozen, "-STOP");
         None
     });
@@ -127,7 +127,7 @@ async fn an_edit_handled_from_older_records_leaves_the_newer_body_standing() {
     let (answer_a, ()) = tokio::join!(sent, async {
         for _ in 0..600 {
             let read = l.gh.requests().iter().any(|r| {
-                r.path.contains("/git/ref/heads/")
+                r.path.contains("/graphql/repository")
                     && r.headers.get("x-github-delivery").map(String::as_str) == Some("edit-a")
             });
             if read {

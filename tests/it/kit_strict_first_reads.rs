@@ -23,7 +23,8 @@ fn head() -> String {
 
 fn variables(number: u64) -> Value {
     json!({"owner": "octo-org", "name": "hello", "number": number,
-           "config": format!("main:{CONFIG}"), "records": format!("refs/heads/{RECORDS}")})
+           "config": format!("main:{CONFIG}"), "records": format!("refs/heads/{RECORDS}"),
+           "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": ""})
 }
 
 async fn graphql(gh: &FakeGitHub, query: &str, variables: Value) -> Value {
@@ -288,7 +289,7 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
     world(&gh).await;
     let api = gh.installation_api("d-first-reads").await;
     let repo = RepoName::new(REPO).unwrap();
-    let reads = first_reads(&api, &repo, PrNumber(PR), "main", RECORDS, CONFIG)
+    let reads = first_reads(&api, &repo, PrNumber(PR), "main", RECORDS, CONFIG, None)
         .await
         .unwrap();
     let FileRead::Found { text, .. } = read_file(&api, &repo, CONFIG, "main", None).await.unwrap()
@@ -321,15 +322,23 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
     assert_eq!(format!("{runs:?}"), format!("{listed:?}"));
     assert_eq!(runs.len(), 4);
     // What is missing is told apart from what was not read.
-    let reads = first_reads(&api, &repo, PrNumber(8), "main", "nope", "missing.yml")
-        .await
-        .unwrap();
+    let reads = first_reads(
+        &api,
+        &repo,
+        PrNumber(8),
+        "main",
+        "nope",
+        "missing.yml",
+        None,
+    )
+    .await
+    .unwrap();
     assert_eq!(reads.config, Some(ConfigBlob::Missing));
     assert_eq!(reads.records, Some(None));
     assert!(reads.pull.is_none() && reads.runs.is_none());
     // A bot's pull request names its author as REST does, `[bot]` and all.
     gh.add_pull(8, &head(), "", "dependabot[bot]");
-    let reads = first_reads(&api, &repo, PrNumber(8), "main", RECORDS, CONFIG)
+    let reads = first_reads(&api, &repo, PrNumber(8), "main", RECORDS, CONFIG, None)
         .await
         .unwrap();
     let pull = get_pull(&api, &repo, PrNumber(8)).await.unwrap();

@@ -46,6 +46,7 @@ mod import_graph;
 mod kit_strict;
 mod kit_strict_body_and_reaction;
 mod kit_strict_first_reads;
+mod kit_strict_first_reads_records;
 mod kit_strict_graphql;
 mod loop_carry;
 mod loop_checks;

@@ -166,6 +166,7 @@ async fn a_hostile_branch_name_is_refused_before_any_call() {
 /// is fetched with the index, in one round. The snapshot is the one a fresh read gives.
 #[tokio::test]
 async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
+    use auditloop::github::first_reads::RecordsHead;
     use auditloop::ids::{CommitSha, ObjectSha};
     use auditloop::records::{read_with, RecordsCache, Reuse};
     let gh = FakeGitHub::start().await;
@@ -202,10 +203,17 @@ async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
     let before = gh.git_requests().len();
     // Long enough that two calls sent together overlap at the fake.
     gh.set_delay(std::time::Duration::from_millis(100));
+    let seen = RecordsHead {
+        commit: head.clone(),
+        tree,
+        parents,
+        listing: None,
+        texts: BTreeMap::new(),
+    };
     let reuse = Reuse {
         cache: Some(&cache),
         head: Some(Some(&head)),
-        objects: Some((&head, &tree, &parents)),
+        objects: Some(&seen),
     };
     let snap = read_with(&api, &repo(), BRANCH, &index_then_record, reuse)
         .await
@@ -236,4 +244,98 @@ async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
         snap.file("records/AUD-3.json"),
         Some("{\"id\": \"AUD-3\", \"round\": 2}")
     );
+}
+
+/// As above, with the first reads' query asked for the branch's listing and files (what a
+/// replica does when the branch moved under it last time): the commit another process made
+/// is read in that one query, and nothing else is asked. The snapshot is a fresh read's.
+#[tokio::test]
+async fn a_commit_made_elsewhere_costs_nothing_more_when_the_first_reads_list_it() {
+    let calls = read_elsewhere_with_first_reads(true).await;
+    assert_eq!(calls.len(), 1, "the query alone: {calls:?}");
+    assert!(calls[0].contains("/graphql"), "{calls:?}");
+    // A branch too large to list in the query: its tree through REST, the texts still
+    // from the query.
+    let calls = read_elsewhere_with_first_reads(false).await;
+    assert_eq!(calls.len(), 2, "the query, then the tree: {calls:?}");
+    assert!(calls[1].contains("/git/trees/"), "{calls:?}");
+}
+
+/// The calls of a first reads' query (with the listing or not) and the read after it, at a
+/// commit made elsewhere; the snapshot is checked against a fresh read's.
+async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
+    use auditloop::github::first_reads::{first_reads, RecordFiles};
+    use auditloop::ids::PrNumber;
+    use auditloop::records::{read_with, RecordsCache, Reuse};
+    let gh = FakeGitHub::start().await;
+    seed(&gh, 3);
+    gh.set_file(".github/auditloop.yml", "version: 1\n");
+    gh.add_pull(42, &"c".repeat(40), "", "alice");
+    let api = gh.installation_api("d-read-listed").await;
+    let cache = RecordsCache::new();
+    let cached = Reuse {
+        cache: Some(&cache),
+        ..Reuse::default()
+    };
+    read_with(&api, &repo(), BRANCH, &index_then_record, cached)
+        .await
+        .unwrap();
+    let index = serde_json::json!({"next": 4, "pulls": {"42": "AUD-3", "7": "AUD-1"}});
+    gh.commit_files(
+        REPO,
+        BRANCH,
+        &[
+            ("index.json", &index.to_string()),
+            ("records/AUD-3.json", "{\"id\": \"AUD-3\", \"round\": 2}"),
+            ("reports/AUD-3/run-2.json", "{}"),
+        ],
+        "elsewhere [skip ci]",
+    );
+    let before = gh.git_requests().len();
+    let files = RecordFiles {
+        listing,
+        index: "index.json",
+        record: Some("records/AUD-3.json"),
+        patterns: "patterns.json",
+    };
+    let reads = first_reads(
+        &api,
+        &repo(),
+        PrNumber(42),
+        "main",
+        BRANCH,
+        ".github/auditloop.yml",
+        Some(files),
+    )
+    .await
+    .unwrap();
+    let seen = reads.records.flatten().expect("the records head");
+    let reuse = Reuse {
+        cache: Some(&cache),
+        head: Some(Some(&seen.commit)),
+        objects: Some(&seen),
+    };
+    let snap = read_with(&api, &repo(), BRANCH, &index_then_record, reuse)
+        .await
+        .unwrap();
+    let calls: Vec<String> = gh
+        .git_requests()
+        .into_iter()
+        .skip(before)
+        .map(|r| r.path)
+        .collect();
+    let fresh = read(&api, &repo(), BRANCH, index_then_record)
+        .await
+        .unwrap();
+    assert_eq!(snap.files, fresh.files);
+    assert_eq!(snap.commit, fresh.commit);
+    assert_eq!(snap.parents, fresh.parents);
+    let paths: Vec<&str> = snap.paths().collect();
+    assert_eq!(paths, fresh.paths().collect::<Vec<_>>());
+    assert!(snap.contains("reports/AUD-3/run-2.json"));
+    assert_eq!(
+        snap.file("records/AUD-3.json"),
+        Some("{\"id\": \"AUD-3\", \"round\": 2}")
+    );
+    calls
 }

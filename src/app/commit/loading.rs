@@ -2,7 +2,7 @@
 //! run last named. Nothing here writes.
 
 use crate::app::commit::lineage::{classify, repair, Damage, Lineage};
-use crate::app::commit::state::{state_of, wanted, State};
+use crate::app::commit::state::{index_of, record_path, state_of, wanted, State};
 use crate::app::context::Ctx;
 use crate::app::failure::Refused;
 use crate::engine::views::md::Md;
@@ -19,15 +19,13 @@ pub type Loaded = Result<State, Damage>;
 pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Loaded, GitHubError> {
     let branch = ctx.records_branch();
     let head = ctx.seen.records_head(branch);
-    let objects = head.as_ref().and_then(|h| {
-        let commit = h.as_ref()?;
-        let (tree, parents) = ctx.seen.records_objects(commit)?;
-        Some((commit.clone(), tree, parents))
-    });
+    let objects = head
+        .as_ref()
+        .and_then(|h| ctx.seen.records_objects(h.as_ref()?));
     let reuse = Reuse {
         cache: Some(&ctx.memory.records),
         head: head.as_ref().map(Option::as_ref),
-        objects: objects.as_ref().map(|(c, t, p)| (c, t, &p[..])),
+        objects: objects.as_deref(),
     };
     let snapshot = records::read_with(
         &ctx.api,
@@ -39,6 +37,18 @@ pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Lo
     .await?;
     ctx.seen.saw_records(branch, snapshot.commit.as_ref());
     Ok(state_of(&snapshot, pr, named).map_err(Damage::from))
+}
+
+/// What the first reads should ask of the records branch besides its ref: nothing when
+/// this process expects it where it last saw it; else the first files, with the record
+/// of `pr` the index named the last time (`None`: none known), and whether the listing
+/// too.
+pub fn first_files(ctx: &Ctx, pr: PrNumber) -> Option<(Option<String>, bool)> {
+    let cache = &ctx.memory.records;
+    let branch = ctx.records_branch();
+    let expected = records::likely_moved(cache, &ctx.repo, branch, &wanted(pr, None, false))?;
+    let record = index_of(&expected.known).and_then(|i| i.record_for_pull(pr).map(record_path));
+    Some((record, expected.list))
 }
 
 /// The damage `state` shows: the records as a whole, or the PR's record.

@@ -26,12 +26,15 @@ pub struct State {
     pub patterns: Option<Result<Library, String>>,
 }
 
+/// Where the index is on the records branch.
+pub(crate) const INDEX_PATH: &str = "index.json";
+
 pub(crate) fn record_path(id: &AuditId) -> String {
     format!("records/{id}.json")
 }
 
 pub(crate) fn index_of(files: &Files) -> Option<Index> {
-    files.get("index.json").and_then(|t| Index::parse(t).ok())
+    files.get(INDEX_PATH).and_then(|t| Index::parse(t).ok())
 }
 
 /// The index, the PR's record (and `named`), and, with `patterns`, the pattern library
@@ -53,7 +56,7 @@ pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>, patterns: bool) -> im
         if patterns && !paths.is_empty() {
             paths.push(PATTERNS_PATH.to_owned());
         }
-        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+        move |path: &str| path == INDEX_PATH || paths.iter().any(|p| p == path)
     })
 }
 
@@ -111,7 +114,7 @@ pub(crate) fn state_of(
     pr: PrNumber,
     named: Option<&AuditId>,
 ) -> Result<State, String> {
-    let index = match snapshot.file("index.json") {
+    let index = match snapshot.file(INDEX_PATH) {
         Some(text) => Index::parse(text)
             .map_err(|e| format!("index.json on the records branch is damaged: {e}"))?,
         None if snapshot.commit.is_some() => {

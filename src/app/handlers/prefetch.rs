@@ -7,15 +7,17 @@
 //! guess that proves wrong is simply not used.
 
 use crate::app::claim;
-use crate::app::commit::{decision, store};
+use crate::app::commit::state::INDEX_PATH;
+use crate::app::commit::{decision, loading, store};
 use crate::app::context::Ctx;
 use crate::app::memory::EarlyReply;
 use crate::app::publish::reply;
 use crate::commands::{Parsed, ParsedCommand};
+use crate::engine::patterns::PATTERNS_PATH;
 use crate::engine::policy::{role_for, Role};
 use crate::engine::repo_config::CONFIG_PATH;
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
-use crate::github::first_reads::{first_reads, ConfigBlob};
+use crate::github::first_reads::{first_reads, ConfigBlob, RecordFiles};
 use crate::github::{rest, GitHubError};
 use crate::ids::{CommitSha, Login, PrNumber};
 
@@ -78,18 +80,38 @@ pub async fn reads(
 /// records branch is; the configuration is the caller's.
 async fn first(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
     let branch = ctx.records_branch();
-    let read = first_reads(
-        &ctx.api,
-        &ctx.repo,
-        number,
-        &ctx.default_branch,
-        branch,
-        CONFIG_PATH,
-    )
-    .await?;
+    // Where another replica likely wrote last, its commit's listing and files come too.
+    let expected = loading::first_files(ctx, number);
+    let files = expected.as_ref().map(|(record, listing)| RecordFiles {
+        listing: *listing,
+        index: INDEX_PATH,
+        record: record.as_deref(),
+        patterns: PATTERNS_PATH,
+    });
+    let ask = |files| {
+        first_reads(
+            &ctx.api,
+            &ctx.repo,
+            number,
+            &ctx.default_branch,
+            branch,
+            CONFIG_PATH,
+            files,
+        )
+    };
+    let read = match ask(files).await {
+        // The larger answer may be what failed (GitHub gives up on a query it cannot answer
+        // in time): the records are read through REST then.
+        Err(e) if files.is_some() && may_be_size(&e) => {
+            tracing::warn!(error = %e, "first reads with the records files failed; asking without them");
+            ask(None).await?
+        }
+        read => read?,
+    };
     if let Some(records) = read.records {
-        ctx.seen
-            .saw_records(branch, records.as_ref().map(|r| &r.commit));
+        let head = records.as_ref().map(|r| &r.commit);
+        ctx.memory.records.saw_head(&ctx.repo, branch, head);
+        ctx.seen.saw_records(branch, head);
         if let Some(head) = records {
             ctx.seen.saw_records_head(head);
         }
@@ -101,6 +123,16 @@ async fn first(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHub
         ctx.seen.saw_pull(pull);
     }
     Ok(read.config)
+}
+
+/// Whether `e` is a failure a smaller answer might not meet: no answer, a gateway's 5xx,
+/// or one that could not be read.
+fn may_be_size(e: &GitHubError) -> bool {
+    match e {
+        GitHubError::Transport { .. } | GitHubError::Decode { .. } => true,
+        GitHubError::Status { status, .. } => *status >= 500,
+        _ => false,
+    }
 }
 
 async fn comment_reads(

@@ -130,6 +130,11 @@ fn commit_body(repo: &str, sha: &str, c: &GitCommit) -> Value {
     gh::git_commit(repo, sha, &c.tree, &c.parents, &c.message)
 }
 
+/// The SHA the fake gives directory `dir` of the flattened tree `tree`.
+pub fn dir_sha(dir: &str, tree: &BTreeMap<String, String>) -> String {
+    sha_of("dir", &format!("{dir}{tree:?}"))
+}
+
 /// Tree entries as GitHub lists them: directories as `tree` entries, files as `blob`s.
 fn tree_entries(repo: &GitRepo, tree: &BTreeMap<String, String>, recursive: bool) -> Vec<Value> {
     let mut out = BTreeMap::new();
@@ -138,7 +143,7 @@ fn tree_entries(repo: &GitRepo, tree: &BTreeMap<String, String>, recursive: bool
         for depth in 1..parts.len() {
             let dir = parts[..depth].join("/");
             out.entry(dir.clone()).or_insert_with(|| {
-                json!({"path": dir, "mode": "040000", "type": "tree", "sha": sha_of("dir", &format!("{dir}{tree:?}"))})
+                json!({"path": dir, "mode": "040000", "type": "tree", "sha": dir_sha(&dir, tree)})
             });
         }
         let size = repo.blobs.get(blob).map_or(0, String::len);

@@ -76,8 +76,8 @@ impl<'a> Executor<'a> {
     ) {
         let document = self.document;
         for selection in sets.iter().flat_map(|s| &s.selections) {
-            if let Some(d) = selection.directives().first() {
-                self.unserved(format!("the directive @{}", d.name));
+            if !self.included(selection.directives()) {
+                continue;
             }
             match selection {
                 Selection::Field(f) => {
@@ -225,6 +225,23 @@ impl<'a> Executor<'a> {
             }
         }
         out
+    }
+
+    /// Whether `@include(if:)` and `@skip(if:)` keep a selection, as the specification
+    /// says; any other directive is unserved.
+    fn included(&mut self, directives: &apollo_compiler::executable::DirectiveList) -> bool {
+        let mut keep = true;
+        for d in directives {
+            let given = d
+                .specified_argument_by_name("if")
+                .and_then(|v| self.literal(v));
+            match (d.name.as_str(), given) {
+                ("include", Some(Value::Bool(b))) => keep &= b,
+                ("skip", Some(Value::Bool(b))) => keep &= !b,
+                _ => self.unserved(format!("the directive @{}", d.name)),
+            }
+        }
+        keep
     }
 
     /// A literal's JSON value; `None` for a variable the request did not give.

@@ -23,6 +23,19 @@ pub enum Obj {
         oid: String,
     },
     Tree(String),
+    /// A directory `dir` (`""`: the root) of commit tree `root`, as GraphQL lists it.
+    GitTree {
+        repo: String,
+        root: String,
+        dir: String,
+    },
+    /// An entry of a `GitTree`: a blob or a directory at `path`.
+    Entry {
+        repo: String,
+        root: String,
+        path: String,
+        blob: Option<String>,
+    },
     /// One page of a commit's first-parent history, head first.
     History {
         repo: String,
@@ -104,7 +117,8 @@ impl Obj {
             Obj::Repository(_) => "Repository",
             Obj::Ref { .. } => "Ref",
             Obj::Commit { .. } => "Commit",
-            Obj::Tree(_) => "Tree",
+            Obj::Tree(_) | Obj::GitTree { .. } => "Tree",
+            Obj::Entry { .. } => "TreeEntry",
             Obj::History { .. } => "CommitHistoryConnection",
             Obj::PageInfo { .. } => "PageInfo",
             Obj::RateLimit => "RateLimit",
@@ -202,6 +216,7 @@ pub fn served(ty: &str, field: &str, given: &[&str]) -> Result<(), FieldError> {
         .iter()
         .chain(super::fake_graphql_reads::SERVED)
         .chain(super::fake_graphql_writes::SERVED)
+        .chain(super::fake_graphql_trees::SERVED)
         .find(|(t, f, _)| *t == ty && *f == field)
     else {
         return Err(FieldError::unserved(&format!("{ty}.{field}")));
@@ -274,7 +289,11 @@ pub fn resolve(
             if field == "message" {
                 leaf(commit.message.as_str())
             } else {
-                object(Obj::Tree(commit.tree.clone()))
+                object(Obj::GitTree {
+                    repo: repo.clone(),
+                    root: commit.tree.clone(),
+                    dir: String::new(),
+                })
             }
         }
         (Obj::Commit { repo, oid }, "history") => history(state, repo, oid, args)?,
@@ -335,6 +354,9 @@ pub fn resolve(
         }),
         _ => {
             if let Some(done) = super::fake_graphql_writes::resolve(state, obj, field, args) {
+                return done;
+            }
+            if let Some(done) = super::fake_graphql_trees::resolve(state, obj, field, args) {
                 return done;
             }
             return super::fake_graphql_reads::resolve(state, obj, field, args);

@@ -1,0 +1,142 @@
+//! A commit's tree as GraphQL lists it (`Tree.entries`, `TreeEntry`) and a file of it
+//! (`Commit.file(path:)`), from the fake's flattened git trees: the same blob SHAs as the
+//! REST tree listing, and its SHAs for directories.
+
+use serde_json::{json, Map, Value};
+
+use super::fake::State;
+use super::fake_git::dir_sha;
+use super::fake_graphql_fields::{FieldError, Obj, Resolved};
+
+/// Type, field and the arguments a document may give it.
+pub const SERVED: &[(&str, &str, &[&str])] = &[
+    ("Commit", "file", &["path"]),
+    ("Tree", "entries", &[]),
+    ("TreeEntry", "name", &[]),
+    ("TreeEntry", "type", &[]),
+    ("TreeEntry", "oid", &[]),
+    ("TreeEntry", "object", &[]),
+];
+
+fn tree_of<'s>(
+    state: &'s State,
+    repo: &str,
+    root: &str,
+) -> Result<&'s std::collections::BTreeMap<String, String>, FieldError> {
+    state
+        .git
+        .get(repo)
+        .and_then(|g| g.trees.get(root))
+        .ok_or_else(|| FieldError::plain(format!("no tree {root} in {repo}")))
+}
+
+/// The entry at `path` of tree `root`: a blob, a directory, or none.
+fn entry(state: &State, repo: &str, root: &str, path: &str) -> Result<Option<Obj>, FieldError> {
+    let tree = tree_of(state, repo, root)?;
+    let prefix = format!("{path}/");
+    let found = match tree.get(path) {
+        Some(blob) => Some(Some(blob.clone())),
+        None if tree.keys().any(|k| k.starts_with(&prefix)) => Some(None),
+        None => None,
+    };
+    Ok(found.map(|blob| Obj::Entry {
+        repo: repo.to_owned(),
+        root: root.to_owned(),
+        path: path.to_owned(),
+        blob,
+    }))
+}
+
+pub fn resolve(
+    state: &mut State,
+    obj: &Obj,
+    field: &str,
+    args: &Map<String, Value>,
+) -> Option<Result<Resolved, FieldError>> {
+    Some(match (obj, field) {
+        (Obj::Commit { repo, oid }, "file") => (|| {
+            let Some(commit) = state.git.get(repo).and_then(|g| g.commits.get(oid)) else {
+                return Err(FieldError::plain(format!("no commit {oid} in {repo}")));
+            };
+            let path = args.get("path").and_then(Value::as_str).unwrap_or_default();
+            let root = commit.tree.clone();
+            Ok(entry(state, repo, &root, path)?
+                .map_or(Resolved::Leaf(Value::Null), Resolved::Object))
+        })(),
+        (Obj::GitTree { repo, root, dir }, "oid") => (|| {
+            if dir.is_empty() {
+                return Ok(Resolved::Leaf(json!(root)));
+            }
+            Ok(Resolved::Leaf(json!(dir_sha(
+                dir,
+                tree_of(state, repo, root)?
+            ))))
+        })(),
+        (Obj::GitTree { repo, root, dir }, "entries") => (|| {
+            let tree = tree_of(state, repo, root)?;
+            let prefix = if dir.is_empty() {
+                String::new()
+            } else {
+                format!("{dir}/")
+            };
+            let mut names: Vec<String> = tree
+                .keys()
+                .filter_map(|k| k.strip_prefix(&prefix))
+                .map(|rest| rest.split('/').next().unwrap_or(rest).to_owned())
+                .collect();
+            names.dedup();
+            let mut out = Vec::new();
+            for name in names {
+                let path = format!("{prefix}{name}");
+                out.extend(entry(state, repo, root, &path)?.map(Resolved::Object));
+            }
+            Ok(Resolved::List(out))
+        })(),
+        (Obj::Entry { path, .. }, "name") => Ok(Resolved::Leaf(json!(path
+            .rsplit('/')
+            .next()
+            .unwrap_or(path)))),
+        (Obj::Entry { blob, .. }, "type") => Ok(Resolved::Leaf(json!(if blob.is_some() {
+            "blob"
+        } else {
+            "tree"
+        }))),
+        (
+            Obj::Entry {
+                repo,
+                root,
+                path,
+                blob,
+            },
+            "oid",
+        ) => match blob {
+            Some(oid) => Ok(Resolved::Leaf(json!(oid))),
+            None => tree_of(state, repo, root).map(|t| Resolved::Leaf(json!(dir_sha(path, t)))),
+        },
+        (
+            Obj::Entry {
+                repo,
+                root,
+                path,
+                blob,
+            },
+            "object",
+        ) => Ok(Resolved::Object(match blob {
+            Some(oid) => Obj::Blob {
+                oid: oid.clone(),
+                text: state
+                    .git
+                    .get(repo)
+                    .and_then(|g| g.blobs.get(oid))
+                    .cloned()
+                    .unwrap_or_default(),
+            },
+            None => Obj::GitTree {
+                repo: repo.clone(),
+                root: root.clone(),
+                dir: path.clone(),
+            },
+        })),
+        _ => return None,
+    })
+}

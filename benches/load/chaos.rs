@@ -209,11 +209,9 @@ impl World<'_> {
                 (text, login)
             };
             let comment_id = 5_000_000 + n;
-            (
-                "issue_comment",
-                Some(comment_id),
-                comment_by(repo, pr, comment_id, &body, login),
-            )
+            let mut payload = comment_by(repo, pr, comment_id, &body, login);
+            crate::payloads::with_description(&mut payload, self.fake, repo, pr);
+            ("issue_comment", Some(comment_id), payload)
         };
         let mut sent = self.sent.lock().unwrap();
         sent.push(Sent {

@@ -316,7 +316,8 @@ async fn load(a: &Args) {
             .map(|(repo, pr)| {
                 let id = format!("{kind}-{round}-{repo}-{pr}");
                 let body = command_body(&kind, &fake, repo, *pr, round);
-                let payload = comment(repo, *pr, 2_000_000 + round * 100_000 + pr, &body);
+                let mut payload = comment(repo, *pr, 2_000_000 + round * 100_000 + pr, &body);
+                payloads::with_description(&mut payload, &fake, repo, *pr);
                 kinds.entry(kind.clone()).or_default().push(id.clone());
                 let cluster = &cluster;
                 let at = cluster.pick(repo, &mut rand::thread_rng());

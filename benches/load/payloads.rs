@@ -74,6 +74,14 @@ pub fn synchronize(repo: &str, pr: u64, before: &str, head: &str) -> Value {
     v
 }
 
+/// As GitHub sends a comment's event: with the PR's description as it is now.
+pub fn with_description(payload: &mut Value, fake: &crate::fake::Fake, repo: &str, pr: u64) {
+    let data = fake.data.lock().unwrap();
+    if let Some(p) = data.pulls.get(&(repo.to_owned(), pr)) {
+        payload["issue"]["body"] = p["body"].clone();
+    }
+}
+
 pub fn comment(repo: &str, pr: u64, id: u64, body: &str) -> Value {
     comment_by(repo, pr, id, body, "alice")
 }

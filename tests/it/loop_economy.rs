@@ -326,12 +326,11 @@ async fn each_command_stays_within_its_call_economy() {
 /// What a write costs when it starts from a records commit the other replica made: each
 /// delivery goes to the replica that did not handle the one before (the Deployment's
 /// Service spreads deliveries over its two replicas). A replica whose last look found the
-/// branch moved asks the first reads' query for the commit's listing, the index and the
-/// record its last look at the index named, so the turn costs what a command costs in one
-/// process. The first turn of a process that never read the index fetches the record
-/// after the query (+1 call, +1 in the chain).
-const TURNS: Cost = bound(7, 4, 4);
-const FIRST_TURN: Cost = bound(8, 4, 5);
+/// branch moved (or that never read it) asks the first reads' query for the commit's
+/// listing, the index and the PR's record (the one its last look at the index named, or
+/// else the one the PR body's stamp names), so the turn costs what a command costs in one
+/// process.
+const TURNS: Cost = COMMAND;
 
 #[tokio::test]
 async fn two_replicas_taking_turns_stay_within_their_economy() {
@@ -363,7 +362,7 @@ async fn two_replicas_taking_turns_stay_within_their_economy() {
     extra["key"] = json!("413-body-2");
     first["findings"].as_array_mut().unwrap().push(extra);
     let steps: Vec<(&str, &str, String, Cost)> = vec![
-        ("report", "alice", report_comment(&first), FIRST_TURN),
+        ("report", "alice", report_comment(&first), TURNS),
         (
             "waive",
             "maint",
@@ -545,4 +544,48 @@ async fn first_reads_that_fail_with_the_records_files_are_asked_without_them() {
         [true, true, true, false],
         "three tries, then without"
     );
+}
+
+/// The PR body's stamp only guesses which record to read ahead: a description that names
+/// another record (edited by anyone) makes the query fetch that file too, and nothing
+/// else. The index decides which record the command works on.
+#[tokio::test]
+async fn a_body_stamp_naming_another_record_only_changes_what_is_read_ahead() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    // A process that never read the branch: it asks the query for the records files.
+    let fresh = support::harness::TestApp::start(&l.gh).await;
+    let body = l.gh.pull_body(42);
+    let stamp = body
+        .lines()
+        .find(|line| line.starts_with("<!-- auditloop:records:"))
+        .expect("the body's stamp")
+        .to_owned();
+    let forged = body.replace(&stamp, &stamp.replace("AUD-1", "AUD-9"));
+    assert_ne!(forged, body);
+    l.gh.set_pull_body(42, &forged);
+    let veto = "/audit veto webhook-replay --reason \"must be fixed\"";
+    let mut payload = support::deliveries::pr_comment(42, "maint", veto);
+    payload["issue"]["body"] = json!(forged);
+    let r = fresh
+        .deliver("issue_comment", "forged-stamp", &payload)
+        .await;
+    assert_eq!(r.status(), 200);
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    assert_eq!(
+        l.events_of("AUD-1", "forged-stamp"),
+        1,
+        "on the record the index names"
+    );
+    let asked: Vec<String> = calls_of(&l.gh.requests(), "forged-stamp")
+        .iter()
+        .filter(|r| r.path.ends_with("/graphql/repository"))
+        .map(|r| {
+            r.body["variables"]["record"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(asked, ["records/AUD-9.json"]);
 }

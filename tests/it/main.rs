@@ -37,6 +37,7 @@ mod github_pages;
 mod harden_effects;
 mod harden_outcome;
 mod harden_process;
+mod harden_rebind;
 mod harden_records;
 mod harden_views;
 mod hostile_commands;

@@ -5,6 +5,7 @@ use crate::app::commit::lineage::{classify, repair, Damage, Lineage};
 use crate::app::commit::state::{index_of, record_path, state_of, wanted, State};
 use crate::app::context::Ctx;
 use crate::app::failure::Refused;
+use crate::engine::views::body_stamp;
 use crate::engine::views::md::Md;
 use crate::github::rest::CheckRunInfo;
 use crate::github::GitHubError;
@@ -41,13 +42,15 @@ pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Lo
 
 /// What the first reads should ask of the records branch besides its ref: nothing when
 /// this process expects it where it last saw it; else the first files, with the record
-/// of `pr` the index named the last time (`None`: none known), and whether the listing
-/// too.
-pub fn first_files(ctx: &Ctx, pr: PrNumber) -> Option<(Option<String>, bool)> {
+/// of `pr` the index named the last time, or else the PR body's stamp names (`None`: none
+/// known), and whether the listing too.
+pub fn first_files(ctx: &Ctx, pr: PrNumber, body: Option<&str>) -> Option<(Option<String>, bool)> {
     let cache = &ctx.memory.records;
     let branch = ctx.records_branch();
     let expected = records::likely_moved(cache, &ctx.repo, branch, &wanted(pr, None, false))?;
-    let record = index_of(&expected.known).and_then(|i| i.record_for_pull(pr).map(record_path));
+    let record = index_of(&expected.known)
+        .and_then(|i| i.record_for_pull(pr).map(record_path))
+        .or_else(|| body.and_then(body_stamp).map(|s| record_path(&s.record)));
     Some((record, expected.list))
 }
 

@@ -7,5 +7,6 @@ pub mod comment;
 pub mod gate_now;
 pub mod prefetch;
 pub mod pulls;
+mod rebind;
 pub mod refresh;
 pub mod sweep;

@@ -53,7 +53,8 @@ pub async fn reads(
                     None => Ok(()),
                 }
             };
-            let (config, ()) = futures::try_join!(first(ctx, e.number), old)?;
+            let body = e.pull_request.body.as_deref();
+            let (config, ()) = futures::try_join!(first(ctx, e.number, body), old)?;
             // Without the query's pull request, one is read only for a rebind.
             let now = async {
                 if may_rebind(e) || ctx.seen.known_pull(e.number).is_some() {
@@ -77,11 +78,17 @@ pub async fn reads(
 }
 
 /// The first reads, kept in `Seen`: the pull request, its head's runs and where the
-/// records branch is; the configuration is the caller's.
-async fn first(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
+/// records branch is; the configuration is the caller's. `body`: the PR's body as the
+/// payload carries it, whose stamp may name the PR's record (a guess at what to read
+/// ahead, never what decides: the index does).
+async fn first(
+    ctx: &Ctx,
+    number: PrNumber,
+    body: Option<&str>,
+) -> Result<Option<ConfigBlob>, GitHubError> {
     let branch = ctx.records_branch();
     // Where another replica likely wrote last, its commit's listing and files come too.
-    let expected = loading::first_files(ctx, number);
+    let expected = loading::first_files(ctx, number, body);
     let files = expected.as_ref().map(|(record, listing)| RecordFiles {
         listing: *listing,
         index: INDEX_PATH,
@@ -163,7 +170,7 @@ async fn comment_reads(
     // The records are loaded at the ref the query saw: from the cache when this process
     // made that commit, else object by object.
     let reads = async {
-        let config = first(ctx, number).await?;
+        let config = first(ctx, number, e.issue.body.as_deref()).await?;
         let (pull, ()) = futures::try_join!(ctx.seen.pull(&ctx.api, &ctx.repo, number), async {
             store::load(ctx, number, named.as_ref()).await.map(drop)
         })?;
@@ -182,7 +189,7 @@ async fn comment_reads(
 
 /// The first reads, and the pull request through REST if they did not bring it.
 async fn pull_reads(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
-    let config = first(ctx, number).await?;
+    let config = first(ctx, number, None).await?;
     ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
     Ok(config)
 }

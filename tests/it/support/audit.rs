@@ -88,10 +88,13 @@ impl Loop {
     /// Delivers a comment and returns the delivery id used.
     pub async fn comment(&mut self, pr: u64, login: &str, body: &str) -> String {
         let id = self.id();
-        let r = self
-            .app
-            .deliver("issue_comment", &id, &pr_comment(pr, login, body))
-            .await;
+        let mut payload = pr_comment(pr, login, body);
+        // As GitHub sends it: the PR's description as it is now.
+        let now = self.gh.state().pulls.get(&pr).map(|p| p["body"].clone());
+        if let Some(now) = now {
+            payload["issue"]["body"] = now;
+        }
+        let r = self.app.deliver("issue_comment", &id, &payload).await;
         assert_eq!(r.status(), 200, "{body}: {}", r.text().await.unwrap());
         id
     }

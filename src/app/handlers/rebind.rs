@@ -1,0 +1,296 @@
+//! A pull-request event's rebind of the record to the PR's head (docs/reference.md#baseline):
+//! never onto a branch without the records commit our run names, keeping a certification
+//! whose tree the head has, and never back to a head the PR has left.
+
+use crate::app::commit::store::{self, Attempt, State, Unwritten};
+use crate::app::context::Ctx;
+use crate::app::publish::views;
+use crate::app::AuditApp;
+use crate::engine::record::Record;
+use crate::engine::record::{has_delivery, BaselineCause};
+use crate::engine::repo_config::CarryCertification;
+use crate::engine::transition::{self as t, Applied, BaselineInput, EventContext};
+use crate::events::PullRequestEvent;
+use crate::github::rest::{self, Pull};
+use crate::github::GitHubError;
+use crate::ids::{Artifact, CommitSha, Login, PrNumber};
+use crate::records::Change;
+
+/// Rebinds the record to `pull`'s head and leaves in `at` the state and records commit
+/// the views are built from.
+pub(super) async fn rebind_to_head(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &PullRequestEvent,
+    pull: &Pull,
+    cause: BaselineCause,
+    at: (&mut store::Loaded, &mut Option<CommitSha>),
+) -> Result<(), GitHubError> {
+    let (state, commit) = at;
+    let (named, same_tree) = futures::try_join!(
+        named_on_candidate(app, ctx, state),
+        identical_tree(ctx, state, cause, &pull.head_sha),
+    )?;
+    let rebinding = Rebinding {
+        cause,
+        sender: &e.sender.login,
+        must_contain: named.as_ref(),
+        same_tree: same_tree.as_ref(),
+    };
+    // The PR's head was read before the records; if someone else rebinds the record in
+    // between (a newer push's delivery, or an older one that read the PR earlier), the
+    // head is read again, so the record never goes back to a head the PR has left.
+    // The candidate when the PR was read: the records came with the same first reads.
+    let read_with_pull = match &*state {
+        Ok(s) => match &s.record {
+            Some(Ok(r)) => Some(r.candidate_artifact.clone()),
+            _ => None,
+        },
+        Err(_) => None,
+    };
+    let mut outcome = rebind(ctx, pull, &rebinding, read_with_pull).await?;
+    for _ in 0..REREADS {
+        if !matches!(outcome, Rebound::Moved) {
+            break;
+        }
+        let now = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
+        if now.head_sha != pull.head_sha {
+            tracing::info!(repo = %ctx.repo, pr = pull.number.0, head = %now.head_sha.short(), "the PR moved on while rebinding; its own event rebinds it");
+            outcome = Rebound::Unchanged;
+            break;
+        }
+        // Read just now: the first look of this attempt comes after it.
+        outcome = rebind(ctx, pull, &rebinding, None).await?;
+    }
+    match outcome {
+        Rebound::Done(s, c, refused) => {
+            // Not a command anyone typed, so nothing is answered on the PR: the
+            // refusal is logged, and the gate judges the record on its old candidate.
+            if let Some(why) = refused {
+                tracing::warn!(repo = %ctx.repo, pr = pull.number.0, ?cause, rule = why.rule(), %why, "the record was not rebound to the new head");
+            }
+            *state = Ok(*s);
+            *commit = c;
+        }
+        Rebound::Unchanged | Rebound::Moved => {}
+        // The new head's run keeps naming the newest commit, so the rewind stays
+        // visible there; the log says which delivery met it.
+        Rebound::Damaged(damage) => {
+            tracing::warn!(repo = %ctx.repo, pr = pull.number.0, ?cause, why = damage.why, "records damaged; the record was not rebound");
+            *state = Err(damage);
+            *commit = named;
+        }
+    }
+    Ok(())
+}
+
+/// The records commit our check run on the record's candidate (the head before this
+/// event) names: a rebind never writes onto a branch that no longer contains it.
+async fn named_on_candidate(
+    app: &AuditApp,
+    ctx: &Ctx,
+    state: &store::Loaded,
+) -> Result<Option<CommitSha>, GitHubError> {
+    let Ok(State {
+        record: Some(Ok(record)),
+        ..
+    }) = state
+    else {
+        return Ok(None);
+    };
+    let runs = ctx
+        .seen
+        .head_runs(&ctx.api, &ctx.repo, record.candidate_artifact.sha())
+        .await?;
+    let slug = app.bot_slug(ctx).await?;
+    let check_name = ctx.check_name();
+    Ok(views::our_named_commit(&runs, check_name, slug))
+}
+
+/// The candidate whose git tree the new head `head` has byte for byte, when the record
+/// could keep its certification on it (see [`t::may_carry`]): one comparison.
+async fn identical_tree(
+    ctx: &Ctx,
+    state: &store::Loaded,
+    cause: BaselineCause,
+    head: &CommitSha,
+) -> Result<Option<Artifact>, GitHubError> {
+    let Ok(State {
+        record: Some(Ok(record)),
+        ..
+    }) = state
+    else {
+        return Ok(None);
+    };
+    let carries = ctx
+        .config
+        .as_ref()
+        .is_ok_and(|c| c.carry_certification == CarryCertification::IdenticalTree);
+    if !carries || !t::may_carry(record, cause) || record.candidate_artifact.sha() == head {
+        return Ok(None);
+    }
+    let certified = record.candidate_artifact.sha();
+    let same = rest::same_tree(&ctx.api, &ctx.repo, certified, head).await?;
+    Ok((same == Some(true)).then(|| record.candidate_artifact.clone()))
+}
+
+/// What a rebind is asked to do, besides moving to the PR's head.
+struct Rebinding<'a> {
+    cause: BaselineCause,
+    sender: &'a str,
+    /// The records commit our check run names: nothing is written on a branch without it.
+    must_contain: Option<&'a CommitSha>,
+    /// The certified candidate whose tree the head has (see [`identical_tree`]).
+    same_tree: Option<&'a Artifact>,
+}
+
+/// How often a rebind that found the record rebound under it reads the PR again.
+const REREADS: usize = 3;
+
+enum Rebound {
+    /// The state after the rebind, or as it stands when the transition refused it (nothing
+    /// written then).
+    Done(Box<State>, Option<CommitSha>, Option<t::Refusal>),
+    Unchanged,
+    /// Someone else rebound the record after this handling read the PR: nothing written.
+    Moved,
+    Damaged(crate::app::commit::lineage::Damage),
+}
+
+/// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
+/// the certification.
+/// `expected`: the candidate the record had when the PR was read, if known; a look that
+/// finds another is [`Rebound::Moved`].
+async fn rebind(
+    ctx: &Ctx,
+    pull: &Pull,
+    rebinding: &Rebinding<'_>,
+    expected: Option<Artifact>,
+) -> Result<Rebound, GitHubError> {
+    let (cause, sender, same_tree) = (rebinding.cause, rebinding.sender, rebinding.same_tree);
+    let Ok(actor) = Login::new(sender.to_owned()) else {
+        return Ok(Rebound::Unchanged);
+    };
+    let sha = pull.head_sha.clone();
+    let event = ctx.event(&actor, None);
+    let view = ctx.view();
+    let delivery = ctx.delivery.clone();
+    let number = pull.number;
+    let message = rebind_message(pull, cause, sender, same_tree);
+    // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
+    // reported after the loop.
+    let refused = std::sync::Mutex::new(None);
+    let first = FirstLook(std::sync::Mutex::new(expected));
+    let outcome = store::apply::<MovedUnder>(
+        ctx,
+        number,
+        None,
+        rebinding.must_contain,
+        &message,
+        |state| {
+            let record = match &state.record {
+                Some(Ok(r)) => r,
+                Some(Err(why)) => return Err(Unwritten::Damaged(why.clone().into())),
+                None => return Ok(Change::default()),
+            };
+            if has_delivery(record, &delivery) {
+                return Err(Unwritten::AlreadyApplied);
+            }
+            if first.moved(&record.candidate_artifact) {
+                return Err(Unwritten::Refused(MovedUnder));
+            }
+            // A reopened PR whose head is still the candidate has nothing to rebind.
+            if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
+                return Ok(Change::default());
+            }
+            let mut refused = refused
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *refused = None;
+            match rebound(record, (number, &sha, cause), &event, same_tree) {
+                Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
+                Ok(None) => Ok(Change::default()),
+                Err(why) => {
+                    *refused = Some(why);
+                    Ok(Change::default())
+                }
+            }
+        },
+    )
+    .await?;
+    let refused = refused
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    Ok(match (outcome, refused) {
+        (Attempt::Committed { state, commit }, refused) => Rebound::Done(state, commit, refused),
+        (Attempt::Unwritten(Unwritten::Damaged(why)), _) => Rebound::Damaged(why),
+        (Attempt::Unwritten(Unwritten::Refused(MovedUnder)), _) => Rebound::Moved,
+        (Attempt::Unwritten(_), _) => Rebound::Unchanged,
+    })
+}
+
+/// The record was rebound by someone else after the first look.
+struct MovedUnder;
+
+/// The candidate the record had when the PR was read (or else at the rebind's first look):
+/// a later look that finds another means someone else rebound it since.
+struct FirstLook(std::sync::Mutex<Option<Artifact>>);
+
+impl FirstLook {
+    fn moved(&self, now: &Artifact) -> bool {
+        let mut first = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*first {
+            None => {
+                *first = Some(now.clone());
+                false
+            }
+            Some(was) => was != now,
+        }
+    }
+}
+
+/// The commit message of a rebind of `pull`'s record to its head.
+fn rebind_message(
+    pull: &Pull,
+    cause: BaselineCause,
+    sender: &str,
+    same_tree: Option<&Artifact>,
+) -> String {
+    let number = pull.number;
+    match same_tree {
+        Some(from) => format!(
+            "Carry the certification of {number} from {} to {} (identical tree, {cause:?}) after {sender}'s change",
+            from.short(),
+            pull.head_sha.short()
+        ),
+        None => format!(
+            "Rebind the record of {number} to {} ({cause:?}) after {sender}'s change",
+            pull.head_sha.short()
+        ),
+    }
+}
+
+/// The engine's rebind of `record` to `head` of PR `number`: a carry of its
+/// certification when the head's tree is its candidate's. The trees were compared against
+/// this very candidate; a record another writer moved since is rebound as usual.
+fn rebound(
+    record: &Record,
+    (number, head, cause): (PrNumber, &CommitSha, BaselineCause),
+    event: &EventContext,
+    same_tree: Option<&Artifact>,
+) -> Result<Option<Applied>, t::Refusal> {
+    let input = BaselineInput {
+        cause,
+        pull_request: number,
+        head: Artifact::commit(head.clone()),
+        covered_tasks: None,
+        evidence: None,
+    };
+    match same_tree {
+        Some(from) if from == &record.candidate_artifact => t::carry(record, input, event),
+        _ => t::baseline(record, input, event),
+    }
+}

@@ -16,14 +16,7 @@ const PR: u64 = 7;
 const COMMENT: u64 = 4_242;
 
 async fn graphql(gh: &FakeGitHub, query: &str, variables: Value) -> Value {
-    let response = reqwest::Client::new()
-        .post(gh.graphql_url())
-        .json(&json!({"query": query, "variables": variables}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200, "GitHub answers GraphQL with 200");
-    response.json().await.unwrap()
+    gh.post_graphql(query, variables).await
 }
 
 /// The PR's node id as its REST object gives it.

@@ -28,14 +28,7 @@ fn variables(number: u64) -> Value {
 }
 
 async fn graphql(gh: &FakeGitHub, query: &str, variables: Value) -> Value {
-    let response = reqwest::Client::new()
-        .post(gh.graphql_url())
-        .json(&json!({"query": query, "variables": variables}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200, "GitHub answers GraphQL with 200");
-    response.json().await.unwrap()
+    gh.post_graphql(query, variables).await
 }
 
 async fn rest(gh: &FakeGitHub, path: &str) -> Value {

@@ -48,14 +48,7 @@ fn variables(files: bool, record: Option<&str>) -> Value {
 }
 
 async fn graphql(gh: &FakeGitHub, variables: Value) -> Value {
-    let response = reqwest::Client::new()
-        .post(gh.graphql_url())
-        .json(&json!({"query": FIRST_READS, "variables": variables}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    response.json().await.unwrap()
+    gh.post_graphql(FIRST_READS, variables).await
 }
 
 /// The blobs of REST's recursive tree of the records head, by path.

@@ -173,23 +173,7 @@ async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
     seed(&gh, 3);
     let api = gh.installation_api("d-read-elsewhere").await;
     let cache = RecordsCache::new();
-    let cached = Reuse {
-        cache: Some(&cache),
-        ..Reuse::default()
-    };
-    read_with(&api, &repo(), BRANCH, &index_then_record, cached)
-        .await
-        .unwrap();
-    let index = serde_json::json!({"next": 4, "pulls": {"42": "AUD-3", "7": "AUD-1"}});
-    let new = gh.commit_files(
-        REPO,
-        BRANCH,
-        &[
-            ("index.json", &index.to_string()),
-            ("records/AUD-3.json", "{\"id\": \"AUD-3\", \"round\": 2}"),
-        ],
-        "elsewhere [skip ci]",
-    );
+    let new = read_then_moved_elsewhere(&gh, &api, &cache).await;
     let commit = gh.state().git[REPO].commits[&new].clone();
     let (head, tree) = (
         CommitSha::new(new.clone()).unwrap(),
@@ -273,24 +257,7 @@ async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
     gh.add_pull(42, &"c".repeat(40), "", "alice");
     let api = gh.installation_api("d-read-listed").await;
     let cache = RecordsCache::new();
-    let cached = Reuse {
-        cache: Some(&cache),
-        ..Reuse::default()
-    };
-    read_with(&api, &repo(), BRANCH, &index_then_record, cached)
-        .await
-        .unwrap();
-    let index = serde_json::json!({"next": 4, "pulls": {"42": "AUD-3", "7": "AUD-1"}});
-    gh.commit_files(
-        REPO,
-        BRANCH,
-        &[
-            ("index.json", &index.to_string()),
-            ("records/AUD-3.json", "{\"id\": \"AUD-3\", \"round\": 2}"),
-            ("reports/AUD-3/run-2.json", "{}"),
-        ],
-        "elsewhere [skip ci]",
-    );
+    read_then_moved_elsewhere(&gh, &api, &cache).await;
     let before = gh.git_requests().len();
     let files = RecordFiles {
         listing,
@@ -338,4 +305,32 @@ async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
         Some("{\"id\": \"AUD-3\", \"round\": 2}")
     );
     calls
+}
+
+/// Reads the branch through `cache`, then commits on it as another process would (the
+/// index, the PR's record and a new run); the new commit.
+async fn read_then_moved_elsewhere(
+    gh: &FakeGitHub,
+    api: &auditloop::github::Api,
+    cache: &auditloop::records::RecordsCache,
+) -> String {
+    use auditloop::records::{read_with, Reuse};
+    let cached = Reuse {
+        cache: Some(cache),
+        ..Reuse::default()
+    };
+    read_with(api, &repo(), BRANCH, &index_then_record, cached)
+        .await
+        .unwrap();
+    let index = serde_json::json!({"next": 4, "pulls": {"42": "AUD-3", "7": "AUD-1"}});
+    gh.commit_files(
+        REPO,
+        BRANCH,
+        &[
+            ("index.json", &index.to_string()),
+            ("records/AUD-3.json", "{\"id\": \"AUD-3\", \"round\": 2}"),
+            ("reports/AUD-3/run-2.json", "{}"),
+        ],
+        "elsewhere [skip ci]",
+    )
 }

@@ -183,4 +183,16 @@ impl super::fake::FakeGitHub {
     pub fn graphql_url(&self) -> String {
         format!("{}{}", self.server.uri(), endpoint(&self.prefix))
     }
+
+    /// The answer to `query` with `variables`, which GitHub sends with a 200 whatever it holds.
+    pub async fn post_graphql(&self, query: &str, variables: Value) -> Value {
+        let response = reqwest::Client::new()
+            .post(self.graphql_url())
+            .json(&json!({"query": query, "variables": variables}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "GitHub answers GraphQL with 200");
+        response.json().await.unwrap()
+    }
 }

@@ -589,3 +589,21 @@ async fn a_body_stamp_naming_another_record_only_changes_what_is_read_ahead() {
         .collect();
     assert_eq!(asked, ["records/AUD-9.json"]);
 }
+
+/// `help` reads no records, so its first reads never ask for the records files, even where
+/// a command's would: right after this process's first write, which leaves it unsure
+/// whether someone else writes too (see
+/// `first_reads_that_fail_with_the_records_files_are_asked_without_them`).
+#[tokio::test]
+async fn help_never_asks_for_the_records_files() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    let id = l.comment(42, "reader", "/audit help").await;
+    assert!(l.last_reply(42).starts_with("auditloop: help"));
+    let asked: Vec<bool> = calls_of(&l.gh.requests(), &id)
+        .iter()
+        .filter(|r| r.path.ends_with("/graphql/repository"))
+        .map(|r| r.body["variables"]["files"] == true)
+        .collect();
+    assert_eq!(asked, [false]);
+}

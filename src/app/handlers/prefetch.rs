@@ -54,7 +54,8 @@ pub async fn reads(
                 }
             };
             let body = e.pull_request.body.as_deref();
-            let (config, ()) = futures::try_join!(first(ctx, e.number, body), old)?;
+            let (config, ()) =
+                futures::try_join!(first(ctx, e.number, Ahead::Records { body }), old)?;
             // Without the query's pull request, one is read only for a rebind.
             let now = async {
                 if may_rebind(e) || ctx.seen.known_pull(e.number).is_some() {
@@ -77,18 +78,29 @@ pub async fn reads(
     }
 }
 
+/// Whether the first reads ask ahead for the records files a command reads.
+#[derive(Clone, Copy)]
+enum Ahead<'a> {
+    /// The answer reads no records (`help`, a parse error's refusal).
+    Nothing,
+    /// `body`: the PR's body as the payload carries it, whose stamp may name the PR's
+    /// record (a guess at what to read ahead, never what decides: the index does).
+    Records { body: Option<&'a str> },
+}
+
 /// The first reads, kept in `Seen`: the pull request, its head's runs and where the
-/// records branch is; the configuration is the caller's. `body`: the PR's body as the
-/// payload carries it, whose stamp may name the PR's record (a guess at what to read
-/// ahead, never what decides: the index does).
+/// records branch is; the configuration is the caller's.
 async fn first(
     ctx: &Ctx,
     number: PrNumber,
-    body: Option<&str>,
+    ahead: Ahead<'_>,
 ) -> Result<Option<ConfigBlob>, GitHubError> {
     let branch = ctx.records_branch();
     // Where another replica likely wrote last, its commit's listing and files come too.
-    let expected = loading::first_files(ctx, number, body);
+    let expected = match ahead {
+        Ahead::Nothing => None,
+        Ahead::Records { body } => loading::first_files(ctx, number, body),
+    };
     let files = expected.as_ref().map(|(record, listing)| RecordFiles {
         listing: *listing,
         index: INDEX_PATH,
@@ -168,9 +180,10 @@ async fn comment_reads(
         Ok(())
     };
     // The records are loaded at the ref the query saw: from the cache when this process
-    // made that commit, else object by object.
+    // made that commit, else from what the query listed and brought (or object by object).
     let reads = async {
-        let config = first(ctx, number, e.issue.body.as_deref()).await?;
+        let body = e.issue.body.as_deref();
+        let config = first(ctx, number, Ahead::Records { body }).await?;
         let (pull, ()) = futures::try_join!(ctx.seen.pull(&ctx.api, &ctx.repo, number), async {
             store::load(ctx, number, named.as_ref()).await.map(drop)
         })?;
@@ -189,7 +202,7 @@ async fn comment_reads(
 
 /// The first reads, and the pull request through REST if they did not bring it.
 async fn pull_reads(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
-    let config = first(ctx, number, None).await?;
+    let config = first(ctx, number, Ahead::Nothing).await?;
     ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
     Ok(config)
 }

@@ -1,8 +1,8 @@
 //! Identical content keeps its certification: a new head whose git tree is the certified
 //! candidate's (an amended message, a squash, a re-signed commit) carries the
 //! certification, spends no run, and still needs the required checks on the new commit.
-//! One byte of difference, a base change, other tasks or `carry_certification: never`
-//! rebind as before.
+//! One byte of difference, a base change, other tasks (asked for, or closed by the PR body)
+//! or `carry_certification: never` rebind as before.
 
 use crate::support;
 
@@ -155,6 +155,27 @@ async fn one_byte_of_difference_rebinds_and_the_certification_is_stale() {
     assert_eq!(event["type"], "baseline");
     assert!(event.get("carried_from").is_none(), "{event:#}");
     assert_eq!(l.gate(&b)["conclusion"], "failure");
+}
+
+#[tokio::test]
+async fn an_identical_tree_under_a_body_that_now_closes_another_task_rebinds() {
+    let (mut l, _) = certified_on_a("").await;
+    // The description now also closes #41, which the record does not cover.
+    let body =
+        l.gh.pull_body(42)
+            .replace("Closes #12", "Closes #12\nCloses #41");
+    l.gh.set_pull_body(42, &body);
+    let b = push_commit(&l, FILES, "Reworded");
+    push(&mut l, &b).await;
+    let record = l.record("AUD-1");
+    assert_eq!(record["audit_state"], "open", "{record:#}");
+    assert_eq!(record["certified_artifact"], Value::Null);
+    let event = last_event(&l);
+    assert_eq!(event["type"], "baseline");
+    assert!(event.get("carried_from").is_none(), "{event:#}");
+    assert!(event.get("reason").is_none(), "{event:#}");
+    assert_eq!(l.gate(&b)["conclusion"], "failure");
+    assert_eq!(reports(&l), 1);
 }
 
 #[tokio::test]

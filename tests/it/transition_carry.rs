@@ -24,7 +24,9 @@ fn certified() -> Fx {
 
 fn carry(fx: &mut Fx, input: BaselineInput) {
     let ctx = fx.ctx();
-    let applied = transition::carry(&fx.record, input, &ctx).unwrap().unwrap();
+    let applied = transition::carry(&fx.record, input, &[], &ctx)
+        .unwrap()
+        .unwrap();
     fx.keep(applied);
 }
 
@@ -121,6 +123,27 @@ fn what_does_not_qualify_is_an_ordinary_rebind() {
         assert_eq!(fx.record.certified_artifact, None, "{name}");
         assert_eq!(gate(&fx, 2), Conclusion::Failure, "{name}");
     }
+}
+
+#[test]
+fn a_body_that_now_closes_a_task_outside_the_record_rebinds() {
+    let mut fx = certified();
+    let ctx = fx.ctx();
+    let applied = transition::carry(
+        &fx.record,
+        input(BaselineCause::Push, 2),
+        &[task("#41")],
+        &ctx,
+    )
+    .unwrap()
+    .unwrap();
+    fx.keep(applied);
+    let EventKind::Baseline(b) = &fx.record.history.last().unwrap().kind else {
+        panic!("{:?}", fx.record.history.last());
+    };
+    assert_eq!(b.carried_from, None);
+    assert_eq!(fx.record.audit_state, AuditState::Open);
+    assert_eq!(gate(&fx, 2), Conclusion::Failure);
 }
 
 #[test]

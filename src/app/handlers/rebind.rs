@@ -6,6 +6,7 @@ use crate::app::commit::store::{self, Attempt, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::publish::views;
 use crate::app::AuditApp;
+use crate::engine::closing::closing_issues;
 use crate::engine::record::Record;
 use crate::engine::record::{has_delivery, BaselineCause};
 use crate::engine::repo_config::CarryCertification;
@@ -13,7 +14,7 @@ use crate::engine::transition::{self as t, Applied, BaselineInput, EventContext}
 use crate::events::PullRequestEvent;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
-use crate::ids::{Artifact, CommitSha, Login, PrNumber};
+use crate::ids::{Artifact, CommitSha, Login, PrNumber, TaskId};
 use crate::records::Change;
 
 /// Rebinds the record to `pull`'s head and leaves in `at` the state and records commit
@@ -177,6 +178,8 @@ async fn rebind(
     let delivery = ctx.delivery.clone();
     let number = pull.number;
     let message = rebind_message(pull, cause, sender, same_tree);
+    // What the PR body closes now: a certification carries only if it covers them.
+    let closes = closing_issues(&pull.body, &ctx.repo);
     // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
     // reported after the loop.
     let refused = std::sync::Mutex::new(None);
@@ -207,7 +210,7 @@ async fn rebind(
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             *refused = None;
-            match rebound(record, (number, &sha, cause), &event, same_tree) {
+            match rebound(record, (number, &sha, cause), &event, (same_tree, &closes)) {
                 Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
                 Ok(None) => Ok(Change::default()),
                 Err(why) => {
@@ -280,7 +283,7 @@ fn rebound(
     record: &Record,
     (number, head, cause): (PrNumber, &CommitSha, BaselineCause),
     event: &EventContext,
-    same_tree: Option<&Artifact>,
+    (same_tree, closes): (Option<&Artifact>, &[TaskId]),
 ) -> Result<Option<Applied>, t::Refusal> {
     let input = BaselineInput {
         cause,
@@ -290,7 +293,7 @@ fn rebound(
         evidence: None,
     };
     match same_tree {
-        Some(from) if from == &record.candidate_artifact => t::carry(record, input, event),
+        Some(from) if from == &record.candidate_artifact => t::carry(record, input, closes, event),
         _ => t::baseline(record, input, event),
     }
 }

@@ -104,8 +104,10 @@ pub fn may_carry(record: &Record, cause: BaselineCause) -> bool {
 /// A rebind onto a head whose git tree the caller found byte for byte the certified
 /// candidate's (docs/reference.md#carrying-a-certification): the certification
 /// moves to the new head, no run is spent, and evidence text carries (the content is the
-/// same). Anything that does not qualify (see [`may_carry`]; other tasks; evidence given
-/// anew) is an ordinary [`baseline`].
+/// same). `closes`: the issues the PR body closes now; a carry needs each among the
+/// record's tasks (gate condition 3 holds on the new head). Anything that does not qualify
+/// (see [`may_carry`]; other tasks, asked or closed; evidence given anew) is an ordinary
+/// [`baseline`].
 ///
 /// # Errors
 ///
@@ -113,12 +115,14 @@ pub fn may_carry(record: &Record, cause: BaselineCause) -> bool {
 pub fn carry(
     record: &Record,
     input: BaselineInput,
+    closes: &[TaskId],
     ctx: &EventContext,
 ) -> Result<Option<Applied>, Refusal> {
     let same_tasks = input
         .covered_tasks
         .as_ref()
-        .is_none_or(|t| canonical_tasks(t.clone()) == record.covered_tasks);
+        .is_none_or(|t| canonical_tasks(t.clone()) == record.covered_tasks)
+        && closes.iter().all(|t| record.covered_tasks.contains(t));
     if !may_carry(record, input.cause)
         || !same_tasks
         || input.evidence.is_some()

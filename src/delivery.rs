@@ -9,6 +9,8 @@ use crate::ids::DeliveryId;
 pub struct Delivery {
     pub id: DeliveryId,
     pub event: Event,
+    /// When the request came in: GitHub's 10-second window runs from then.
+    pub received: tokio::time::Instant,
 }
 
 /// What a handler made of a delivery.

@@ -150,6 +150,8 @@ struct Counts {
 }
 
 struct World<'a> {
+    /// Deliveries a live replica did not answer within GitHub's window: id and kind.
+    slow: Mutex<Vec<String>>,
     repo: String,
     seed: u64,
     opts: &'a Options,
@@ -243,6 +245,15 @@ impl World<'_> {
         };
         if let Some(c) = counter {
             c.fetch_add(1, Ordering::Relaxed);
+        }
+        if answer.timed_out {
+            let sent = self.sent.lock().unwrap();
+            self.slow.lock().unwrap().push(format!(
+                "{} {} on #{} (replica {replica})",
+                sent[index].kind.name(),
+                id,
+                sent[index].pr
+            ));
         }
         self.sent.lock().unwrap()[index].answers.push(answer.status);
         answer
@@ -411,6 +422,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     let setup_calls = fake.log.lock().unwrap().len();
 
     let world = World {
+        slow: Mutex::new(Vec::new()),
         repo: repo.clone(),
         seed,
         opts,
@@ -518,6 +530,12 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
             .push(format!("{unanswered} deliveries never got a 2xx"));
     }
     let served = invariants::served(&fake.log.lock().unwrap());
+    let slow = world.slow.lock().unwrap().clone();
+    let window = Outcome {
+        name: "every delivery answered within GitHub's 10 s",
+        checked: sent.iter().map(|s| s.answers.len()).sum(),
+        violations: slow,
+    };
     let outcomes = [
         records.linear,
         records.chains,
@@ -528,6 +546,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         panics,
         rss,
         answered,
+        window,
         served,
     ];
 

@@ -74,6 +74,9 @@ pub struct Fake {
     pub log: Mutex<Vec<Call>>,
     /// Added to every answer, in microseconds.
     latency: AtomicU64,
+    /// Added to a first-reads query that lists the records tree (`Tree.entries`), in
+    /// microseconds: GitHub takes its time over a large listing.
+    listing_latency: AtomicU64,
     pub faults: Faults,
 }
 
@@ -157,12 +160,20 @@ impl Fake {
             }),
             log: Mutex::new(Vec::new()),
             latency: AtomicU64::new(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX)),
+            listing_latency: AtomicU64::new(0),
             faults: Faults::default(),
         })
     }
 
     pub fn set_latency(&self, latency: Duration) {
         self.latency.store(
+            u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+
+    pub fn set_listing_latency(&self, latency: Duration) {
+        self.listing_latency.store(
             u64::try_from(latency.as_micros()).unwrap_or(u64::MAX),
             Ordering::Relaxed,
         );
@@ -305,7 +316,13 @@ pub async fn handle(
         Some(f) => f.after(answer),
         None => answer,
     };
-    let latency = Duration::from_micros(fake.latency.load(Ordering::Relaxed));
+    let mut latency = Duration::from_micros(fake.latency.load(Ordering::Relaxed));
+    if graphql
+        .as_ref()
+        .is_some_and(|g| g["variables"]["listing"] == true)
+    {
+        latency += Duration::from_micros(fake.listing_latency.load(Ordering::Relaxed));
+    }
     if !latency.is_zero() {
         tokio::time::sleep(latency).await;
     }

@@ -259,7 +259,9 @@ pub fn commands(
     sent: &[Delivered<'_>],
     by_delivery: &HashMap<String, BTreeSet<usize>>,
 ) -> (Outcome, Outcome, BTreeMap<&'static str, u64>) {
-    let mut once = Outcome::new("each command answered 2xx carried out once or refused once");
+    let mut once = Outcome::new(
+        "each command answered 2xx carried out once (its +1) or refused once (its one reply)",
+    );
     let mut replies = Outcome::new("one reply per delivery marker");
     let mut tally: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut by_marker: HashMap<&str, Vec<&str>> = HashMap::new();

@@ -4,6 +4,7 @@
 //! cargo bench --bench load -- [--prs 200] [--repos 200] [--rounds 1] [--latency-ms 50]
 //!                             [--mix report,status] [--scale 10000]
 //!                             [--replicas 1] [--spread turns|random]
+//! cargo bench --bench load -- --cold 2001,10000 [--listing-ms 2000]
 //! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
 //! cargo bench --bench load -- --self-test
 //!
@@ -15,6 +16,9 @@
 //! a report on a records branch holding one record next to one holding `--scale`.
 //! `--replicas N` starts N server processes behind the one sender, which spreads the
 //! deliveries over them (`--spread`). `--chaos` is the soak of `chaos.rs` instead.
+//! `--cold` measures instead the first report of a process that never read the records
+//! branch, at each record count given, against a fake that takes `--listing-ms` over a
+//! first read listing the records tree.
 
 // Rates and means over call counts and byte sizes far below 2^52, printed to two places.
 #![allow(clippy::cast_precision_loss)]
@@ -55,6 +59,10 @@ struct Args {
     spread: Spread,
     chaos: Option<chaos::Options>,
     self_test: bool,
+    /// Record counts at which a cold process's first report is measured (`--cold`).
+    cold: Vec<u64>,
+    /// How long the fake takes over a first read that lists the records tree.
+    listing: Duration,
 }
 
 fn args() -> Args {
@@ -69,6 +77,8 @@ fn args() -> Args {
         spread: Spread::Turns,
         chaos: None,
         self_test: false,
+        cold: Vec::new(),
+        listing: Duration::from_secs(2),
     };
     let mut chaos = chaos::Options::default();
     let mut latency_set = false;
@@ -104,6 +114,15 @@ fn args() -> Args {
                 }
             }
             "--chaos" => a.chaos = Some(chaos::Options::default()),
+            "--cold" => {
+                a.cold = value()
+                    .split(',')
+                    .map(|n| n.trim().parse().expect("--cold N[,N]"))
+                    .collect();
+            }
+            "--listing-ms" => {
+                a.listing = Duration::from_millis(value().parse().expect("--listing-ms N"));
+            }
             "--self-test" => a.self_test = true,
             other => {
                 // `cargo bench` passes --bench; the chaos flags are read by chaos.rs.
@@ -461,26 +480,7 @@ async fn scale(a: &Args) {
         ("octo-org/many-records", a.scale.saturating_sub(1)),
     ] {
         setup(&cluster, &fake, &[(repo.to_owned(), 1)]).await;
-        if extra > 0 {
-            let mut data = fake.data.lock().unwrap();
-            let git = data.git.get_mut(repo).unwrap();
-            let mut index: Value =
-                serde_json::from_str(&git.file(BRANCH, "index.json").unwrap()).unwrap();
-            let record = git.file(BRANCH, "records/AUD-1.json").unwrap();
-            let mut files = Vec::new();
-            for i in 0..extra {
-                let (id, pr) = (format!("AUD-{}", i + 2), 10_000 + i);
-                index["pulls"][pr.to_string()] = json!(id);
-                index["work_units"][format!("pr:{pr}")] = json!(id);
-                files.push((format!("records/{id}.json"), record.replace("AUD-1", &id)));
-            }
-            index["next"] = json!(extra + 2);
-            files.push((
-                "index.json".to_owned(),
-                serde_json::to_string_pretty(&index).unwrap() + "\n",
-            ));
-            git.commit_files(BRANCH, &files);
-        }
+        seed_records(&fake, repo, extra + 1);
         // One report to see the branch as it now is, then the one measured.
         for round in 0..2 {
             let body = report_body(repo, 1, "AUD-1", &format!("scale-{round}"));
@@ -533,6 +533,89 @@ async fn scale(a: &Args) {
     }
 }
 
+/// Seeds `records - 1` more records beside PR 1's AUD-1 on `repo`'s records branch.
+fn seed_records(fake: &Fake, repo: &str, records: u64) {
+    let extra = records.saturating_sub(1);
+    if extra == 0 {
+        return;
+    }
+    let mut data = fake.data.lock().unwrap();
+    let git = data.git.get_mut(repo).unwrap();
+    let mut index: Value = serde_json::from_str(&git.file(BRANCH, "index.json").unwrap()).unwrap();
+    let record = git.file(BRANCH, "records/AUD-1.json").unwrap();
+    let mut files = Vec::new();
+    for i in 0..extra {
+        let (id, pr) = (format!("AUD-{}", i + 2), 10_000 + i);
+        index["pulls"][pr.to_string()] = json!(id);
+        index["work_units"][format!("pr:{pr}")] = json!(id);
+        files.push((format!("records/{id}.json"), record.replace("AUD-1", &id)));
+    }
+    index["next"] = json!(extra + 2);
+    files.push((
+        "index.json".to_owned(),
+        serde_json::to_string_pretty(&index).unwrap() + "\n",
+    ));
+    git.commit_files(BRANCH, &files);
+}
+
+/// The first report of a process that never read the records branch, at each count of
+/// `--cold`: it asks its first reads for the records listing, which the fake answers
+/// only after `--listing-ms`. Returns whether any delivery missed GitHub's window.
+async fn cold(a: &Args) -> bool {
+    let (fake, api) = start_fake(Duration::ZERO).await;
+    let settings = Settings {
+        api,
+        reconcile: 0,
+        logs: logs_dir("cold"),
+    };
+    let cluster = Cluster::start(settings, 1, Spread::Turns).await;
+    let mut rows = Vec::new();
+    let mut missed = false;
+    for (k, records) in a.cold.iter().enumerate() {
+        let repo = format!("octo-org/cold-{records}");
+        fake.set_listing_latency(Duration::ZERO);
+        fake.set_latency(Duration::ZERO);
+        setup(&cluster, &fake, &[(repo.clone(), 1)]).await;
+        seed_records(&fake, &repo, *records);
+        // A new process: nothing of the branch in memory.
+        cluster.kill(0);
+        cluster.restart(0).await;
+        fake.set_latency(a.latency);
+        fake.set_listing_latency(a.listing);
+        let body = report_body(&repo, 1, "AUD-1", &format!("cold-{records}"));
+        let id = format!("cold-{repo}");
+        let n = u64::try_from(k).unwrap_or(0);
+        let answer = cluster
+            .deliver(
+                0,
+                "issue_comment",
+                &id,
+                &comment(&repo, 1, 4_000_000 + n, &body),
+            )
+            .await;
+        missed |= answer.status != 200 || answer.took >= Duration::from_secs(10);
+        let log = fake.log.lock().unwrap().clone();
+        let calls = by_delivery(&log);
+        let of = calls.get(&id).cloned().unwrap_or_default();
+        rows.push((*records, answer, of.len(), chain(&of).len()));
+    }
+    println!(
+        "\n## Cold first report: a new process, {} ms per call, {} ms over a first read that lists the records\n",
+        a.latency.as_millis(),
+        a.listing.as_millis()
+    );
+    // A call the app gave up on is not answered, so not counted: the calls are the answered ones.
+    println!("| records | answer | answered in | calls answered | sequential |\n| --- | --- | --- | --- | --- |");
+    for (records, answer, calls, seq) in rows {
+        println!(
+            "| {records} | {} | {} | {calls} | {seq} |",
+            answer.status,
+            ms(answer.took)
+        );
+    }
+    missed
+}
+
 fn main() {
     let a = args();
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -555,6 +638,9 @@ fn main() {
         }
         if let Some(options) = &a.chaos {
             return chaos::run_seeds(options).await;
+        }
+        if !a.cold.is_empty() {
+            return cold(&a).await;
         }
         load(&a).await;
         if a.scale > 0 {

@@ -129,11 +129,16 @@ pub struct Cluster {
     http: reqwest::Client,
 }
 
+/// GitHub's window for answering a delivery.
+pub const WINDOW: Duration = Duration::from_secs(10);
+
 /// One webhook answer: status (0 when no answer came) and how long it took.
 #[derive(Debug, Clone, Copy)]
 pub struct Answer {
     pub status: u16,
     pub took: Duration,
+    /// No answer within GitHub's window: GitHub counts the delivery as failed.
+    pub timed_out: bool,
 }
 
 impl Answer {
@@ -149,9 +154,8 @@ impl Cluster {
             .collect();
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(1024)
-            // GitHub gives up on a delivery after 10 s; a little more here, so a slow answer
-            // is seen as one.
-            .timeout(Duration::from_secs(15))
+            // GitHub gives up on a delivery after 10 s, and so does this sender.
+            .timeout(WINDOW)
             .build()
             .unwrap();
         let cluster = Cluster {
@@ -220,6 +224,7 @@ impl Cluster {
             .send()
             .await;
         Answer {
+            timed_out: r.as_ref().is_err_and(reqwest::Error::is_timeout),
             status: r.map_or(0, |r| r.status().as_u16()),
             took: started.elapsed(),
         }

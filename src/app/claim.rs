@@ -1,16 +1,30 @@
-//! One effect outside the records branch (a reply, a filed issue, a warning) carried out by
-//! one process, however many replicas handle the same delivery at once. Replicas share
-//! nothing but GitHub, so the claim is made there: a ref
-//! `refs/auditloop/claims/<delivery>/<effect>-<generation>` created at a commit the
-//! repository holds. GitHub creates a ref atomically and answers 422 to a second create of
-//! the same name, so exactly one process wins each generation.
+//! One effect outside the records branch (a reply, a filed issue, a warning, a command's
+//! outcome) carried out by one handling, however many replicas and redeliveries handle the
+//! same delivery. Replicas share nothing but GitHub, so the claim is made there: a ref
+//! `refs/auditloop/claims/<delivery>/<effect>-<generation>`. GitHub creates a ref
+//! atomically and answers 422 to a second create of the same name, so exactly one handling
+//! makes each generation.
 //!
-//! The effect itself stays findable by its marker (the reply's delivery marker, the filed
-//! issue's marker), which is searched first: a redelivery after success does nothing. A
-//! process that loses the claim waits for the winner's effect to appear; if it never does
-//! (the winner died between its claim and its effect), the next generation is claimed, so
-//! a killed process delays the effect instead of losing it. Only a winner that stalls
-//! longer than the wait between claim and effect can let a second one through.
+//! A claim points at this process's *mark*: the newest records commit it made in the
+//! repository, a commit no other process made (each carries its own nonce), and which
+//! costs nothing more. So a create whose answer was lost, or a claim an earlier handling of
+//! this process left, is known as ours by reading the ref back, never waited on as someone
+//! else's. A process that has not written the repository's records yet points its claims
+//! at the given anchor (the PR's head); those it cannot tell from another's, so they are
+//! given one pause and taken over like a claim whose holder is not coming.
+//!
+//! The effect itself stays findable (the reply's delivery marker, the filed issue's marker,
+//! the delivery in the records), and is looked for first: a redelivery after success does
+//! nothing. A holder that fails with nothing done gives its claim back (a reply's claim is
+//! deleted, so the retry takes it again) or, for a command's outcome, marks it failed
+//! (`<claim>-failed`: generations only grow, so no later holder of a lower one acts
+//! blind). A handling that finds the claim held looks for the holder's effect; a claim
+//! marked failed is taken over in the next generation at once, any other is given one
+//! [`PAUSE`] and looked at once more, then taken over: a holder that died delays the effect
+//! by a pause instead of losing it, at any depth. Nothing waits past the delivery's
+//! deadline: when the window runs out first, the delivery is answered 5xx and its
+//! redelivery looks again. Only a holder slower than the pause between its claim and its
+//! effect can let a second one through.
 
 use std::future::Future;
 use std::time::Duration;
@@ -18,15 +32,17 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::app::context::Ctx;
+pub use crate::app::memory::Taken;
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 
-/// Generations tried before giving up (the effect is then left to a later redelivery).
-const GENERATIONS: u32 = 3;
-/// How long a loser waits for the winner's effect to appear, in rounds of [`ROUND`].
-const WAIT_ROUNDS: u32 = 6;
-const ROUND: Duration = Duration::from_millis(400);
+/// How long a holder is given to show its effect before its claim is taken over: once per
+/// handling, with a look for the effect before and after. A holder's claim-to-effect time
+/// is a few calls, retries under GitHub's faults included.
+pub const PAUSE: Duration = Duration::from_secs(3);
+/// What must be left of the window after the pause to look once more and answer.
+const LOOK: Duration = Duration::from_secs(1);
 
 /// A ref name segment from any text: letters, digits and `-`, the rest as `_`.
 fn segment(text: &str) -> String {
@@ -77,8 +93,164 @@ pub fn expired(name: &str, now: DateTime<Utc>) -> bool {
     delivered_at(name).is_some_and(|at| now - at > KEEP)
 }
 
+/// Makes the claim `name` (a full ref name) for this handling, pointing at this process's
+/// mark, or at `anchor` (a commit of the repository) before it has one.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub fails, or its answer leaves the claim's fate unknown and
+/// the ref cannot be read back.
+pub async fn take(ctx: &Ctx, name: &str, anchor: &CommitSha) -> Result<Taken, GitHubError> {
+    let mark = ctx.memory.mark(&ctx.repo);
+    let target = mark.as_ref().unwrap_or(anchor);
+    let made = rest::create_ref(&ctx.api, &ctx.repo, name, target).await;
+    match made {
+        Ok(true) => Ok(Taken::New),
+        // It exists: ours if it points at our mark.
+        Ok(false) => Ok(match owner(ctx, name).await? {
+            Some(true) => Taken::Again,
+            _ => Taken::Lost,
+        }),
+        // The create may have happened: what the ref points at tells.
+        Err(e) if e.outcome_unknown() => match owner(ctx, name).await? {
+            Some(true) => Ok(Taken::Again),
+            Some(false) => Ok(Taken::Lost),
+            None => Err(e),
+        },
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether claim `name` is this process's (`None`: there is no such ref).
+async fn owner(ctx: &Ctx, name: &str) -> Result<Option<bool>, GitHubError> {
+    let target = rest::ref_target(&ctx.api, &ctx.repo, name).await?;
+    Ok(target.map(|t| ctx.memory.is_mark(&ctx.repo, &t)))
+}
+
+/// What the claims of `effect` for this delivery say: the newest generation, whether it
+/// is ours, and whether its holder marked it failed.
+struct Held {
+    generation: u32,
+    ours: bool,
+    failed: bool,
+}
+
+/// The ref a holder leaves when it failed with nothing done under its claim `claim`.
+fn failed_name(claim: &str) -> String {
+    format!("{claim}-failed")
+}
+
+async fn held(ctx: &Ctx, effect: &str) -> Result<Option<Held>, GitHubError> {
+    let stem = ref_name(ctx.delivery.as_str_lossy(), effect, 0);
+    let stem = stem.strip_suffix('0').unwrap_or(&stem);
+    let listed = rest::matching_refs_at(&ctx.api, &ctx.repo, &stem["refs/".len()..]).await?;
+    let mut claims = Vec::new();
+    let mut failed = Vec::new();
+    for (name, target) in &listed {
+        let Some(rest) = name.strip_prefix(stem) else {
+            continue;
+        };
+        match rest.strip_suffix("-failed") {
+            Some(g) => failed.extend(g.parse::<u32>().ok()),
+            None => {
+                if let Ok(g) = rest.parse::<u32>() {
+                    claims.push((g, ctx.memory.is_mark(&ctx.repo, target)));
+                }
+            }
+        }
+    }
+    Ok(claims
+        .into_iter()
+        .max_by_key(|(g, _)| *g)
+        .map(|(generation, ours)| Held {
+            generation,
+            ours,
+            failed: failed.contains(&generation),
+        }))
+}
+
+/// Where a handling stands on a claim once [`contend`] returns.
+enum Standing<T> {
+    /// This handling holds the claim `name`; what an earlier holder did under it (of this
+    /// process, or one taken over) was looked for already.
+    Ours { name: String },
+    /// Another handling did it; `T` says what.
+    Done(T),
+}
+
+/// Takes the claim on `effect` for this delivery, or finds what its holder did
+/// (`settled`), or takes it over from a holder that failed or is not coming. `first`: the
+/// first generation's create, when it was made already.
+async fn contend<T, S, SF>(
+    ctx: &Ctx,
+    (effect, anchor): (&str, &CommitSha),
+    first: Option<Taken>,
+    settled: S,
+) -> Result<Standing<T>, GitHubError>
+where
+    S: Fn() -> SF,
+    SF: Future<Output = Result<Option<T>, GitHubError>>,
+{
+    let delivery = ctx.delivery.as_str_lossy();
+    let name = ref_name(delivery, effect, 1);
+    let first = match first {
+        Some(taken) => taken,
+        None => take(ctx, &name, anchor).await?,
+    };
+    if first == Taken::New {
+        return Ok(Standing::Ours { name });
+    }
+    if let Some(done) = settled().await? {
+        return Ok(Standing::Done(done));
+    }
+    // Held: by whom, how many takeovers came before, and whether its holder failed.
+    let held = held(ctx, effect).await?.unwrap_or(Held {
+        generation: 1,
+        ours: first == Taken::Again,
+        failed: false,
+    });
+    if held.ours && !held.failed {
+        let name = ref_name(delivery, effect, held.generation);
+        return Ok(Standing::Ours { name });
+    }
+    let mut generation = held.generation;
+    let mut failed = held.failed;
+    loop {
+        // A holder that may be at work is given one pause, and looked for once more.
+        if !failed {
+            if !ctx.api.allows(PAUSE + LOOK) {
+                return Err(GitHubError::Contended {
+                    effect: effect.to_owned(),
+                });
+            }
+            tokio::time::sleep(PAUSE).await;
+            if let Some(done) = settled().await? {
+                return Ok(Standing::Done(done));
+            }
+        }
+        generation += 1;
+        tracing::warn!(
+            effect,
+            generation,
+            failed,
+            "a claim's holder showed nothing; taking it over"
+        );
+        let name = ref_name(delivery, effect, generation);
+        if take(ctx, &name, anchor).await?.ours() {
+            return Ok(Standing::Ours { name });
+        }
+        // Another handling took it over first: it is given the same pause.
+        failed = false;
+    }
+}
+
 /// Carries out `act` once across processes, unless `done` finds it carried out already.
-/// `anchor` is a commit of the repository for the claim ref to point at.
+/// `anchor`: a commit of the repository, for the claim of a process without a mark.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub fails, or another handling holds the claim and the window
+/// ran out before its effect showed.
 pub async fn once<D, DF, A, AF>(
     ctx: &Ctx,
     effect: &str,
@@ -95,75 +267,26 @@ where
     if done().await? {
         return Ok(());
     }
-    claimed(ctx, effect, anchor, done, act).await
-}
-
-/// [`once`] without the first look for the effect, for a caller that knows it is not
-/// there yet; `done` is still asked while waiting on another process's claim.
-pub async fn claimed<D, DF, A, AF>(
-    ctx: &Ctx,
-    effect: &str,
-    anchor: &CommitSha,
-    done: D,
-    act: A,
-) -> Result<(), GitHubError>
-where
-    D: Fn() -> DF,
-    DF: Future<Output = Result<bool, GitHubError>>,
-    A: FnOnce() -> AF,
-    AF: Future<Output = Result<(), GitHubError>>,
-{
-    from_generation(ctx, effect, anchor, 1, done, act).await
-}
-
-/// Tries generations `first..=GENERATIONS`: the first claimed acts; a generation held by
-/// another process is waited on for its effect.
-async fn from_generation<D, DF, A, AF>(
-    ctx: &Ctx,
-    effect: &str,
-    anchor: &CommitSha,
-    first: u32,
-    done: D,
-    act: A,
-) -> Result<(), GitHubError>
-where
-    D: Fn() -> DF,
-    DF: Future<Output = Result<bool, GitHubError>>,
-    A: FnOnce() -> AF,
-    AF: Future<Output = Result<(), GitHubError>>,
-{
-    let delivery = ctx.delivery.as_str_lossy();
-    for generation in first..=GENERATIONS {
-        let name = ref_name(delivery, effect, generation);
-        if rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await? {
-            return act_or_release(ctx, &name, act).await;
-        }
-        if wait_for(&done).await? {
-            return Ok(());
-        }
-        tracing::warn!(
-            effect,
-            generation,
-            "claim held but its effect never appeared; claiming again"
-        );
+    let d = &done;
+    let settled = move || async move { Ok::<_, GitHubError>(d().await?.then_some(())) };
+    match contend(ctx, (effect, anchor), None, settled).await? {
+        Standing::Ours { name } => act_or_release(ctx, &name, act).await,
+        Standing::Done(()) => Ok(()),
     }
-    tracing::warn!(
-        effect,
-        "every claim generation is taken; leaving the effect to a redelivery"
-    );
-    Ok(())
 }
 
-/// [`claimed`], making the first generation's claim while `ready` prepares what the
-/// effect needs (the two are independent): one round trip less on the common path. `ready`
-/// also tells whether an earlier attempt may have got as far as the effect (whose answer
-/// may have been lost, so its claim was given back): then the effect is looked for before
-/// acting even on a won claim. When another process holds the claim, its effect is looked
-/// for at once, then waited on.
+/// [`once`] without the first look, making the first generation's claim while `ready`
+/// prepares what the effect needs (the two are independent): one round trip less on the
+/// common path. `ready` also tells whether an earlier attempt may have got as far as the
+/// effect (whose answer may have been lost, so its claim was given back): then the effect
+/// is looked for before acting even on a claim made now.
+///
+/// # Errors
+///
+/// As [`once`].
 pub async fn claimed_while<T, R, D, DF, A, AF>(
     ctx: &Ctx,
-    effect: &str,
-    anchor: &CommitSha,
+    (effect, anchor): (&str, &CommitSha),
     ready: R,
     done: D,
     act: A,
@@ -175,18 +298,21 @@ where
     A: FnOnce(T) -> AF,
     AF: Future<Output = Result<(), GitHubError>>,
 {
-    let name = ref_name(ctx.delivery.as_str_lossy(), effect, 1);
-    let (won, value) = futures::join!(rest::create_ref(&ctx.api, &ctx.repo, &name, anchor), ready);
-    after_first(ctx, effect, anchor, won?, value, done, act).await
+    let name = first_generation(ctx, effect);
+    let (taken, value) = futures::join!(take(ctx, &name, anchor), ready);
+    after_first(ctx, (effect, anchor), taken?, value, done, act).await
 }
 
-/// [`claimed_while`] once the first generation's create is answered (`won`), here or with
-/// the early reads (see [`crate::app::handlers::prefetch`]), and `value` is ready.
+/// [`claimed_while`] once the first generation's create is answered (`taken`), here or
+/// with the early reads (see [`crate::app::handlers::prefetch`]), and `value` is ready.
+///
+/// # Errors
+///
+/// As [`once`].
 pub async fn after_first<T, D, DF, A, AF>(
     ctx: &Ctx,
-    effect: &str,
-    anchor: &CommitSha,
-    won: bool,
+    (effect, anchor): (&str, &CommitSha),
+    taken: Taken,
     value: Result<(T, bool), GitHubError>,
     done: D,
     act: A,
@@ -197,26 +323,29 @@ where
     A: FnOnce(T) -> AF,
     AF: Future<Output = Result<(), GitHubError>>,
 {
-    let name = ref_name(ctx.delivery.as_str_lossy(), effect, 1);
+    let name = first_generation(ctx, effect);
     let (value, look_first) = match value {
         Ok(ready) => ready,
         Err(e) => {
-            if won {
-                let _ = rest::delete_ref(&ctx.api, &ctx.repo, &name).await;
+            if taken == Taken::New {
+                release(ctx, &name).await;
             }
             return Err(e);
         }
     };
-    if won {
+    let look_first = look_first || taken == Taken::Again;
+    if taken.ours() {
         if look_first && done().await? {
             return Ok(());
         }
         return act_or_release(ctx, &name, || act(value)).await;
     }
-    if done().await? || wait_for(&done).await? {
-        return Ok(());
+    let d = &done;
+    let settled = move || async move { Ok::<_, GitHubError>(d().await?.then_some(())) };
+    match contend(ctx, (effect, anchor), Some(taken), settled).await? {
+        Standing::Ours { name } => act_or_release(ctx, &name, || act(value)).await,
+        Standing::Done(()) => Ok(()),
     }
-    from_generation(ctx, effect, anchor, 2, done, || act(value)).await
 }
 
 /// Acts under the claim `name`; a failure releases it, so the retry claims this generation
@@ -228,96 +357,69 @@ where
 {
     let acted = act().await;
     if acted.is_err() {
-        let _ = rest::delete_ref(&ctx.api, &ctx.repo, name).await;
+        release(ctx, name).await;
     }
     acted
-}
-
-/// Whether `done` turns true within the wait a claim's holder is given.
-async fn wait_for<D, DF>(done: &D) -> Result<bool, GitHubError>
-where
-    D: Fn() -> DF,
-    DF: Future<Output = Result<bool, GitHubError>>,
-{
-    for _ in 0..WAIT_ROUNDS {
-        tokio::time::sleep(ROUND).await;
-        if done().await? {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }
 
 /// Where a delivery's one outcome stands once [`decide_once`] returns.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Turn<T> {
-    /// This process holds the claim (the ref `name`): it alone decides the outcome now.
+    /// This process holds the claim (the ref `name`): it alone decides the outcome now
+    /// (what an earlier handling of this process decided under it was looked for).
     Ours { name: String },
     /// Another handling of the delivery decided already; `T` says what it did.
     Settled(T),
-    /// Every generation is held and none left its effect: a later redelivery tries again.
-    GaveUp,
 }
-
-/// The outcome claim's wait: a command's decision, commit and views take longer than a
-/// reply, so the holder is given twice a reply's time before the claim is taken over.
-const OUTCOME_WAIT_ROUNDS: u32 = 2 * WAIT_ROUNDS;
 
 /// Takes the claim on the one outcome of this delivery (`effect`), so that a command is
 /// refused or carried out by one handling only, across replicas and redeliveries: a
 /// refusal leaves nothing in the records, so without it a second handling would decide
 /// again on newer state. `early` is the first generation's create when it was made already
-/// (see [`crate::app::handlers::prefetch`]). `settled` looks for what a holder did (the refusal's
-/// marker, or the delivery in the records); while another process holds the claim it is
-/// waited on, and a claim whose holder left no effect is taken over in the next generation.
+/// (see [`crate::app::handlers::prefetch`]). `settled` looks for what a holder did (the
+/// refusal's marker, or the delivery in the records); a holder that shows nothing within
+/// the pause is taken over in the next generation.
+///
+/// # Errors
+///
+/// As [`once`].
 pub async fn decide_once<T, S, SF>(
     ctx: &Ctx,
-    effect: &str,
-    anchor: &CommitSha,
-    early: Option<bool>,
+    (effect, anchor): (&str, &CommitSha),
+    early: Option<Taken>,
     settled: S,
 ) -> Result<Turn<T>, GitHubError>
 where
     S: Fn() -> SF,
     SF: Future<Output = Result<Option<T>, GitHubError>>,
 {
-    let delivery = ctx.delivery.as_str_lossy();
-    for generation in 1..=GENERATIONS {
-        let name = ref_name(delivery, effect, generation);
-        let won = match (generation, early) {
-            (1, Some(won)) => won,
-            _ => rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await?,
-        };
-        if won {
-            return Ok(Turn::Ours { name });
-        }
-        if let Some(done) = settled().await? {
-            return Ok(Turn::Settled(done));
-        }
-        for _ in 0..OUTCOME_WAIT_ROUNDS {
-            tokio::time::sleep(ROUND).await;
-            if let Some(done) = settled().await? {
-                return Ok(Turn::Settled(done));
-            }
-        }
-        tracing::warn!(
-            effect,
-            generation,
-            "outcome claim held but nothing was decided; claiming again"
-        );
+    Ok(
+        match contend(ctx, (effect, anchor), early, settled).await? {
+            Standing::Ours { name } => Turn::Ours { name },
+            Standing::Done(done) => Turn::Settled(done),
+        },
+    )
+}
+
+/// Marks the outcome claim `name` failed: its holder decided nothing, or its refusal is
+/// shown not posted, so the next handling takes the next generation over at once. Sent
+/// within what is left of GitHub's window; when it fails too, the next handling takes the
+/// claim over after a pause.
+pub async fn failed(ctx: &Ctx, name: &str, anchor: &CommitSha) {
+    let target = ctx.memory.mark(&ctx.repo).unwrap_or_else(|| anchor.clone());
+    let api = ctx.api.for_cleanup();
+    if let Err(e) = rest::create_ref(&api, &ctx.repo, &failed_name(name), &target).await {
+        tracing::warn!(error = %e, "could not mark a failed claim; the next handling takes it over after a pause");
     }
-    tracing::warn!(
-        effect,
-        "every outcome claim generation is taken; leaving the command to a redelivery"
-    );
-    Ok(Turn::GaveUp)
 }
 
 /// Gives a claim back (after a GitHub failure before any effect that must stay single),
-/// so that the retry claims the same generation instead of waiting on it.
+/// so that the retry claims the same generation instead of waiting on it. Sent even when
+/// the delivery's work time is up, within what is left of GitHub's window.
 pub async fn release(ctx: &Ctx, name: &str) {
-    if let Err(e) = rest::delete_ref(&ctx.api, &ctx.repo, name).await {
-        tracing::warn!(error = %e, "could not give a claim back; a retry waits for it");
+    let api = ctx.api.for_cleanup();
+    if let Err(e) = rest::delete_ref(&api, &ctx.repo, name).await {
+        tracing::warn!(error = %e, "could not give a claim back; a retry takes it over after a pause");
     }
 }
 
@@ -333,9 +435,13 @@ pub fn outcome_effect(pr: PrNumber) -> String {
 
 /// A claim that is never retried: the first process to make it acts, for good (a warning
 /// posted once per head, whatever the delivery).
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub fails.
 pub async fn first(ctx: &Ctx, key: &str, anchor: &CommitSha) -> Result<bool, GitHubError> {
     let name = format!("refs/auditloop/once/{}", segment(key));
-    rest::create_ref(&ctx.api, &ctx.repo, &name, anchor).await
+    Ok(take(ctx, &name, anchor).await? == Taken::New)
 }
 
 #[cfg(test)]

@@ -25,6 +25,9 @@ pub struct Ctx {
     /// `https://github.com`, or the Enterprise host, for links in views.
     pub html_base: String,
     pub now: DateTime<Utc>,
+    /// The earliest a reply to this delivery can have been posted: its comment's creation
+    /// (less a margin for clocks), else as far back as GitHub redelivers.
+    pub replies_since: DateTime<Utc>,
     /// What the process remembers across deliveries.
     pub memory: Arc<Memory>,
     /// The reads this delivery made already.
@@ -62,6 +65,15 @@ impl Ctx {
             delivery: self.delivery.clone(),
         }
     }
+}
+
+/// How far back a reply to a delivery can be: GitHub redelivers for 3 days.
+pub fn replies_since(now: DateTime<Utc>, command_at: Option<&str>) -> DateTime<Utc> {
+    let oldest = now - chrono::TimeDelta::days(3);
+    command_at
+        .and_then(|at| DateTime::parse_from_rfc3339(at).ok())
+        .map(|at| at.with_timezone(&Utc) - chrono::TimeDelta::minutes(10))
+        .map_or(oldest, |at| at.max(oldest).min(now))
 }
 
 /// `https://HOST` from a repository's `html_url` (`https://HOST/OWNER/REPO`).

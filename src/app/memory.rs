@@ -18,6 +18,9 @@ pub const MAX_RUN_IDS: usize = 8192;
 /// Kept for the life of the process, shared by all deliveries.
 #[derive(Default)]
 pub struct Memory {
+    /// Per repository, the newest records commits this process made, newest last: commits
+    /// no other process made, which its claims point at (see [`crate::app::claim`]).
+    marks: Mutex<HashMap<String, Vec<CommitSha>>>,
     pub records: RecordsCache,
     /// Our newest check run per repository, head commit and name, as this process created
     /// or listed it: an update needs its id, not a listing.
@@ -36,11 +39,59 @@ pub struct OurRun {
     pub records: Option<CommitSha>,
 }
 
+/// Repositories whose marks are kept at most; the map starts over when full (a claim of a
+/// forgotten mark is only waited on as another's, then taken over).
+const MAX_MARKED_REPOS: usize = 4096;
+/// Marks kept per repository: a claim is read back seconds after it was made, a few
+/// commits later at most.
+const MARKS_PER_REPO: usize = 32;
+
 fn run_key(repo: &RepoName, head: &CommitSha, name: &str) -> String {
     format!("{}\n{head}\n{name}", repo.as_str().to_ascii_lowercase())
 }
 
 impl Memory {
+    /// The newest mark of this process in `repo`, if it made a records commit there.
+    pub fn mark(&self, repo: &RepoName) -> Option<CommitSha> {
+        let marks = self
+            .marks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        marks
+            .get(&repo.as_str().to_ascii_lowercase())
+            .and_then(|m| m.last().cloned())
+    }
+
+    pub fn add_mark(&self, repo: &RepoName, mark: CommitSha) {
+        let mut marks = self
+            .marks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if marks.len() >= MAX_MARKED_REPOS {
+            marks.clear();
+        }
+        let list = marks.entry(repo.as_str().to_ascii_lowercase()).or_default();
+        list.retain(|m| m != &mark);
+        list.push(mark);
+        if list.len() > MARKS_PER_REPO {
+            list.remove(0);
+        }
+    }
+
+    /// Whether `target` (what a claim ref points at) is a mark of this process.
+    pub fn is_mark(&self, repo: &RepoName, target: &str) -> bool {
+        let marks = self
+            .marks
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        marks
+            .get(&repo.as_str().to_ascii_lowercase())
+            .is_some_and(|m| {
+                m.iter()
+                    .any(|sha| sha.as_str().eq_ignore_ascii_case(target))
+            })
+    }
+
     pub fn run_of(&self, repo: &RepoName, head: &CommitSha, name: &str) -> Option<OurRun> {
         let runs = self
             .runs
@@ -126,18 +177,38 @@ pub struct Seen {
     /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
     early_runs: Mutex<Vec<(CommitSha, Vec<CheckRunInfo>)>>,
     /// The first generation of the command's outcome claim, when it was made with the
-    /// early reads: whether it was won.
-    early_claim: Mutex<Option<bool>>,
+    /// early reads: what its create found.
+    early_claim: Mutex<Option<Taken>>,
     /// A reply's claim and +1, when made with the early reads.
     early_reply: Mutex<Option<EarlyReply>>,
+}
+
+/// What making a claim found (see [`crate::app::claim`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    /// Created by this call: nothing was done under it yet.
+    New,
+    /// This process's already (its mark): made by this handling whose answer was lost, or
+    /// by an earlier handling of this process that failed. Whatever it did must be looked
+    /// for before acting.
+    Again,
+    /// Another handling's.
+    Lost,
+}
+
+impl Taken {
+    #[must_use]
+    pub fn ours(self) -> bool {
+        self != Taken::Lost
+    }
 }
 
 /// What the early reads did towards a reply (`status`, `help`); `None`: that call failed,
 /// and is made again when the reply is posted.
 #[derive(Debug, Clone, Copy)]
 pub struct EarlyReply {
-    /// Whether the first generation of the reply's claim was won.
-    pub won: Option<bool>,
+    /// What the first generation of the reply's claim found.
+    pub taken: Option<Taken>,
     /// Whether the +1 was new (201) rather than there already (200).
     pub reaction_new: Option<bool>,
 }
@@ -187,11 +258,11 @@ impl Seen {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 
-    pub fn claimed_early(&self, won: bool) {
+    pub fn claimed_early(&self, taken: Taken) {
         *self
             .early_claim
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(won);
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(taken);
     }
 
     pub fn replied_early(&self, early: EarlyReply) {
@@ -210,7 +281,7 @@ impl Seen {
     }
 
     /// The early outcome claim, once: a later generation is always claimed afresh.
-    pub fn take_early_claim(&self) -> Option<bool> {
+    pub fn take_early_claim(&self) -> Option<Taken> {
         self.early_claim
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -27,6 +27,7 @@ use crate::delivery::{Delivery, Handled, Handler, HandlerError};
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::events::{Event, Repository};
+use crate::github::deadline::Deadline;
 use crate::github::first_reads::ConfigBlob;
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, GitHubApp, GitHubError};
@@ -208,6 +209,11 @@ impl AuditApp {
             .default_branch
             .clone()
             .unwrap_or_else(|| "main".to_owned());
+        let now = chrono::Utc::now();
+        let command_at = match &delivery.event {
+            Event::IssueComment(e) => e.comment.created_at.as_deref(),
+            _ => None,
+        };
         let mut ctx = Ctx {
             config: self.last_config(&repo),
             api,
@@ -215,7 +221,8 @@ impl AuditApp {
             default_branch,
             delivery: delivery.id.clone(),
             html_base: context::html_base(repository.html_url.as_deref()),
-            now: chrono::Utc::now(),
+            now,
+            replies_since: context::replies_since(now, command_at),
             memory: self.memory.clone(),
             seen: memory::Seen::default(),
         };
@@ -310,7 +317,8 @@ impl Handler for AuditApp {
         let api = self
             .github
             .installation(installation, Some(delivery.id.clone()))
-            .await?;
+            .await?
+            .with_deadline(Deadline::of_delivery(delivery.received));
         if self.caused_by_self(delivery, &api).await? {
             return Ok(Handled::Ignored);
         }

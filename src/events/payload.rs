@@ -132,6 +132,9 @@ pub struct Comment {
     /// Its GraphQL id, what a reaction given through GraphQL names it by.
     #[serde(default)]
     pub node_id: Option<String>,
+    /// RFC 3339, as GitHub gives it; kept a string (hostile input, read only to bound a listing).
+    #[serde(default)]
+    pub created_at: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

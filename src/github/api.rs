@@ -2,7 +2,7 @@
 //! Enterprise base path), the delivery id header, our retry policy, and metrics by route.
 
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request};
@@ -12,6 +12,7 @@ use secrecy::ExposeSecret;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::github::deadline::Deadline;
 use crate::github::error::GitHubError;
 use crate::github::retry::{Attempt, RetryDecision, RetryPolicy};
 use crate::ids::DeliveryId;
@@ -119,6 +120,10 @@ pub struct Api {
     endpoint: Arc<crate::github::endpoint::Target>,
     /// Counts every attempt, when a caller bounds its own calls (the reconcile sweep).
     counter: Option<Arc<std::sync::atomic::AtomicU64>>,
+    /// When the calls of the delivery being handled must have ended (none outside one).
+    deadline: Option<Deadline>,
+    /// The longest one attempt may take, when shorter than what the deadline leaves.
+    attempt_timeout: Option<Duration>,
 }
 
 /// octocrab's errors, without anything that could carry a token.
@@ -160,7 +165,51 @@ impl Api {
             retry,
             endpoint,
             counter: None,
+            deadline: None,
+            attempt_timeout: None,
         }
+    }
+
+    /// This client, ending every call by `deadline` (see [`crate::github::deadline`]).
+    #[must_use]
+    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    #[must_use]
+    pub fn deadline(&self) -> Option<Deadline> {
+        self.deadline
+    }
+
+    /// This client, for the calls that give back what a failed handling began: a little
+    /// past the work's deadline, still inside GitHub's window.
+    #[must_use]
+    pub fn for_cleanup(&self) -> Self {
+        Self {
+            deadline: self.deadline.map(Deadline::for_cleanup),
+            ..self.clone()
+        }
+    }
+
+    /// This client, trying each call once and giving up on an attempt after `timeout`: for
+    /// a call with a lighter fallback, which is better asked than this one repeated.
+    #[must_use]
+    pub fn once_within(&self, timeout: Duration) -> Self {
+        Self {
+            retry: RetryPolicy {
+                max_attempts: 1,
+                ..self.retry
+            },
+            attempt_timeout: Some(timeout),
+            ..self.clone()
+        }
+    }
+
+    /// Whether `work` still fits before this client's deadline (always, without one).
+    #[must_use]
+    pub fn allows(&self, work: Duration) -> bool {
+        self.deadline.is_none_or(|d| d.allows(work))
     }
 
     pub(crate) fn graphql_target(&self) -> &crate::github::endpoint::Target {
@@ -224,6 +273,25 @@ impl Api {
             .map_err(|e| GitHubError::Setup(format!("{}: {e}", call.route)))
     }
 
+    /// How long the next attempt may take: what the deadline leaves, or the attempt bound.
+    fn attempt_limit(&self) -> Option<Duration> {
+        let left = self.deadline.map(Deadline::remaining);
+        match (left, self.attempt_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// One attempt, cut off at [`Api::attempt_limit`]: no answer by then is no answer.
+    async fn attempt_within(&self, call: &Call) -> Result<ApiResponse, String> {
+        match self.attempt_limit() {
+            Some(limit) => tokio::time::timeout(limit, self.attempt(call))
+                .await
+                .unwrap_or_else(|_| Err(format!("no answer within {limit:?}"))),
+            None => self.attempt(call).await,
+        }
+    }
+
     async fn attempt(&self, call: &Call) -> Result<ApiResponse, String> {
         if let Some(counter) = &self.counter {
             counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -249,7 +317,11 @@ impl Api {
     pub async fn send(&self, call: Call) -> Result<ApiResponse, GitHubError> {
         let mut attempt = 1;
         loop {
-            let outcome = self.attempt(&call).await;
+            if self.deadline.is_some_and(Deadline::passed) {
+                self.metrics.api_call(call.route, "deadline");
+                return Err(GitHubError::Deadline { route: call.route });
+            }
+            let outcome = self.attempt_within(&call).await;
             let decision = if let Ok(r) = &outcome {
                 self.metrics.api_call(call.route, &r.status.to_string());
                 if let Some(n) =
@@ -272,6 +344,13 @@ impl Api {
                     .decide(attempt, call.idempotent, Attempt::Transport, now_epoch())
             };
             match (decision, outcome) {
+                // A retry that would wait past the deadline is not made: this answer stands.
+                (RetryDecision::Retry(wait), outcome) if !self.allows(wait) => {
+                    return outcome.map_err(|message| GitHubError::Transport {
+                        route: call.route,
+                        message,
+                    });
+                }
                 (RetryDecision::Retry(wait), _) => {
                     tracing::warn!(route = call.route, attempt, ?wait, "retrying GitHub call");
                     tokio::time::sleep(wait).await;

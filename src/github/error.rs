@@ -26,9 +26,27 @@ pub enum GitHubError {
     Token { installation: u64, message: String },
     #[error("GitHub client setup: {0}")]
     Setup(String),
+    /// Another handling of the delivery holds the claim on `effect` and showed nothing
+    /// before this one's time was up: a redelivery looks again.
+    #[error("{effect}: another handling holds its claim and showed no effect in time")]
+    Contended { effect: String },
+    /// Not sent: the delivery's deadline passed (see [`crate::github::deadline`]).
+    #[error("{route}: not sent, the delivery's time is up")]
+    Deadline { route: &'static str },
 }
 
 impl GitHubError {
+    /// Whether the call may have been carried out although no answer says so: no answer,
+    /// or a gateway's 5xx that GitHub also gives after the effect.
+    #[must_use]
+    pub fn outcome_unknown(&self) -> bool {
+        match self {
+            GitHubError::Transport { .. } => true,
+            GitHubError::Status { status, .. } => (500..=504).contains(status),
+            _ => false,
+        }
+    }
+
     #[must_use]
     pub fn status(&self) -> Option<u16> {
         match self {

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod body_and_reaction;
 pub mod client;
+pub mod deadline;
 pub mod encode;
 pub mod endpoint;
 pub mod error;

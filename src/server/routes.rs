@@ -91,6 +91,9 @@ async fn webhook(State(state): State<AppState>, delivery: Delivery) -> Response 
     handle(state, delivery).instrument(span).await
 }
 
+/// How long before GitHub's window closes a handling still at work is cut off.
+const BACKSTOP_MARGIN: std::time::Duration = std::time::Duration::from_millis(400);
+
 async fn handle(state: AppState, delivery: Delivery) -> Response {
     let inner = &state.inner;
     let event = delivery.event.name().to_owned();
@@ -105,7 +108,15 @@ async fn handle(state: AppState, delivery: Delivery) -> Response {
         inner.metrics.delivery(&event, "duplicate");
         return (StatusCode::OK, "already handled").into_response();
     }
-    let result = inner.handler.handle(&delivery).await;
+    // Every GitHub call of the handling ends by its deadline (`github::deadline`); this
+    // bound only catches what does not, so that GitHub never waits past its window.
+    let window = delivery.received + crate::github::deadline::WINDOW - BACKSTOP_MARGIN;
+    let result = match tokio::time::timeout_at(window, inner.handler.handle(&delivery)).await {
+        Ok(result) => result,
+        Err(_) => Err(HandlerError::GitHub(
+            "the handling did not finish within GitHub's window".to_owned(),
+        )),
+    };
     inner
         .metrics
         .observe_handling(started.elapsed().as_secs_f64());

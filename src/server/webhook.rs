@@ -66,6 +66,8 @@ where
     type Rejection = WebhookRejection;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        // GitHub's window runs from the request, not from the end of its body.
+        let received = tokio::time::Instant::now();
         let declared = header(&req, "content-length").and_then(|v| v.parse::<usize>().ok());
         if declared.is_some_and(|n| n > MAX_BODY) {
             return Err(WebhookRejection::TooLarge);
@@ -82,6 +84,7 @@ where
             id.as_deref(),
             &body,
         )
+        .map(|d| Delivery { received, ..d })
     }
 }
 
@@ -109,5 +112,6 @@ pub fn accept(
     Ok(Delivery {
         id: DeliveryId(id.to_owned()),
         event,
+        received: tokio::time::Instant::now(),
     })
 }

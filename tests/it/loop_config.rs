@@ -118,8 +118,9 @@ async fn an_invalid_configuration_fails_the_check_with_its_line() {
     assert_refused(&l, 0, "configuration is invalid");
     assert!(
         l.last_reply(42)
-            .contains("auditloop.yml line 2: unclosed quote"),
-        "the same error, with its line"
+            .contains("`.github/auditloop.yml` line 2: unclosed quote"),
+        "the same error, with its line: {}",
+        l.last_reply(42)
     );
     // Unknown keys and wrong types are invalid too.
     for bad in ["audit_budgt: 3\n", "audit_budget: three\n"] {
@@ -127,6 +128,20 @@ async fn an_invalid_configuration_fails_the_check_with_its_line() {
         l.new_record_attempt().await;
         assert_refused(&l, 0, "configuration is invalid");
     }
+    // The parser's message reads as text, the names it quotes as code, in the reply and
+    // on the check run alike.
+    l.gh.set_file(CONFIG, "audit_budgt: 3\n");
+    l.new_record_attempt().await;
+    let reply = l.last_reply(42);
+    assert!(reply.contains("unknown field `audit_budgt`"), "{reply}");
+    assert!(!reply.contains("&#96;"), "{reply}");
+    l.pull_event("synchronize", 42, SHA1).await;
+    let summary = l.gate(SHA1)["output"]["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(summary.contains("unknown field `audit_budgt`"), "{summary}");
+    assert!(!summary.contains("&#96;"), "{summary}");
     for cmd in ["/audit status", "/audit help"] {
         l.comment(42, "reader", cmd).await;
         let reply = l.last_reply(42);

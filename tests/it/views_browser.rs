@@ -18,6 +18,10 @@ use crate::views_support::*;
 
 const CSS: &str = include_str!("../fixtures/github/markdown-body.css");
 
+/// 92 characters without a space, as generated code's paths run.
+const LONG_PATH: &str =
+    "src/generated/protocol_buffers/webhook_delivery_verification/nested/deeper/module_name.rs:10";
+
 fn page(title: &str, markdown: &str) -> String {
     format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title><style>{CSS}</style></head><body><article class=\"markdown-body\">{}</article></body></html>",
@@ -36,6 +40,14 @@ fn out_dir() -> PathBuf {
 /// certified one.
 fn views_to_show() -> Vec<(&'static str, String)> {
     let mut rich = rich_record();
+    // Evidence at a 90-character path with no space to wrap at, on every run's findings.
+    for event in &mut rich.history {
+        if let auditloop::engine::record::EventKind::Report(run) = &mut event.kind {
+            for f in &mut run.findings {
+                f.evidence_refs.push(LONG_PATH.to_owned());
+            }
+        }
+    }
     crate::gate_support::rechain(&mut rich);
     let s = views::sections(Some(&rich), &ctx());
     let body = format!(

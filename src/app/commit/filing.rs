@@ -28,8 +28,7 @@ impl IssueToFile {
     }
 }
 
-/// Opens the issue, or finds the one an earlier attempt opened. `None` when every claim is
-/// taken and the issue has not appeared: it is left to a redelivery.
+/// Opens the issue, or finds the one an earlier attempt opened.
 pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<IssueNumber>, GitHubError> {
     let IssueToFile {
         record,

@@ -292,7 +292,11 @@ fn settle<E, N>(
 ) -> Attempt<E, N> {
     let branch = ctx.records_branch();
     match &outcome {
-        CommitOutcome::Committed { commit, .. } => ctx.seen.saw_records(branch, Some(commit)),
+        CommitOutcome::Committed { commit, .. } => {
+            ctx.seen.saw_records(branch, Some(commit));
+            // A commit only this process made: what its claims point at (see `claim`).
+            ctx.memory.add_mark(&ctx.repo, commit.clone());
+        }
         CommitOutcome::Unchanged { snapshot } => {
             ctx.seen.saw_records(branch, snapshot.commit.as_ref());
         }

@@ -223,7 +223,7 @@ fn merge_group_view(
         &ctx.config,
         views::gate_for(ctx, app.operator_min, pull, state, observed),
     ) {
-        (Err(e), _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
+        (Err(e), _) => invalid_config(&e.to_md(), e.line.map(|l| l as u64)),
         (Ok(c), _) if !c.enabled() => disabled(),
         (Ok(_), Some(g)) => {
             let record = state

@@ -38,7 +38,6 @@ pub async fn handle(
         Ok(Some(c)) => Ok(c),
         Err(err) => Err(Refused::new(err.what(), err.fix())),
     };
-    // The PR's head anchors the claims that keep replies single across replicas.
     let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
     let command = match parsed {
         Ok(c) => c,
@@ -74,29 +73,53 @@ async fn decide_once(
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
         _ => None,
     };
-    let turn = claim::decide_once(
-        ctx,
-        &claim::outcome_effect(number),
-        &pull.head_sha,
-        early,
-        || settled(ctx, number, named.as_ref()),
-    )
+    let effect = claim::outcome_effect(number);
+    let turn = claim::decide_once(ctx, (&effect, &pull.head_sha), early, || {
+        settled(ctx, number, named.as_ref())
+    })
     .await?;
     match turn {
         Turn::Ours { name } => {
             let ran = Box::pin(run(app, ctx, e, command, actor, pull)).await;
-            // A refusal keeps the claim whatever becomes of its reply: a later handling
-            // must find the refusal, never decide again. Any other failure left nothing
-            // that must stay single, so the retry may claim afresh.
             let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
             let answered = answer(ran, ctx, pull, true).await;
-            if answered.is_err() && !refusing {
-                claim::release(ctx, &name).await;
+            if answered.is_ok() {
+                return answered;
+            }
+            // A failure before the refusal was posted left nothing that must stay single,
+            // so the claim is marked failed and the retry decides afresh in the next
+            // generation. A refusal whose reply failed is looked for: posted after all, it
+            // answers the delivery; shown absent, nobody saw it, and the claim is marked
+            // failed too; when the look fails as well, the claim stays as it is and the
+            // next handling takes it over after a pause.
+            if refusing {
+                match reply::replied_to_delivery(ctx, number).await {
+                    Ok(true) => return Ok(Handled::Done),
+                    Ok(false) => claim::failed(ctx, &name, &pull.head_sha).await,
+                    Err(_) => {}
+                }
+            } else {
+                claim::failed(ctx, &name, &pull.head_sha).await;
             }
             answered
         }
-        Turn::Settled(Settled::Refused) => Ok(Handled::Done),
-        Turn::Settled(Settled::Applied) => {
+        Turn::Settled(done) => Box::pin(settled_answer(app, ctx, e, command, pull, done)).await,
+    }
+}
+
+/// The answer to a delivery another handling decided: nothing more for a refusal; the
+/// views and +1 made again for a command carried out.
+async fn settled_answer(
+    app: &AuditApp,
+    ctx: &Ctx,
+    e: &IssueCommentEvent,
+    command: &ParsedCommand,
+    pull: &Pull,
+    done: Settled,
+) -> Result<Handled, HandlerError> {
+    match done {
+        Settled::Refused => Ok(Handled::Done),
+        Settled::Applied => {
             Box::pin(finish_applied(
                 app,
                 ctx,
@@ -107,9 +130,6 @@ async fn decide_once(
             .await?;
             Ok(Handled::Done)
         }
-        Turn::GaveUp => Err(HandlerError::GitHub(
-            "every claim on this command's outcome is held and none was decided".to_owned(),
-        )),
     }
 }
 
@@ -271,7 +291,7 @@ fn refuse_unless_writable(
     match &ctx.config {
         Err(err) => {
             return Err(Refused::new(
-                format!("the repository configuration is invalid: {err}"),
+                crate::md!("the repository configuration is invalid: {}", err.to_md()),
                 "fix `.github/auditloop.yml` on the default branch; `/audit status` and `/audit help` still work",
             ).into())
         }

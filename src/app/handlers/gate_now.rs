@@ -130,6 +130,7 @@ async fn context(
         config,
         html_base: html_base(repository.html_url.as_deref()),
         now: chrono::Utc::now(),
+        replies_since: crate::app::context::replies_since(chrono::Utc::now(), None),
         memory: Arc::new(Memory::default()),
         seen: Seen::default(),
     };

@@ -107,9 +107,9 @@ async fn first(
         record: record.as_deref(),
         patterns: PATTERNS_PATH,
     });
-    let ask = |files| {
+    let ask = |api, files| {
         first_reads(
-            &ctx.api,
+            api,
             &ctx.repo,
             number,
             &ctx.default_branch,
@@ -118,14 +118,18 @@ async fn first(
             files,
         )
     };
-    let read = match ask(files).await {
-        // The larger answer may be what failed (GitHub gives up on a query it cannot answer
-        // in time): the records are read through REST then.
-        Err(e) if files.is_some() && may_be_size(&e) => {
-            tracing::warn!(error = %e, "first reads with the records files failed; asking without them");
-            ask(None).await?
-        }
-        read => read?,
+    let read = match files {
+        // The larger answer may be what fails (GitHub gives up on a query it cannot answer
+        // in time), so it is asked once, for a bounded time; then the light query, and the
+        // records through REST.
+        Some(_) => match ask(&ctx.api.once_within(LISTING_WAIT), files).await {
+            Err(e) if may_be_size(&e) => {
+                tracing::warn!(error = %e, "first reads with the records files failed; asking without them");
+                ask(&ctx.api, None).await?
+            }
+            read => read?,
+        },
+        None => ask(&ctx.api, None).await?,
     };
     if let Some(records) = read.records {
         let head = records.as_ref().map(|r| &r.commit);
@@ -144,6 +148,11 @@ async fn first(
     Ok(read.config)
 }
 
+/// How long the first reads with the records files may take before the light query is
+/// asked instead: GitHub's answer of a large listing can take seconds, and the rest of the
+/// delivery must still fit in its window.
+const LISTING_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Whether `e` is a failure a smaller answer might not meet: no answer, a gateway's 5xx,
 /// or one that could not be read.
 fn may_be_size(e: &GitHubError) -> bool {
@@ -160,12 +169,11 @@ async fn comment_reads(
     parsed: Option<&Parsed>,
 ) -> Result<Option<ConfigBlob>, GitHubError> {
     let number = PrNumber(e.issue.number);
-    // Every answer is anchored at the PR's head (the claim that keeps a reply single), so a
-    // refusal or `help` needs the pull request and nothing else.
+    // A refusal or `help` needs the pull request and nothing else.
     let command = match parsed {
         None | Some(Ok(None)) => return Ok(None),
         Some(Ok(Some(ParsedCommand::Help))) => {
-            return with_early_reply(ctx, e, number, pull_reads(ctx, number)).await;
+            return with_early_reply(ctx, e, pull_reads(ctx, number)).await;
         }
         Some(Err(_)) => return pull_reads(ctx, number).await,
         Some(Ok(Some(command))) => command,
@@ -195,7 +203,7 @@ async fn comment_reads(
         Ok(config)
     };
     match command {
-        ParsedCommand::Status => Box::pin(with_early_reply(ctx, e, number, Box::pin(all))).await,
+        ParsedCommand::Status => Box::pin(with_early_reply(ctx, e, Box::pin(all))).await,
         _ => Box::pin(all).await,
     }
 }
@@ -224,44 +232,43 @@ async fn permission(
 }
 
 /// The claim on a command's one outcome, made with the reads when a commit to anchor it is
-/// known (any commit of the repository will do); a create that fails here is simply made
-/// again later, at the head just read.
+/// known (the process's mark, or the PR's head as last read); a create that fails here is
+/// simply made again later, at the head just read.
 async fn outcome_claim(ctx: &Ctx, number: PrNumber, command: &ParsedCommand) {
     let guess = ctx.memory.head_of(&ctx.repo, number);
     if let (Some(head), true) = (&guess, command.changes_records()) {
         let name = claim::first_generation(ctx, &claim::outcome_effect(number));
-        if let Ok(won) = rest::create_ref(&ctx.api, &ctx.repo, &name, head).await {
-            ctx.seen.claimed_early(won);
+        if let Ok(taken) = claim::take(ctx, &name, head).await {
+            ctx.seen.claimed_early(taken);
         }
     }
 }
 
 /// `reads`, with what a reply (`status`, `help`) does first made beside them: the +1, and
 /// the reply's claim when a commit to anchor it is known. Each is made again later if it
-/// failed here; a claim won here is given back if the reads fail, so the retry wins it.
+/// failed here; a claim made here is given back if the reads fail, so the retry makes it
+/// again.
 async fn with_early_reply<T>(
     ctx: &Ctx,
     e: &IssueCommentEvent,
-    number: PrNumber,
     reads: impl std::future::Future<Output = Result<T, GitHubError>>,
 ) -> Result<T, GitHubError> {
+    let number = PrNumber(e.issue.number);
     let name = claim::first_generation(ctx, &reply::reply_effect(number));
     let guess = ctx.memory.head_of(&ctx.repo, number);
     let claim = async {
         match &guess {
-            Some(head) => rest::create_ref(&ctx.api, &ctx.repo, &name, head)
-                .await
-                .ok(),
+            Some(head) => claim::take(ctx, &name, head).await.ok(),
             None => None,
         }
     };
     let react = rest::react_is_new(&ctx.api, &ctx.repo, e.comment.id, "+1");
-    let (read, won, new) = futures::join!(reads, claim, react);
-    if read.is_err() && won == Some(true) {
+    let (read, taken, new) = futures::join!(reads, claim, react);
+    if read.is_err() && taken == Some(claim::Taken::New) {
         claim::release(ctx, &name).await;
     }
     ctx.seen.replied_early(EarlyReply {
-        won,
+        taken,
         reaction_new: new.ok(),
     });
     read

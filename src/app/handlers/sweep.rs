@@ -232,6 +232,7 @@ impl Sweep<'_> {
             config,
             html_base: html_base(item.html_url.as_deref()),
             now: chrono::Utc::now(),
+            replies_since: crate::app::context::replies_since(chrono::Utc::now(), None),
             memory: self.app.memory.clone(),
             seen: crate::app::memory::Seen::default(),
         };

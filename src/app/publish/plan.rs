@@ -150,7 +150,7 @@ fn view_of(
         )
     };
     match (&ctx.config, gate, record_of(state)) {
-        (Err(e), _, _) => invalid_config(&e.to_string(), e.line.map(|l| l as u64)),
+        (Err(e), _, _) => invalid_config(&e.to_md(), e.line.map(|l| l as u64)),
         (Ok(c), _, _) if !c.enabled() => disabled(),
         (Ok(_), _, _) if lost.is_some() => records_unavailable(&md!(
             "the records branch {} is missing; it was last at {}, where the next command recreates it",

@@ -14,9 +14,8 @@ use crate::ids::{CommentId, CommitSha, NodeId, PrNumber};
 
 /// Whether a reply for this delivery is on the issue already (a redelivery).
 async fn replied(ctx: &Ctx, pr: PrNumber, marker: &str) -> Result<bool, GitHubError> {
-    // GitHub redelivers for 3 days: a reply for this delivery can only be that recent.
-    let since = ctx.now - chrono::Duration::days(3);
-    let existing = rest::comments_since(&ctx.api, &ctx.repo, pr, since).await?;
+    // A reply comes after what it answers: only comments since then are listed.
+    let existing = rest::comments_since(&ctx.api, &ctx.repo, pr, ctx.replies_since).await?;
     Ok(existing.iter().any(|(_, b)| b.contains(marker)))
 }
 
@@ -27,7 +26,7 @@ pub async fn replied_to_delivery(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHub
 
 /// Posts `body` once: not when a reply for this delivery is already there (a redelivery),
 /// and by one process only when several handle the delivery at once (see
-/// [`crate::app::claim`]). `anchor` is a commit of the repository (the PR's head).
+/// [`crate::app::claim`]). `anchor`: a commit of the repository (the PR's head).
 pub async fn post_once(
     ctx: &Ctx,
     pr: PrNumber,
@@ -78,9 +77,10 @@ pub async fn answer_once(
         rest::create_comment(&ctx.api, &ctx.repo, pr, &body).await?;
         Ok(())
     };
-    match early.and_then(|e| e.won) {
-        Some(won) => claim::after_first(ctx, &effect, anchor, won, ready.await, done, act).await,
-        None => claim::claimed_while(ctx, &effect, anchor, ready, done, act).await,
+    let on = (effect.as_str(), anchor);
+    match early.and_then(|e| e.taken) {
+        Some(taken) => claim::after_first(ctx, on, taken, ready.await, done, act).await,
+        None => claim::claimed_while(ctx, on, ready, done, act).await,
     }
 }
 
@@ -105,8 +105,9 @@ pub async fn refuse(
 }
 
 /// A refusal by the holder of the command's outcome claim (see
-/// [`crate::app::claim::decide_once`]): it alone answers this delivery, and no earlier
-/// handling can have answered it, so it is posted without a look or a reply claim.
+/// [`crate::app::claim::decide_once`]): it alone answers this delivery, and a holder that
+/// took the claim over looked for an earlier answer just before, so it is posted without
+/// a look or a reply claim.
 pub async fn refuse_as_holder(ctx: &Ctx, pr: PrNumber, why: &Refused) -> Result<(), GitHubError> {
     let text = refused(&why.what, &why.fix, ctx.delivery.as_str_lossy());
     rest::create_comment(&ctx.api, &ctx.repo, pr, &text).await?;

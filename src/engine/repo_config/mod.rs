@@ -27,6 +27,23 @@ pub struct ConfigError {
     pub message: String,
 }
 
+impl ConfigError {
+    /// The error for a view: the file and line as the app writes them, the parser's
+    /// message as text with the names it quotes as code.
+    #[must_use]
+    pub fn to_md(&self) -> crate::engine::views::md::Md {
+        use crate::engine::views::md::Md;
+        let at = match self.line {
+            Some(line) => crate::md!(
+                "`.github/auditloop.yml` line {}",
+                Md::text(&line.to_string())
+            ),
+            None => Md::lit("`.github/auditloop.yml`"),
+        };
+        crate::md!("{}: {}", at, Md::quoted(&self.message))
+    }
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.line {

@@ -5,7 +5,7 @@ use crate::engine::gate::{Conclusion, Condition, GateResult, Outcome};
 use crate::engine::patterns::Library;
 use crate::engine::record::{FindingSummary, Record};
 
-use super::escape::{block, truncate};
+use super::escape::truncate;
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
 use super::links::{record_path, ViewContext};
 use super::md::Md;
@@ -239,15 +239,15 @@ pub fn disabled() -> CheckRunView {
     )
 }
 
-/// An invalid `.github/auditloop.yml`: the error and its line.
+/// An invalid `.github/auditloop.yml`: the error (see `ConfigError::to_md`) and its line.
 #[must_use]
-pub fn invalid_config(error: &str, line: Option<u64>) -> CheckRunView {
+pub fn invalid_config(error: &Md, line: Option<u64>) -> CheckRunView {
     let verdict = verdict::config_invalid(line);
     let summary = format!(
         "**{}**\n\n`.github/auditloop.yml` on the default branch is invalid{}:\n\n> {}\n\nUntil it is fixed, every command but `/audit status` and `/audit help` is refused.\n",
         verdict.as_markdown(),
         line.map(|l| format!(" at line {l}")).unwrap_or_default(),
-        block(&truncate(error, 4_000)).replace('\n', "\n> "),
+        error.one_line(),
     );
     plain(Conclusion::Failure, &verdict, &summary)
 }

@@ -26,6 +26,17 @@ pub fn inline(text: &str, max_chars: usize) -> String {
     escape(&cut)
 }
 
+/// A piece of one line, escaped as [`inline`] escapes it, its spaces kept (for text that
+/// joins other pieces).
+#[must_use]
+pub fn inline_piece(text: &str) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| if is_line_break(c) { ' ' } else { c })
+        .collect();
+    escape(&one_line)
+}
+
 /// Multi-line text outside tables: line breaks are kept (`\r\n` and `\r` become `\n`).
 #[must_use]
 pub fn block(text: &str) -> String {

@@ -27,7 +27,7 @@ pub(crate) fn finding_row_marked(
     let refs: Vec<String> = f
         .evidence_refs
         .iter()
-        .map(|r| Md::code(&truncate(r, REF_CHARS)).as_markdown().to_owned())
+        .map(|r| Md::path(&truncate(r, REF_CHARS)).as_markdown().to_owned())
         .collect();
     let key = f
         .key
@@ -35,7 +35,7 @@ pub(crate) fn finding_row_marked(
         .map(|k| {
             format!(
                 " {}",
-                Md::code(&truncate(k.as_str(), KEY_CHARS)).as_markdown()
+                Md::path(&truncate(k.as_str(), KEY_CHARS)).as_markdown()
             )
         })
         .unwrap_or_default();

@@ -12,12 +12,34 @@
 
 use serde::{Serialize, Serializer};
 
-use super::escape::{block, inline, truncate};
+use super::escape::{block, inline, inline_piece, truncate};
 
 /// The most characters of one untrusted value a view repeats, unless told otherwise.
 pub const VALUE_CHARS: usize = 300;
 /// The most characters of an untrusted value shown as code.
 const CODE_CHARS: usize = 100;
+/// The longest run of a [`Md::path`] without a place to wrap.
+const RUN_CHARS: usize = 24;
+
+/// `text` cut into pieces after which a line may wrap (see [`Md::path`]).
+fn breakable(text: &str) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut piece = String::new();
+    let mut run = 0;
+    for c in text.chars() {
+        piece.push(c);
+        run += 1;
+        let soft = matches!(c, '_' | '-' | '.') && run > RUN_CHARS / 2;
+        if c == '/' || soft || run >= RUN_CHARS {
+            pieces.push(std::mem::take(&mut piece));
+            run = 0;
+        }
+    }
+    if !piece.is_empty() {
+        pieces.push(piece);
+    }
+    pieces
+}
 
 /// Markdown safe to publish in any view, with its plain-text twin.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,6 +101,54 @@ impl Md {
         } else {
             Self::text_max(text, CODE_CHARS)
         }
+    }
+
+    /// Untrusted text in which backticks quote names, as parsers write their messages
+    /// (``unknown field `x`, expected one of `a`, `b` ``): each quoted name shown as code,
+    /// the rest as text, on one line, cut at [`VALUE_CHARS`]. An unpaired backtick is text.
+    #[must_use]
+    pub fn quoted(text: &str) -> Self {
+        let cut = truncate(text.trim(), VALUE_CHARS);
+        let pieces: Vec<&str> = cut.split('`').collect();
+        if pieces.len().is_multiple_of(2) {
+            return Self::text(&cut);
+        }
+        let mut out = Self::default();
+        for (i, piece) in pieces.iter().enumerate() {
+            if piece.is_empty() {
+                continue;
+            }
+            out.push(&if i % 2 == 1 {
+                Self::code(piece)
+            } else {
+                Self {
+                    md: inline_piece(piece),
+                    plain: (*piece).to_owned(),
+                }
+            });
+        }
+        out
+    }
+
+    /// Untrusted text shown as code that may wrap: a path (`src/a/b.rs:10`), a key. A
+    /// short one is [`Md::code`]; a longer one is `<code>` with `<wbr>` (both kept by
+    /// GitHub) after each `/`, and in a long run without one after `_`, `-` or `.`, or
+    /// every [`RUN_CHARS`] characters, so a table keeps to its column. `<wbr>` adds no
+    /// character: what a reader copies is the whole text.
+    #[must_use]
+    pub fn path(text: &str) -> Self {
+        let cut = truncate(text.trim(), CODE_CHARS);
+        if cut.chars().count() <= RUN_CHARS || cut.chars().any(char::is_whitespace) {
+            return Self::code(text);
+        }
+        let mut md = String::from("<code>");
+        for piece in breakable(&cut) {
+            md.push_str(&inline(&piece, CODE_CHARS));
+            md.push_str("<wbr>");
+        }
+        md.truncate(md.len() - "<wbr>".len());
+        md.push_str("</code>");
+        Self { md, plain: cut }
     }
 
     /// A Markdown link to a URL the app built ([`super::escape::url`] made it safe).
@@ -293,6 +363,49 @@ mod tests {
             "a maintainer runs `/audit resolve` on &lt;b&gt;&#124;&#96;x&#96;"
         );
         assert_eq!(m.plain(), "a maintainer runs /audit resolve on <b>|`x`");
+    }
+
+    #[test]
+    fn a_parsers_quoted_names_show_as_code() {
+        let m = Md::quoted("unknown field `allow_self_audit`, expected one of `a`, `b`");
+        assert_eq!(
+            m.as_markdown(),
+            "unknown field `allow_self_audit`, expected one of `a`, `b`"
+        );
+        assert_eq!(
+            m.plain(),
+            "unknown field allow_self_audit, expected one of a, b"
+        );
+        // Names that cannot be code spans, and lone backticks, stay escaped text.
+        assert_eq!(Md::quoted("key `a|b`").as_markdown(), "key a&#124;b");
+        assert_eq!(Md::quoted("a ` b").as_markdown(), "a &#96; b");
+        assert!(!Md::quoted("`<script>`").as_markdown().contains('<'));
+    }
+
+    #[test]
+    fn a_long_path_may_wrap_at_its_separators_and_copies_whole() {
+        assert_eq!(
+            Md::path("src/webhook.rs:88").as_markdown(),
+            "`src/webhook.rs:88`"
+        );
+        let long =
+            "src/generated/protocol_buffers/webhook_delivery_verification/nested/module_name.rs:10";
+        let m = Md::path(long);
+        assert_eq!(
+            m.as_markdown(),
+            "<code>src/<wbr>generated/<wbr>protocol_buffers/<wbr>webhook_delivery&#95;<wbr>verification/<wbr>nested/<wbr>module_name.rs:10</code>"
+        );
+        assert_eq!(m.plain(), long);
+        // Without the tags (and with the one reference read), the text is the path.
+        let text = m.as_markdown().replace("<wbr>", "").replace("&#95;", "_");
+        assert_eq!(text, format!("<code>{long}</code>"));
+        // A run without any separator still wraps, and hostile text stays escaped.
+        let run = "a".repeat(60);
+        assert_eq!(Md::path(&run).as_markdown().matches("<wbr>").count(), 2);
+        let hostile = Md::path("x/<script>alert(1)</script>/`|`/@someone/aaaaaaaaaaaa");
+        assert!(!hostile.as_markdown().contains("<script>"));
+        assert!(!hostile.as_markdown().contains('|'));
+        assert!(!hostile.as_markdown().contains('`'));
     }
 
     #[test]

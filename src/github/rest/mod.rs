@@ -43,6 +43,7 @@ pub const LIST_CHECKS: &str = "GET /repos/{owner}/{repo}/commits/{ref}/check-run
 pub const POST_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
 pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}";
 pub const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
+pub const GET_REF: &str = "GET /repos/{owner}/{repo}/git/ref/{ref}";
 pub const DELETE_REF: &str = "DELETE /repos/{owner}/{repo}/git/refs/{ref}";
 pub const MATCHING_REFS: &str = "GET /repos/{owner}/{repo}/git/matching-refs/{ref}";
 pub const COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";

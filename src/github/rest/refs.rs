@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{path, DELETE_REF, MATCHING_REFS, POST_REF};
+use super::{path, DELETE_REF, GET_REF, MATCHING_REFS, POST_REF};
 use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};
@@ -77,6 +77,41 @@ pub async fn delete_ref(api: &Api, repo: &RepoName, name: &str) -> Result<(), Gi
 struct RefItem {
     #[serde(rename = "ref")]
     name: String,
+    object: RefTarget,
+}
+
+#[derive(serde::Deserialize)]
+struct RefTarget {
+    sha: String,
+}
+
+/// The object `name` (a full `refs/...` name) points at, or `None` when there is no such ref.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub async fn ref_target(
+    api: &Api,
+    repo: &RepoName,
+    name: &str,
+) -> Result<Option<String>, GitHubError> {
+    let Some(short) = name.strip_prefix("refs/") else {
+        return Ok(None);
+    };
+    let route = format!("git/ref/{}", crate::github::encode::path(short));
+    let r = api.send(Call::get(GET_REF, path(repo, &route))).await?;
+    match r.status {
+        s if (200..300).contains(&s) => {
+            #[derive(serde::Deserialize)]
+            struct One {
+                object: RefTarget,
+            }
+            Ok(Some(r.json::<One>(GET_REF)?.object.sha))
+        }
+        404 => Ok(None),
+        _ => Err(status_error(GET_REF, &r)),
+    }
 }
 
 /// The full names of the refs whose name starts with `prefix` (`refs/` left out). GitHub
@@ -92,6 +127,24 @@ pub async fn matching_refs(
     repo: &RepoName,
     prefix: &str,
 ) -> Result<Vec<String>, GitHubError> {
+    Ok(matching_refs_at(api, repo, prefix)
+        .await?
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect())
+}
+
+/// [`matching_refs`], each with the object it points at.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub async fn matching_refs_at(
+    api: &Api,
+    repo: &RepoName,
+    prefix: &str,
+) -> Result<Vec<(String, String)>, GitHubError> {
     let route = format!("git/matching-refs/{}", crate::github::encode::path(prefix));
     let r = api
         .send(Call::get(MATCHING_REFS, path(repo, &route)))
@@ -99,7 +152,7 @@ pub async fn matching_refs(
     match r.status {
         s if (200..300).contains(&s) => {
             let items: Vec<RefItem> = r.json(MATCHING_REFS)?;
-            Ok(items.into_iter().map(|i| i.name).collect())
+            Ok(items.into_iter().map(|i| (i.name, i.object.sha)).collect())
         }
         404 => Ok(Vec::new()),
         _ => Err(status_error(MATCHING_REFS, &r)),

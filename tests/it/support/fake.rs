@@ -78,9 +78,14 @@ pub type Action = Box<dyn FnOnce(&mut State) -> Option<Answer> + Send>;
 
 /// Runs `action` once, when the next request whose method and path match arrives, before
 /// it is routed. `method` `"*"` matches any request.
+/// Which request bodies a [`Trigger`] fires for.
+pub type BodyTest = Box<dyn Fn(&Value) -> bool + Send>;
+
 pub struct Trigger {
     pub method: &'static str,
     pub path_contains: String,
+    /// Fires only for a request whose JSON body this accepts (any, when `None`).
+    pub when: Option<BodyTest>,
     pub action: Action,
 }
 
@@ -248,6 +253,23 @@ impl FakeGitHub {
         self.state().triggers.push(Trigger {
             method,
             path_contains: path_contains.to_owned(),
+            when: None,
+            action: Box::new(action),
+        });
+    }
+
+    /// [`FakeGitHub::on_next`], for the next such request whose JSON body `when` accepts.
+    pub fn on_next_when(
+        &self,
+        method: &'static str,
+        path_contains: &str,
+        when: impl Fn(&Value) -> bool + Send + 'static,
+        action: impl FnOnce(&mut State) -> Option<Answer> + Send + 'static,
+    ) {
+        self.state().triggers.push(Trigger {
+            method,
+            path_contains: path_contains.to_owned(),
+            when: Some(Box::new(when)),
             action: Box::new(action),
         });
     }
@@ -408,7 +430,9 @@ impl Router {
             }
         };
         if let Some(pos) = state.triggers.iter().position(|t| {
-            (t.method == "*" || t.method == method) && path.contains(t.path_contains.as_str())
+            (t.method == "*" || t.method == method)
+                && path.contains(t.path_contains.as_str())
+                && t.when.as_ref().is_none_or(|when| when(&body))
         }) {
             let trigger = state.triggers.remove(pos);
             if let Some(answer) = (trigger.action)(&mut state) {

@@ -155,6 +155,7 @@ impl FakeGitHub {
                 super::fake::Trigger {
                     method: "*",
                     path_contains: String::new(),
+                    when: None,
                     action: Box::new(move |_| {
                         kill(&server);
                         Some(super::fake::reply(

@@ -91,6 +91,8 @@ fn report_to_gate(c: &mut Criterion) {
                     receipt: None,
                     handoff: false,
                     decisions: &decisions,
+                    author: None,
+                    receipt_whole: None,
                 };
                 let applied = accept_report(
                     &record,
@@ -107,6 +109,7 @@ fn report_to_gate(c: &mut Criterion) {
                     records: Ok(vec![&applied.record]),
                     closing_issues: &[],
                     checks: &[],
+                    trust: None,
                 });
                 black_box(gate)
             });
@@ -124,6 +127,8 @@ fn render_and_splice(c: &mut Criterion) {
         receipt: None,
         handoff: false,
         decisions: &decisions,
+        author: None,
+        receipt_whole: None,
     };
     let record = accept_report(
         &record,

@@ -33,6 +33,13 @@ pub struct Metrics {
     reconcile_sweeps: Family<OutcomeLabels, Counter>,
     reconcile_republished: Counter,
     reconcile_calls: Counter,
+    rate_limited: Family<KindLabels, Counter>,
+    write_wait: Histogram,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindLabels {
+    pub kind: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -93,7 +100,21 @@ impl Metrics {
             "GitHub requests sent by reconcile sweeps",
             reconcile_calls.clone(),
         );
+        let rate_limited = Family::<KindLabels, Counter>::default();
+        let write_wait = Histogram::new(exponential_buckets(0.01, 2.0, 14));
+        registry.register(
+            "github_rate_limited",
+            "GitHub limits met (secondary, primary) and writes not sent because the wait would pass the delivery's deadline (deferred)",
+            rate_limited.clone(),
+        );
+        registry.register(
+            "write_wait_seconds",
+            "Time a write waited for its turn under the write governor",
+            write_wait.clone(),
+        );
         Self {
+            rate_limited,
+            write_wait,
             registry: Arc::new(registry),
             deliveries,
             api_calls,
@@ -136,6 +157,20 @@ impl Metrics {
 
     pub fn observe_handling(&self, seconds: f64) {
         self.handling.observe(seconds);
+    }
+
+    /// A limit GitHub answered with (`secondary`, `primary`), or a write deferred past
+    /// its delivery's deadline (`deferred`).
+    pub fn rate_limited(&self, kind: &str) {
+        self.rate_limited
+            .get_or_create(&KindLabels {
+                kind: kind.to_owned(),
+            })
+            .inc();
+    }
+
+    pub fn write_waited(&self, seconds: f64) {
+        self.write_wait.observe(seconds);
     }
 
     pub fn rate_limit_remaining(&self, remaining: i64) {

@@ -30,6 +30,7 @@ pub enum Unset {
     Absent,
     Text(&'static str),
     Seconds(Duration),
+    Millis(Duration),
 }
 
 impl Setting {
@@ -46,6 +47,7 @@ impl Setting {
             Unset::Absent => None,
             Unset::Text(text) => Some(text.to_owned()),
             Unset::Seconds(every) => Some(every.as_secs().to_string()),
+            Unset::Millis(gap) => Some(gap.as_millis().to_string()),
         }
     }
 
@@ -86,6 +88,9 @@ pub const DEFAULT_REDELIVER_INTERVAL: Duration = Duration::from_secs(300);
 /// Between reconcile sweeps unless the operator sets an interval.
 pub const DEFAULT_RECONCILE_INTERVAL: Duration = Duration::from_secs(600);
 pub const DEFAULT_LOG: &str = "info";
+/// Between two writes of one GitHub identity unless the operator sets a gap: GitHub asks
+/// integrations to wait at least a second between content-creating requests.
+pub const DEFAULT_WRITE_GAP: Duration = Duration::from_secs(1);
 
 pub const APP_ID: Setting = Setting {
     flag: "app-id",
@@ -153,6 +158,12 @@ pub const RECONCILE_INTERVAL: Setting = Setting {
     default: Unset::Seconds(DEFAULT_RECONCILE_INTERVAL),
     help: "Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables",
 };
+pub const WRITE_GAP: Setting = Setting {
+    flag: "write-gap-ms",
+    env: &["AUDITLOOP_WRITE_GAP_MS"],
+    default: Unset::Millis(DEFAULT_WRITE_GAP),
+    help: "Least milliseconds between two writes of one installation (one write in flight at a time; none while GitHub says to wait)",
+};
 pub const LOG: Setting = Setting {
     flag: "log",
     env: &["AUDITLOOP_LOG"],
@@ -167,7 +178,7 @@ pub const LOG_FORMAT: Setting = Setting {
 };
 
 /// Every operator setting, in the README's order.
-pub const SETTINGS: [Setting; 13] = [
+pub const SETTINGS: [Setting; 14] = [
     APP_ID,
     PRIVATE_KEY,
     PRIVATE_KEY_PATH,
@@ -179,6 +190,7 @@ pub const SETTINGS: [Setting; 13] = [
     MIN_ASSURANCE,
     REDELIVER_INTERVAL,
     RECONCILE_INTERVAL,
+    WRITE_GAP,
     LOG,
     LOG_FORMAT,
 ];
@@ -216,6 +228,8 @@ pub struct ServeArgs {
     pub redeliver_interval: Option<String>,
     #[arg(long, help = RECONCILE_INTERVAL.help_text())]
     pub reconcile_interval: Option<String>,
+    #[arg(long, help = WRITE_GAP.help_text())]
+    pub write_gap_ms: Option<String>,
 }
 
 /// Logging flags, shared by every subcommand.

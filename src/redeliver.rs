@@ -129,6 +129,8 @@ pub struct SweepReport {
     pub asked: Vec<u64>,
     /// Attempt ids GitHub refused to redeliver, with its answer.
     pub refused: Vec<(u64, String)>,
+    /// Failed deliveries left for a later sweep: their installation's writes wait.
+    pub waiting: usize,
 }
 
 /// Lists the deliveries of the last `WINDOW_DAYS` and asks once more for each failed one.
@@ -143,11 +145,32 @@ pub async fn sweep(
     state: &mut SweepState,
     now: DateTime<Utc>,
 ) -> Result<SweepReport, GitHubError> {
+    sweep_except(api, state, now, &|_| false).await
+}
+
+/// [`sweep`], leaving for a later sweep the deliveries `wait` holds back: those of an
+/// installation whose writes GitHub asked to wait, which would only be deferred again
+/// and spend one of their attempts.
+///
+/// # Errors
+///
+/// As [`sweep`].
+pub async fn sweep_except(
+    api: &Api,
+    state: &mut SweepState,
+    now: DateTime<Utc>,
+    wait: &(dyn Fn(&HookDelivery) -> bool + Sync),
+) -> Result<SweepReport, GitHubError> {
     state.prune(now);
     let mut report = SweepReport::default();
     let items = list(api, now, &mut report).await?;
     report.listed = items.len();
+    let waiting: HashSet<u64> = items.iter().filter(|d| wait(d)).map(|d| d.id).collect();
     for id in plan(&items, now, state.asked()) {
+        if waiting.contains(&id) {
+            report.waiting += 1;
+            continue;
+        }
         // Not remembered without an answer: the next sweep asks again, and a redelivery
         // that did happen twice is answered as already handled (same delivery id).
         let answer = rest::redeliver(api, id).await?;
@@ -186,14 +209,18 @@ pub fn spawn(
         async move {
             let api = github.app_api(None);
             let mut state = state.lock().await;
-            log(sweep(&api, &mut state, Utc::now()).await);
+            let wait = |d: &HookDelivery| {
+                d.installation_id
+                    .is_some_and(|i| github.writes_paused(i).is_some())
+            };
+            log(sweep_except(&api, &mut state, Utc::now(), &wait).await);
         }
     })
 }
 
 fn log(outcome: Result<SweepReport, GitHubError>) {
     match outcome {
-        Ok(r) if r.asked.is_empty() && r.refused.is_empty() => {
+        Ok(r) if r.asked.is_empty() && r.refused.is_empty() && r.waiting == 0 => {
             tracing::debug!(
                 listed = r.listed,
                 pages = r.pages,
@@ -201,7 +228,7 @@ fn log(outcome: Result<SweepReport, GitHubError>) {
             );
         }
         Ok(r) => {
-            tracing::info!(listed = r.listed, asked = ?r.asked, refused = ?r.refused, "redelivery sweep");
+            tracing::info!(listed = r.listed, asked = ?r.asked, refused = ?r.refused, waiting = r.waiting, "redelivery sweep");
         }
         Err(e) => tracing::warn!(error = %e, "redelivery sweep failed"),
     }

@@ -205,7 +205,7 @@ impl World<'_> {
                 let body = report_on(pr, &self.head(pr), &audit, &invocation, |f| {
                     keep.contains(&f)
                 });
-                (body, "alice")
+                (body, "auditor")
             } else {
                 let (text, login) = chaos_plan::command(kind, rng);
                 (text, login)
@@ -409,6 +409,9 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         api,
         reconcile: opts.reconcile,
         logs: logs.clone(),
+
+        write_gap_ms: 0,
+        redeliver: 0,
     };
     let cluster = Cluster::start(settings, opts.replicas, opts.spread).await;
     let repo = "octo-org/chaos".to_owned();

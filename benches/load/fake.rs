@@ -78,6 +78,90 @@ pub struct Fake {
     /// microseconds: GitHub takes its time over a large listing.
     listing_latency: AtomicU64,
     pub faults: Faults,
+    /// GitHub's secondary limit on the installation's writes, when played (`--limits`).
+    pub limit: Mutex<Option<WriteLimit>>,
+}
+
+/// At most `per` writes in any `window`; past that, 403 with GitHub's message and
+/// `retry-after` (the rest of the window), and nothing is carried out until it is over. A
+/// write sent before then is a violation: GitHub warns that it may ban the integration.
+#[derive(Debug)]
+pub struct WriteLimit {
+    pub per: usize,
+    pub window: Duration,
+    sent: std::collections::VecDeque<Instant>,
+    until: Option<Instant>,
+    /// Writes sent while limited.
+    pub violations: u64,
+    /// Writes answered 403.
+    pub limited: u64,
+}
+
+impl WriteLimit {
+    pub fn new(per: usize, window: Duration) -> Self {
+        Self {
+            per,
+            window,
+            sent: std::collections::VecDeque::new(),
+            until: None,
+            violations: 0,
+            limited: 0,
+        }
+    }
+
+    /// The answer to a write now, if GitHub refuses it.
+    fn refuse(&mut self) -> Option<Response> {
+        let now = Instant::now();
+        if let Some(until) = self.until {
+            if now < until {
+                self.violations += 1;
+                return Some(self.answer(until - now));
+            }
+            self.until = None;
+        }
+        while self.sent.front().is_some_and(|t| now - *t >= self.window) {
+            self.sent.pop_front();
+        }
+        if self.sent.len() >= self.per {
+            let free = self
+                .sent
+                .front()
+                .map_or(self.window, |t| self.window.saturating_sub(now - *t));
+            self.until = Some(now + free);
+            return Some(self.answer(free));
+        }
+        self.sent.push_back(now);
+        None
+    }
+
+    fn answer(&mut self, wait: Duration) -> Response {
+        self.limited += 1;
+        let mut r = reply(
+            403,
+            &json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}),
+        );
+        let secs = wait.as_secs_f64().ceil().max(1.0);
+        r.headers_mut()
+            .insert("retry-after", format!("{secs}").parse().unwrap());
+        r
+    }
+}
+
+/// The GraphQL id of check run `id`.
+pub fn run_node(id: u64) -> String {
+    format!("CR_{id}")
+}
+
+/// The GraphQL id of repository `repo`.
+pub fn repo_node(repo: &str) -> String {
+    format!("R_{}", &sha_of("repo", repo)[..12])
+}
+
+/// The next id the fake hands out.
+pub fn next_id(data: &mut Data) -> u64 {
+    data.next_id += 1;
+    data.next_id
 }
 
 pub fn sha_of(kind: &str, content: &str) -> String {
@@ -162,6 +246,7 @@ impl Fake {
             latency: AtomicU64::new(u64::try_from(latency.as_micros()).unwrap_or(u64::MAX)),
             listing_latency: AtomicU64::new(0),
             faults: Faults::default(),
+            limit: Mutex::new(None),
         })
     }
 
@@ -292,6 +377,21 @@ pub async fn handle(
         .as_ref()
         .and_then(crate::fake_graphql::operation)
         .map(|(_, name)| name);
+    let write = match &graphql {
+        Some(g) => crate::fake_graphql::operation(g).is_some_and(|(kind, _)| kind == "mutation"),
+        None => method != Method::GET && path.starts_with("/repos/"),
+    };
+    if write {
+        if let Some(refused) = fake
+            .limit
+            .lock()
+            .unwrap()
+            .as_mut()
+            .and_then(WriteLimit::refuse)
+        {
+            return refused;
+        }
+    }
     let fault = fake.faults.pick(method.as_str(), &path, operation);
     // A GraphQL commit's conflict is someone else's commit landing first, not a canned answer.
     let someone_first = graphql.is_some() && fault == Some(Fault::Conflict);
@@ -391,10 +491,7 @@ fn repo_route(
     headers: &HeaderMap,
     body: &Value,
 ) -> Response {
-    let id = |data: &mut Data| {
-        data.next_id += 1;
-        data.next_id
-    };
+    let id = next_id;
     match (m, rest) {
         ("GET", ["contents", path @ ..]) => {
             let path = path.join("/");
@@ -457,7 +554,9 @@ fn repo_route(
         }
         ("POST", ["check-runs"]) => {
             let mut run = body.clone();
-            run["id"] = json!(id(data));
+            let n = id(data);
+            run["id"] = json!(n);
+            run["node_id"] = json!(run_node(n));
             run["app"] = json!({"slug": SLUG});
             data.runs.push((repo.to_owned(), run.clone()));
             reply(201, &run)

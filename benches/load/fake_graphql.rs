@@ -16,7 +16,7 @@ use crate::fake::{reply, unserved, Data, Git};
 pub const COMMIT: &str = "RecordsCommit";
 pub const LANDED: &str = "RecordsLanded";
 pub const READS: &str = "FirstReads";
-pub const BODY: &str = "BodyAndReaction";
+pub const BODY: &str = "Views";
 /// Commits per page of `history(first: 50)`.
 const PAGE: usize = 50;
 /// GitHub's GraphQL points per hour for an installation.
@@ -52,10 +52,10 @@ pub fn serve(data: &mut Data, body: &Value, someone_first: bool) -> Response {
         data.graphql_points += 1;
     }
     match op {
-        Some(("mutation", COMMIT)) => commit(data, &vars["input"], someone_first),
+        Some(("mutation", COMMIT)) => commit(data, vars, someone_first),
         Some(("query", LANDED)) => landed(data, vars),
         Some(("query", READS)) => crate::fake_graphql_reads::serve(data, vars),
-        Some(("mutation", BODY)) => body_and_reaction(data, vars),
+        Some(("mutation", BODY)) => views(data, vars),
         other => problem(&format!(
             "the load fake serves `mutation {COMMIT}`, `query {LANDED}`, `query {READS}` and `mutation {BODY}`, not {other:?}"
         )),
@@ -82,47 +82,116 @@ fn null_with(field: &str, error: &Value) -> Response {
     reply(200, &json!({"data": {field: null}, "errors": [error]}))
 }
 
-/// `mutation BodyAndReaction`: the body as `PATCH pulls/{n}` sets it and the +1 as the
-/// reactions route gives it, found by the node ids the fake hands out. An id it never
-/// gave answers that part null with GitHub's `NOT_FOUND`, the other part still done.
-fn body_and_reaction(data: &mut Data, vars: &Value) -> Response {
-    let (Some(pull), Some(body), Some(comment)) = (
-        vars["pull"].as_str(),
-        vars["body"].as_str(),
-        vars["comment"].as_str(),
-    ) else {
-        return problem("BodyAndReaction needs $pull, $body and $comment");
-    };
+/// `mutation Views`: the body as `PATCH pulls/{n}` sets it, the +1 as the reactions route
+/// gives it, and the check run as `POST`/`PATCH check-runs` keep it, each only when its
+/// variables are there (the app leaves a part out of the text and its variables), found by
+/// the node ids the fake hands out. An id it never gave answers that part null with
+/// GitHub's `NOT_FOUND`, the other parts still done.
+fn views(data: &mut Data, vars: &Value) -> Response {
     let not_found = |field: &str, id: &str| {
         json!({"type": "NOT_FOUND", "path": [field],
             "message": format!("Could not resolve to a node with the global id of '{id}'")})
     };
     let mut errors = Vec::new();
-    let updated = if let Some(p) = data.pulls.values_mut().find(|p| p["node_id"] == pull) {
-        p["body"] = json!(body);
-        json!({"pullRequest": {"id": pull}})
-    } else {
-        errors.push(not_found("body", pull));
-        Value::Null
+    let mut answer = json!({"data": {}});
+    if let (Some(pull), Some(body)) = (vars["pull"].as_str(), vars["body"].as_str()) {
+        answer["data"]["body"] =
+            if let Some(p) = data.pulls.values_mut().find(|p| p["node_id"] == pull) {
+                p["body"] = json!(body);
+                json!({"pullRequest": {"id": pull}})
+            } else {
+                errors.push(not_found("body", pull));
+                Value::Null
+            };
+    }
+    if let Some(comment) = vars["comment"].as_str() {
+        let id = comment
+            .strip_prefix("IC_")
+            .and_then(|n| n.parse::<u64>().ok());
+        answer["data"]["reaction"] = if let Some(id) = id {
+            data.reactions.insert((id, "+1".to_owned()));
+            json!({"reaction": {"content": "THUMBS_UP"}})
+        } else {
+            errors.push(not_found("reaction", comment));
+            Value::Null
+        };
+    }
+    let run = match (vars.get("create"), vars.get("update")) {
+        (Some(input), _) => Some(create_run(data, input)),
+        (_, Some(input)) => Some(update_run(data, input)),
+        _ => None,
     };
-    let id = comment
-        .strip_prefix("IC_")
-        .and_then(|n| n.parse::<u64>().ok());
-    let reaction = if let Some(id) = id {
-        data.reactions.insert((id, "+1".to_owned()));
-        json!({"reaction": {"content": "THUMBS_UP"}})
-    } else {
-        errors.push(not_found("reaction", comment));
-        Value::Null
-    };
-    let mut answer = json!({"data": {"body": updated, "reaction": reaction}});
+    if let Some(run) = run {
+        answer["data"]["run"] = match run {
+            Ok((id, node)) => json!({"checkRun": {"id": node, "databaseId": id}}),
+            Err(id) => {
+                errors.push(not_found("run", &id));
+                Value::Null
+            }
+        };
+    }
     if !errors.is_empty() {
         answer["errors"] = Value::Array(errors);
     }
     reply(200, &answer)
 }
 
-fn commit(data: &mut Data, input: &Value, someone_first: bool) -> Response {
+/// REST's fields of a check run from `CreateCheckRunInput` / `UpdateCheckRunInput`.
+fn rest_run(input: &Value) -> Value {
+    let lower = |v: &Value| v.as_str().map(str::to_ascii_lowercase);
+    let mut run = json!({});
+    for (g, r) in [
+        ("name", "name"),
+        ("headSha", "head_sha"),
+        ("externalId", "external_id"),
+    ] {
+        if !input[g].is_null() {
+            run[r] = input[g].clone();
+        }
+    }
+    for f in ["status", "conclusion"] {
+        if let Some(v) = lower(&input[f]) {
+            run[f] = json!(v);
+        }
+    }
+    if !input["output"].is_null() {
+        let o = &input["output"];
+        run["output"] = json!({"title": o["title"], "summary": o["summary"], "text": o["text"]});
+    }
+    run
+}
+
+fn create_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
+    let repo = data
+        .pulls
+        .keys()
+        .map(|(r, _)| r.clone())
+        .find(|r| crate::fake::repo_node(r) == input["repositoryId"].as_str().unwrap_or(""))
+        .ok_or_else(|| input["repositoryId"].as_str().unwrap_or("").to_owned())?;
+    let mut run = rest_run(input);
+    let n = crate::fake::next_id(data);
+    run["id"] = json!(n);
+    run["node_id"] = json!(crate::fake::run_node(n));
+    run["app"] = json!({"slug": crate::fake::SLUG});
+    data.runs.push((repo, run));
+    Ok((n, crate::fake::run_node(n)))
+}
+
+fn update_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
+    let node = input["checkRunId"].as_str().unwrap_or("").to_owned();
+    let fields = rest_run(input);
+    let Some((_, run)) = data.runs.iter_mut().find(|(_, r)| r["node_id"] == node) else {
+        return Err(node);
+    };
+    for (k, v) in fields.as_object().into_iter().flatten() {
+        run[k] = v.clone();
+    }
+    let id = run["id"].as_u64().unwrap_or(0);
+    Ok((id, node))
+}
+
+fn commit(data: &mut Data, vars: &Value, someone_first: bool) -> Response {
+    let input = &vars["input"];
     let (Some(repo), Some(branch), Some(expected), Some(headline)) = (
         input["branch"]["repositoryNameWithOwner"].as_str(),
         input["branch"]["branchName"].as_str(),
@@ -180,9 +249,19 @@ fn commit(data: &mut Data, input: &Value, someone_first: bool) -> Response {
     };
     let oid = git.put_commit(&tree, vec![head.clone()], &message);
     move_branch(git, &name, head, &oid);
+    // `ref { repository { pullRequest(number: $pull) @include(if: $withPull) { body } } }`
+    let mut repository = json!({});
+    if vars["withPull"] == true {
+        let number = vars["pull"].as_u64().unwrap_or(0);
+        repository["pullRequest"] = data.pulls.get(&(repo.to_owned(), number)).map_or(
+            Value::Null,
+            |p| json!({"body": p["body"].as_str().unwrap_or("")}),
+        );
+    }
     reply(
         200,
-        &json!({"data": {"createCommitOnBranch": {"commit": {"oid": oid, "tree": {"oid": tree}}}}}),
+        &json!({"data": {"createCommitOnBranch": {"commit": {"oid": oid, "tree": {"oid": tree}},
+            "ref": {"repository": repository}}}}),
     )
 }
 

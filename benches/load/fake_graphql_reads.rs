@@ -66,7 +66,7 @@ pub fn serve(data: &Data, vars: &Value) -> Response {
             json!({ "target": target })
         });
     let pull = data.pulls.get(&(repo.clone(), number));
-    let mut body = json!({"data": {"repository": {"config": config, "records": records,
+    let mut body = json!({"data": {"repository": {"id": fake::repo_node(&repo), "config": config, "records": records,
         "pullRequest": pull.map_or(Value::Null, |p| pull_node(data, &repo, p))}}});
     if pull.is_none() {
         body["errors"] = json!([{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
@@ -154,7 +154,7 @@ fn pull_node(data: &Data, repo: &str, p: &Value) -> Value {
 /// A run as `checkRuns` lists it: enums in upper case, an empty external id as null.
 fn run_node(run: &Value) -> Value {
     let upper = |v: &Value| v.as_str().map(str::to_ascii_uppercase);
-    json!({"databaseId": run["id"], "name": run["name"],
+    json!({"id": run["node_id"], "databaseId": run["id"], "name": run["name"],
         "status": upper(&run["status"]).unwrap_or_else(|| "QUEUED".to_owned()),
         "conclusion": upper(&run["conclusion"]),
         "externalId": run["external_id"].as_str().filter(|s| !s.is_empty()),

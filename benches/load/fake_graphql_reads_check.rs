@@ -101,7 +101,7 @@ async fn seed_runs(c: &Check) {
     )
     .await;
     post(json!({"name": "elsewhere", "head_sha": "1".repeat(40), "status": "queued"})).await;
-    let other = json!({"id": 5, "name": "ci/test", "head_sha": HEAD, "status": "queued",
+    let other = json!({"id": 5, "node_id": crate::fake::run_node(5), "name": "ci/test", "head_sha": HEAD, "status": "queued",
         "app": {"slug": "other-ci"}});
     c.fake
         .data
@@ -180,7 +180,7 @@ async fn runs(c: &mut Check, head: &str, pull: &Value) {
     .await;
     let node = |r: &Value| {
         let upper = |v: &Value| v.as_str().map(str::to_ascii_uppercase);
-        json!({"databaseId": r["id"], "name": r["name"], "status": upper(&r["status"]),
+        json!({"id": r["node_id"], "databaseId": r["id"], "name": r["name"], "status": upper(&r["status"]),
             "conclusion": upper(&r["conclusion"]),
             "externalId": r["external_id"].as_str().filter(|s| !s.is_empty()),
             "summary": r["output"]["summary"]})

@@ -1,8 +1,10 @@
-//! The self-test of `mutation BodyAndReaction`, sent as the app's own document: the body
-//! as `GET pulls/{n}` then serves it, the +1 as the reactions route then sees it (its
-//! repeat answers 200), and an id the fake never gave answered as GitHub answers it.
+//! The self-test of `mutation Views`, sent as the app's own document: the body as
+//! `GET pulls/{n}` then serves it, the +1 as the reactions route then sees it (its repeat
+//! answers 200), a check run as `GET commits/{sha}/check-runs` then lists it, and an id
+//! the fake never gave answered as GitHub answers it.
 
-use auditloop::github::body_and_reaction::{BODY_AND_REACTION, ROUTE};
+use auditloop::github::views_mutation::{document, RunWrite, Views, ROUTE};
+use auditloop::ids::NodeId;
 use axum::http::Method;
 use serde_json::{json, Value};
 
@@ -13,12 +15,26 @@ const NUMBER: u64 = 12;
 const COMMENT: u64 = 4_242;
 
 async fn send(c: &Check, pull: &str, body: &str, comment: &str) -> Answer {
-    let vars = json!({"pull": pull, "body": body, "comment": comment});
-    let request = json!({"query": BODY_AND_REACTION, "variables": vars});
+    let (p, k) = (NodeId::new(pull).unwrap(), NodeId::new(comment).unwrap());
+    let (text, vars) = document(&Views {
+        body: Some((&p, body)),
+        reaction: Some(&k),
+        run: None,
+    });
+    let request = json!({"query": text, "variables": vars});
     c.call(Method::POST, "/graphql", &request).await
 }
 
-/// Runs the `BodyAndReaction` checks on the fake `c` holds.
+async fn send_run(c: &Check, run: RunWrite) -> Answer {
+    let (text, vars) = document(&Views {
+        run: Some(run),
+        ..Views::default()
+    });
+    let request = json!({"query": text, "variables": vars});
+    c.call(Method::POST, "/graphql", &request).await
+}
+
+/// Runs the `Views` checks on the fake `c` holds.
 pub async fn run(c: &mut Check) {
     c.fake.add_pull(REPO, NUMBER, &"c".repeat(40));
     let pull = fake::pull_node(REPO, NUMBER);
@@ -28,7 +44,7 @@ pub async fn run(c: &mut Check) {
     let (status, answer) = send(c, &pull, "the new body", &comment).await;
     let spent = points() - before;
     c.equal(
-        "BodyAndReaction",
+        "Views",
         &json!([status, answer]),
         &json!([200, {"data": {"body": {"pullRequest": {"id": pull}},
             "reaction": {"reaction": {"content": "THUMBS_UP"}}}}]),
@@ -38,7 +54,7 @@ pub async fn run(c: &mut Check) {
         call.route == ROUTE && !call.unserved && !fake::reads(ROUTE) && spent == 1,
         || {
             format!(
-                "BodyAndReaction logged as {}, unserved {}, {spent} point(s)",
+                "Views logged as {}, unserved {}, {spent} point(s)",
                 call.route, call.unserved
             )
         },
@@ -72,5 +88,36 @@ pub async fn run(c: &mut Check) {
         "its reaction still given",
         &answer["data"]["reaction"],
         &json!({"reaction": {"content": "THUMBS_UP"}}),
+    );
+    let head = "d".repeat(40);
+    let create = json!({"repositoryId": fake::repo_node(REPO), "headSha": head,
+        "name": "audit-gate", "status": "COMPLETED", "conclusion": "SUCCESS",
+        "output": {"title": "Certified", "summary": "S", "text": "T"}});
+    let (status, answer) = send_run(c, RunWrite::Create(create)).await;
+    let node = answer["data"]["run"]["checkRun"]["id"].clone();
+    c.expect(status == 200 && node.is_string(), || {
+        format!("createCheckRun: {status} {answer}")
+    });
+    let listed = format!("/repos/{REPO}/commits/{head}/check-runs");
+    let (_, runs) = c.call(Method::GET, &listed, &Value::Null).await;
+    c.equal(
+        "the run GraphQL created, as REST lists it",
+        &json!([
+            runs["check_runs"][0]["node_id"],
+            runs["check_runs"][0]["conclusion"]
+        ]),
+        &json!([node, "success"]),
+    );
+    let update = json!({"repositoryId": fake::repo_node(REPO), "checkRunId": node,
+        "status": "IN_PROGRESS", "output": {"title": "Waiting", "summary": "S2"}});
+    let (_, answer) = send_run(c, RunWrite::Update(update)).await;
+    let (_, runs) = c.call(Method::GET, &listed, &Value::Null).await;
+    c.equal(
+        "the run GraphQL updated, as REST lists it",
+        &json!([
+            answer["data"]["run"]["checkRun"]["id"],
+            runs["check_runs"][0]["status"]
+        ]),
+        &json!([node, "in_progress"]),
     );
 }

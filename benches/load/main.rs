@@ -5,6 +5,7 @@
 //!                             [--mix report,status] [--scale 10000]
 //!                             [--replicas 1] [--spread turns|random]
 //! cargo bench --bench load -- --cold 2001,10000 [--listing-ms 2000]
+//! cargo bench --bench load -- --limits 80/60 --prs 30 --rounds 10 [--write-gap-ms 1000]
 //! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
 //! cargo bench --bench load -- --self-test
 //!
@@ -18,7 +19,8 @@
 //! deliveries over them (`--spread`). `--chaos` is the soak of `chaos.rs` instead.
 //! `--cold` measures instead the first report of a process that never read the records
 //! branch, at each record count given, against a fake that takes `--listing-ms` over a
-//! first read listing the records tree.
+//! first read listing the records tree. `--limits` plays GitHub's write limit (see
+//! `limits.rs`).
 
 // Rates and means over call counts and byte sizes far below 2^52, printed to two places.
 #![allow(clippy::cast_precision_loss)]
@@ -34,6 +36,7 @@ mod fake_graphql_writes_check;
 mod fake_sweep;
 mod faults;
 mod invariants;
+mod limits;
 mod payloads;
 mod server;
 
@@ -63,6 +66,10 @@ struct Args {
     cold: Vec<u64>,
     /// How long the fake takes over a first read that lists the records tree.
     listing: Duration,
+    /// GitHub's write limit to play: writes per window (`--limits PER/WINDOW`).
+    limits: Option<(usize, Duration)>,
+    /// `AUDITLOOP_WRITE_GAP_MS` of the servers (`--write-gap-ms`); 0 unless limited.
+    write_gap_ms: Option<u64>,
 }
 
 fn args() -> Args {
@@ -79,6 +86,8 @@ fn args() -> Args {
         self_test: false,
         cold: Vec::new(),
         listing: Duration::from_secs(2),
+        limits: None,
+        write_gap_ms: None,
     };
     let mut chaos = chaos::Options::default();
     let mut latency_set = false;
@@ -119,6 +128,10 @@ fn args() -> Args {
                     .split(',')
                     .map(|n| n.trim().parse().expect("--cold N[,N]"))
                     .collect();
+            }
+            "--limits" => a.limits = Some(limits::parse(&value())),
+            "--write-gap-ms" => {
+                a.write_gap_ms = Some(value().parse().expect("--write-gap-ms N"));
             }
             "--listing-ms" => {
                 a.listing = Duration::from_millis(value().parse().expect("--listing-ms N"));
@@ -247,6 +260,27 @@ fn audit_id_of(fake: &Fake, repo: &str, pr: u64) -> String {
         .to_owned()
 }
 
+/// Sends a delivery again while it is answered 5xx, as GitHub's redelivery would: with the
+/// write governor spacing writes, a setup burst over many repositories is deferred.
+async fn deliver_until_done(
+    cluster: &Cluster,
+    repo: &str,
+    rng: &mut rand::rngs::ThreadRng,
+    (event, id): (&str, &str),
+    payload: &serde_json::Value,
+) -> server::Answer {
+    let mut tries = 0;
+    loop {
+        let at = cluster.pick(repo, rng);
+        let answer = cluster.deliver(at, event, id, payload).await;
+        tries += 1;
+        if answer.ok() || answer.status < 500 || tries == 30 {
+            return answer;
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+}
+
 /// Opens each PR and gives it a record: repositories in parallel, each one's PRs in turn.
 async fn setup(cluster: &Cluster, fake: &Fake, prs: &[(String, u64)]) {
     let mut by_repo: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
@@ -257,25 +291,19 @@ async fn setup(cluster: &Cluster, fake: &Fake, prs: &[(String, u64)]) {
     let jobs = by_repo.into_iter().map(|(repo, prs)| async move {
         let mut rng = rand::thread_rng();
         for pr in prs {
-            let at = cluster.pick(repo, &mut rng);
-            let a1 = cluster
-                .deliver(
-                    at,
-                    "pull_request",
-                    &format!("open-{repo}-{pr}"),
-                    &opened(repo, pr),
-                )
-                .await;
+            let open_id = format!("open-{repo}-{pr}");
+            let a1 = deliver_until_done(
+                cluster,
+                repo,
+                &mut rng,
+                ("pull_request", &open_id),
+                &opened(repo, pr),
+            )
+            .await;
             let id = format!("new-{repo}-{pr}");
-            let at = cluster.pick(repo, &mut rng);
-            let a2 = cluster
-                .deliver(
-                    at,
-                    "issue_comment",
-                    &id,
-                    &comment(repo, pr, 1_000_000 + pr, NEW),
-                )
-                .await;
+            let new = payloads::comment_by(repo, pr, 1_000_000 + pr, NEW, "alice");
+            let a2 =
+                deliver_until_done(cluster, repo, &mut rng, ("issue_comment", &id), &new).await;
             assert!(
                 a1.ok() && a2.ok(),
                 "setup of {repo}#{pr}: {} {}",
@@ -306,6 +334,9 @@ async fn load(a: &Args) {
         api,
         reconcile: 0,
         logs: logs_dir("load"),
+
+        write_gap_ms: 0,
+        redeliver: 0,
     };
     let cluster = Cluster::start(settings, a.replicas, a.spread).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -472,6 +503,9 @@ async fn scale(a: &Args) {
         api,
         reconcile: 0,
         logs: logs_dir("scale"),
+
+        write_gap_ms: 0,
+        redeliver: 0,
     };
     let cluster = Cluster::start(settings, 1, Spread::Turns).await;
     let mut rows = Vec::new();
@@ -567,6 +601,9 @@ async fn cold(a: &Args) -> bool {
         api,
         reconcile: 0,
         logs: logs_dir("cold"),
+
+        write_gap_ms: 0,
+        redeliver: 0,
     };
     let cluster = Cluster::start(settings, 1, Spread::Turns).await;
     let mut rows = Vec::new();
@@ -641,6 +678,9 @@ fn main() {
         }
         if !a.cold.is_empty() {
             return cold(&a).await;
+        }
+        if let Some((per, window)) = a.limits {
+            return limits::run(&a, per, window).await;
         }
         load(&a).await;
         if a.scale > 0 {

@@ -82,8 +82,10 @@ pub fn with_description(payload: &mut Value, fake: &crate::fake::Fake, repo: &st
     }
 }
 
+/// A comment by `auditor`, who neither wrote the PRs (`alice` did) nor set their
+/// candidates, so its reports are independent (docs/reference.md#independence-of-the-auditor).
 pub fn comment(repo: &str, pr: u64, id: u64, body: &str) -> Value {
-    comment_by(repo, pr, id, body, "alice")
+    comment_by(repo, pr, id, body, "auditor")
 }
 
 pub fn comment_by(repo: &str, pr: u64, id: u64, body: &str, login: &str) -> Value {

@@ -29,6 +29,12 @@ pub struct Settings {
     /// Seconds between reconcile sweeps; `0` turns them off.
     pub reconcile: u64,
     pub logs: PathBuf,
+    /// `AUDITLOOP_WRITE_GAP_MS`: 0 against a fake that limits nothing, the default 1000
+    /// when it plays GitHub's limit (`--limits`).
+    pub write_gap_ms: u64,
+    /// `AUDITLOOP_REDELIVER_INTERVAL`: 0 unless the fake's limit defers deliveries that
+    /// the sweep must bring back.
+    pub redeliver: u64,
 }
 
 pub struct Replica {
@@ -66,7 +72,8 @@ impl Replica {
             .env("AUDITLOOP_WEBHOOK_SECRET", SECRET)
             .env("AUDITLOOP_GITHUB_API_URL", format!("http://{}", s.api))
             .env("AUDITLOOP_LISTEN", addr.to_string())
-            .env("AUDITLOOP_REDELIVER_INTERVAL", "0")
+            .env("AUDITLOOP_REDELIVER_INTERVAL", s.redeliver.to_string())
+            .env("AUDITLOOP_WRITE_GAP_MS", s.write_gap_ms.to_string())
             // The load run leaves sweeps to their own tests; chaos needs them to converge.
             .env("AUDITLOOP_RECONCILE_INTERVAL", s.reconcile.to_string())
             .env("AUDITLOOP_LOG", "warn")

@@ -32,6 +32,9 @@ pub struct Ctx {
     pub memory: Arc<Memory>,
     /// The reads this delivery made already.
     pub seen: Seen,
+    /// The operator's trust store, against which kept receipts are verified again when
+    /// the gate is evaluated; `None` where none is in force (a CLI run without one).
+    pub trust: Option<Arc<crate::engine::receipt::TrustStore>>,
 }
 
 impl Ctx {

@@ -16,6 +16,7 @@ mod failure;
 mod handlers;
 mod memory;
 mod publish;
+mod seen;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -225,6 +226,7 @@ impl AuditApp {
             replies_since: context::replies_since(now, command_at),
             memory: self.memory.clone(),
             seen: memory::Seen::default(),
+            trust: Some(self.trust.clone()),
         };
         let assumed = ctx.records_branch().to_owned();
         let queried = handlers::prefetch::reads_config(&delivery.event, parsed);
@@ -321,6 +323,13 @@ impl Handler for AuditApp {
             .with_deadline(Deadline::of_delivery(delivery.received));
         if self.caused_by_self(delivery, &api).await? {
             return Ok(Handled::Ignored);
+        }
+        // Every event handled here writes (a check run, a reply, a claim): when GitHub has
+        // asked this installation's writes to wait past the window, nothing is read either.
+        if !api.writes_fit(1) {
+            return Err(HandlerError::GitHub(
+                "GitHub asked this installation's writes to wait past the delivery's window; deferred to a redelivery".to_owned(),
+            ));
         }
         // A comment is read into its command once: the early reads and the handler share it.
         let parsed = match &delivery.event {

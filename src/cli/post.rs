@@ -13,6 +13,10 @@ use crate::engine::report::{parse_report, Problem};
 use crate::github::{rest, Api};
 use crate::ids::PrNumber;
 
+/// What `post` and the `post_report` tool say before they post
+/// (docs/reference.md#independence-of-the-auditor).
+pub const INDEPENDENCE: &str = "the report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login wrote the pull request or set its current candidate (pushed it, or ran `/audit new` or `/audit baseline`)";
+
 /// GitHub refuses a comment longer than this (docs/reference.md#posting-a-report).
 pub const COMMENT_LIMIT: usize = 65_536;
 
@@ -115,6 +119,7 @@ pub async fn send(
 /// missing, or a GitHub call fails; a report with problems is exit code 1, not an error.
 pub fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = super::read_input(&args.report)?;
+    eprintln!("{INDEPENDENCE}");
     let body = match prepare(&text) {
         Ok(body) => body,
         Err(Unpostable::Problems(problems)) => {

@@ -64,6 +64,7 @@ pub fn build(config: &ServeConfig) -> anyhow::Result<Running> {
             api_url: config.github_api_url.clone(),
             timeout: Duration::from_secs(8),
             retry: RetryPolicy::default(),
+            write_gap: config.write_gap,
         },
         metrics.clone(),
     )?;

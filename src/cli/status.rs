@@ -11,6 +11,7 @@ use anyhow::{bail, Context as _};
 use super::remote::{run_async, RemoteArgs};
 use super::status_view::GateStatus;
 use crate::app::{gate_now, GateNow};
+use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::Assurance;
 use crate::github::Api;
 use crate::ids::PrNumber;
@@ -49,6 +50,20 @@ impl AssuranceArg {
     }
 }
 
+/// The operator's trust store when `AUDITLOOP_TRUST_STORE` names one, so a kept receipt is
+/// verified again as the server does; without it the recorded grade stands.
+fn trust_in_force() -> anyhow::Result<Option<TrustStore>> {
+    let Some(path) = std::env::var_os("AUDITLOOP_TRUST_STORE") else {
+        return Ok(None);
+    };
+    let path = std::path::PathBuf::from(path);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("AUDITLOOP_TRUST_STORE: cannot read {}", path.display()))?;
+    TrustStore::from_toml(&text)
+        .map(Some)
+        .with_context(|| format!("AUDITLOOP_TRUST_STORE: {}", path.display()))
+}
+
 /// The gate now, and, when the records cannot be trusted, why and how to repair them.
 ///
 /// # Errors
@@ -59,12 +74,14 @@ pub async fn status(
     api: &Api,
     operator_min: Assurance,
 ) -> anyhow::Result<(GateStatus, Option<String>)> {
+    let trust = trust_in_force()?;
     let now = gate_now(
         api,
         &remote.repo,
         PrNumber(remote.pr),
         remote.records_branch.as_deref(),
         operator_min,
+        trust.as_ref(),
     )
     .await
     .with_context(|| format!("reading the gate of #{} of {}", remote.pr, remote.repo))?;
@@ -74,7 +91,10 @@ pub async fn status(
             gate,
             record,
             damaged,
-        } => (GateStatus::new(&gate, record.as_deref()), damaged),
+        } => (
+            GateStatus::new(&gate, record.as_deref(), trust.as_ref()),
+            damaged,
+        ),
     })
 }
 

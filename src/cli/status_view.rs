@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use crate::engine::gate::{Conclusion, GateResult, Outcome};
-use crate::engine::record::Record;
+use crate::engine::gate::{effective_grade, Conclusion, GateResult, Outcome};
+use crate::engine::receipt::TrustStore;
+use crate::engine::record::{Grade, Record};
 use crate::engine::views::open_findings::ordered;
 
 /// The gate of a PR's head as the app computes it now.
@@ -52,6 +53,15 @@ pub struct RecordStatus {
     pub certified_artifact: Option<String>,
     pub covered_tasks: Vec<String>,
     pub budget: BudgetStatus,
+    /// `session_reported` or `authenticated`: the certification's grade as it counts now
+    /// (a kept receipt that no longer verifies counts as `session_reported`); `null`
+    /// before a certification.
+    pub certification_grade: Option<String>,
+    /// The certification's producer was authenticated by a receipt that still verifies.
+    pub producer_authenticated: Option<bool>,
+    /// The certifying run was posted by the PR's author or the candidate's pusher,
+    /// accepted only under `allow_self_audit` (docs/reference.md#independence-of-the-auditor).
+    pub self_audit: bool,
     /// The latest run's findings, blocking first, then by severity.
     pub open_findings: Vec<OpenFinding>,
 }
@@ -90,7 +100,7 @@ fn word<T: Serialize>(value: &T) -> String {
 impl GateStatus {
     /// The status of an evaluated gate over `record`.
     #[must_use]
-    pub fn new(gate: &GateResult, record: Option<&Record>) -> Self {
+    pub fn new(gate: &GateResult, record: Option<&Record>, trust: Option<&TrustStore>) -> Self {
         let conclusion = gate.conclusion;
         GateStatus {
             passes: matches!(conclusion, Conclusion::Success | Conclusion::Neutral),
@@ -107,7 +117,7 @@ impl GateStatus {
                     waits_on: c.waits_on,
                 })
                 .collect(),
-            record: record.map(RecordStatus::new),
+            record: record.map(|r| RecordStatus::new(r, trust)),
         }
     }
 
@@ -186,7 +196,10 @@ impl GateStatus {
 }
 
 impl RecordStatus {
-    fn new(record: &Record) -> Self {
+    fn new(record: &Record, trust: Option<&TrustStore>) -> Self {
+        let grade = record
+            .certification_grade
+            .map(|_| effective_grade(record, trust).0);
         let waived = record.waived();
         let dispositions = record.latest_dispositions();
         let open_findings = record
@@ -225,6 +238,9 @@ impl RecordStatus {
                 runs_used: record.runs_used(),
                 runs_left: record.budget_left(),
             },
+            certification_grade: grade.map(|g| g.as_str().to_owned()),
+            producer_authenticated: grade.map(|g| g == Grade::Authenticated),
+            self_audit: record.self_audit(),
             open_findings,
         }
     }

@@ -5,86 +5,21 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use http::{HeaderMap, Method, Request};
+use http::{HeaderMap, Request};
 use http_body_util::BodyExt;
 use octocrab::Octocrab;
 use secrecy::ExposeSecret;
 use serde::de::DeserializeOwned;
-use serde::Serialize;
 
+pub use crate::github::call::Call;
 use crate::github::deadline::Deadline;
 use crate::github::error::GitHubError;
+use crate::github::governor::{Booking, Governor};
 use crate::github::retry::{Attempt, RetryDecision, RetryPolicy};
 use crate::ids::DeliveryId;
 use crate::metrics::Metrics;
 
-/// One GitHub REST call. `route` is the documented template, used for metrics and errors.
-#[derive(Debug, Clone)]
-pub struct Call {
-    pub method: Method,
-    pub route: &'static str,
-    pub path: String,
-    pub body: Option<serde_json::Value>,
-    /// Whether repeating it after an unknown outcome is harmless.
-    pub idempotent: bool,
-    /// Extra request headers (`If-None-Match` for conditional reads).
-    pub headers: Vec<(&'static str, String)>,
-    /// A token sent by hand, through a client with no credentials of its own (GHES
-    /// GraphQL); kept secret so a logged call never shows it.
-    pub bearer: Option<secrecy::SecretString>,
-}
-
-impl Call {
-    pub fn new(method: Method, route: &'static str, path: impl Into<String>) -> Self {
-        let idempotent = method != Method::POST;
-        Self {
-            method,
-            route,
-            path: path.into(),
-            body: None,
-            idempotent,
-            headers: Vec::new(),
-            bearer: None,
-        }
-    }
-
-    pub fn get(route: &'static str, path: impl Into<String>) -> Self {
-        Self::new(Method::GET, route, path)
-    }
-
-    pub fn post(route: &'static str, path: impl Into<String>, body: &impl Serialize) -> Self {
-        Self::new(Method::POST, route, path).json(body)
-    }
-
-    pub fn patch(route: &'static str, path: impl Into<String>, body: &impl Serialize) -> Self {
-        Self::new(Method::PATCH, route, path).json(body)
-    }
-
-    #[must_use]
-    pub fn json(mut self, body: &impl Serialize) -> Self {
-        self.body = Some(serde_json::to_value(body).unwrap_or(serde_json::Value::Null));
-        self
-    }
-
-    #[must_use]
-    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
-        self.headers.push((name, value.into()));
-        self
-    }
-
-    #[must_use]
-    pub fn bearer(mut self, token: secrecy::SecretString) -> Self {
-        self.bearer = Some(token);
-        self
-    }
-
-    /// A POST that is safe to repeat (for example one GitHub deduplicates by content).
-    #[must_use]
-    pub fn idempotent(mut self, yes: bool) -> Self {
-        self.idempotent = yes;
-        self
-    }
-}
+mod writes;
 
 #[derive(Debug, Clone)]
 pub struct ApiResponse {
@@ -124,6 +59,10 @@ pub struct Api {
     deadline: Option<Deadline>,
     /// The longest one attempt may take, when shorter than what the deadline leaves.
     attempt_timeout: Option<Duration>,
+    /// The write governor of the identity this client sends as.
+    governor: Option<Arc<Governor>>,
+    /// The writes this delivery booked and has not sent yet, shared by its clones.
+    booking: Arc<Booking>,
 }
 
 /// octocrab's errors, without anything that could carry a token.
@@ -140,7 +79,7 @@ pub(crate) fn describe(e: &octocrab::Error) -> String {
     }
 }
 
-fn now_epoch() -> u64 {
+pub(crate) fn now_epoch() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
@@ -167,13 +106,24 @@ impl Api {
             counter: None,
             deadline: None,
             attempt_timeout: None,
+            governor: None,
+            booking: Arc::default(),
         }
+    }
+
+    /// This client, sending its writes through `governor` (see [`crate::github::governor`]).
+    #[must_use]
+    pub fn governed(mut self, governor: Arc<Governor>) -> Self {
+        self.governor = Some(governor);
+        self
     }
 
     /// This client, ending every call by `deadline` (see [`crate::github::deadline`]).
     #[must_use]
     pub fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = Some(deadline);
+        // A booking is the delivery's own.
+        self.booking = Arc::default();
         self
     }
 
@@ -321,7 +271,25 @@ impl Api {
                 self.metrics.api_call(call.route, "deadline");
                 return Err(GitHubError::Deadline { route: call.route });
             }
+            let governor = self.governor.as_deref().filter(|_| call.write);
+            if let Some(g) = governor.filter(|_| self.booking.take()) {
+                g.unbook(1);
+            }
+            let permit =
+                match governor {
+                    Some(g) => Some(g.acquire(self.deadline).await.map_err(|d| {
+                        GitHubError::RateLimited {
+                            route: call.route,
+                            wait: d.wait,
+                        }
+                    })?),
+                    None => None,
+                };
             let outcome = self.attempt_within(&call).await;
+            if let Ok(r) = &outcome {
+                self.learn(r, call.write);
+            }
+            drop(permit);
             let decision = if let Ok(r) = &outcome {
                 self.metrics.api_call(call.route, &r.status.to_string());
                 if let Some(n) =
@@ -350,6 +318,11 @@ impl Api {
                         route: call.route,
                         message,
                     });
+                }
+                // A write's wait after a limit is the governor's, which learned it.
+                (RetryDecision::Retry(_), Ok(r)) if governor.is_some() && limited(&r) => {
+                    tracing::warn!(route = call.route, attempt, "retrying a rate-limited write");
+                    attempt += 1;
                 }
                 (RetryDecision::Retry(wait), _) => {
                     tracing::warn!(route = call.route, attempt, ?wait, "retrying GitHub call");
@@ -399,6 +372,20 @@ impl Api {
         let route = call.route;
         self.send_ok(call).await?.json(route)
     }
+}
+
+/// Whether `r` is GitHub saying to wait.
+fn limited(r: &ApiResponse) -> bool {
+    let h = |name| header(&r.headers, name);
+    crate::github::retry::limit_of(
+        r.status,
+        h("retry-after"),
+        h("x-ratelimit-remaining"),
+        h("x-ratelimit-reset"),
+        &r.body,
+        now_epoch(),
+    )
+    .is_some()
 }
 
 /// GitHub's `message` field, bounded, for errors and logs.

@@ -14,6 +14,7 @@ use tokio::sync::OnceCell;
 use crate::github::api::Api;
 use crate::github::endpoint::Target;
 use crate::github::error::GitHubError;
+use crate::github::governor::Governor;
 use crate::github::retry::RetryPolicy;
 use crate::ids::DeliveryId;
 use crate::metrics::Metrics;
@@ -34,6 +35,8 @@ pub struct GitHubSettings {
     pub api_url: String,
     pub timeout: Duration,
     pub retry: RetryPolicy,
+    /// The least time between two writes of one identity (`AUDITLOOP_WRITE_GAP_MS`).
+    pub write_gap: Duration,
 }
 
 pub struct GitHubApp {
@@ -45,6 +48,10 @@ pub struct GitHubApp {
     metrics: Metrics,
     retry: RetryPolicy,
     graphql: Arc<Target>,
+    write_gap: Duration,
+    /// One write governor per installation, and one for the App's own JWT calls.
+    governors: Mutex<HashMap<u64, Arc<Governor>>>,
+    app_governor: Arc<Governor>,
 }
 
 const TOKEN_ROUTE: &str = "POST /app/installations/{installation_id}/access_tokens";
@@ -76,9 +83,12 @@ impl GitHubApp {
             app: Arc::new(app),
             app_id: settings.app_id,
             installations: Mutex::new(HashMap::new()),
-            metrics,
             retry: settings.retry,
             graphql: Arc::new(Target::for_api_url(&settings.api_url)),
+            write_gap: settings.write_gap,
+            governors: Mutex::new(HashMap::new()),
+            app_governor: Arc::new(Governor::new(settings.write_gap, metrics.clone())),
+            metrics,
         })
     }
 
@@ -97,6 +107,28 @@ impl GitHubApp {
             self.retry,
             self.graphql.clone(),
         )
+        .governed(self.app_governor.clone())
+    }
+
+    /// The write governor of `installation`, shared by all its clients in this process.
+    pub fn governor(&self, installation: u64) -> Arc<Governor> {
+        self.governors
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .entry(installation)
+            .or_insert_with(|| Arc::new(Governor::new(self.write_gap, self.metrics.clone())))
+            .clone()
+    }
+
+    /// How long GitHub asked `installation`'s writes to wait, if it did (as this process
+    /// learned it).
+    #[must_use]
+    pub fn writes_paused(&self, installation: u64) -> Option<Duration> {
+        self.governors
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&installation)
+            .and_then(|g| g.paused_for())
     }
 
     /// A client for one installation, for the calls of one delivery. The token is minted
@@ -140,6 +172,7 @@ impl GitHubApp {
             self.metrics.clone(),
             self.retry,
             self.graphql.clone(),
-        ))
+        )
+        .governed(self.governor(installation)))
     }
 }

@@ -18,6 +18,7 @@ pub const ROUTE: &str = "POST /graphql FirstReads";
 /// The query, as sent (public so that the fakes are tested with the app's text).
 pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!, $number: Int!, $config: String!, $records: String!, $files: Boolean!, $listing: Boolean!, $index: String!, $record: String!, $withRecord: Boolean!, $patterns: String!) {
   repository(owner: $owner, name: $name) {
+    id
     config: object(expression: $config) {
       __typename
       ... on Blob {
@@ -103,6 +104,7 @@ pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!,
                     hasNextPage
                   }
                   nodes {
+                    id
                     databaseId
                     name
                     status
@@ -149,6 +151,8 @@ pub struct FirstReads {
     pub pull: Option<Pull>,
     /// The latest runs on the pull request's head, every one of them.
     pub runs: Option<(CommitSha, Vec<CheckRunInfo>)>,
+    /// The repository's GraphQL id, what a check run is created in through GraphQL.
+    pub repository: Option<NodeId>,
 }
 
 /// # Errors
@@ -194,7 +198,9 @@ pub async fn first_reads(
             e.path.is_empty() || e.path.get(1).and_then(serde_json::Value::as_str) == Some(part)
         })
     };
+    let repository_id = repository.id.clone().and_then(|id| NodeId::new(id).ok());
     Ok(FirstReads {
+        repository: repository_id,
         config: (!failed("config"))
             .then(|| config_of(repository.config))
             .flatten(),
@@ -263,6 +269,7 @@ fn runs_of(p: &PullNode) -> Option<(CommitSha, Vec<CheckRunInfo>)> {
         for run in &suite.check_runs.nodes {
             runs.push(CheckRunInfo {
                 id: CheckRunId(run.database_id?),
+                node_id: run.id.clone().and_then(|id| NodeId::new(id).ok()),
                 name: run.name.clone(),
                 status: run.status.to_ascii_lowercase(),
                 conclusion: run.conclusion.as_deref().map(str::to_ascii_lowercase),
@@ -287,6 +294,8 @@ struct Data {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RepositoryNode {
+    #[serde(default)]
+    id: Option<String>,
     config: Option<Object>,
     records: Option<RefNode>,
     pull_request: Option<PullNode>,
@@ -369,6 +378,8 @@ struct App {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Run {
+    #[serde(default)]
+    id: Option<String>,
     database_id: Option<u64>,
     name: String,
     status: String,

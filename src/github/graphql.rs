@@ -95,12 +95,27 @@ impl Api {
                 )
             }
         };
-        let call = call.idempotent(idempotent);
+        let mutation = query.trim_start().starts_with("mutation");
+        let call = call.idempotent(idempotent).write(mutation);
         let r = api.send(call).await?;
         if r.status != 200 {
             return Err(status_error(route, &r));
         }
-        r.json(route)
+        let answer: GraphqlAnswer = r.json(route)?;
+        // GitHub answers an exhausted GraphQL limit with 200 and RATE_LIMITED.
+        if answer.error_of("RATE_LIMITED").is_some() {
+            let reset = r
+                .headers
+                .get("x-ratelimit-reset")
+                .and_then(|v| v.to_str().ok());
+            let limit = crate::github::retry::primary_until(reset, super::api::now_epoch());
+            api.learn_limit(limit);
+            return Err(GitHubError::RateLimited {
+                route,
+                wait: limit.wait.unwrap_or_default(),
+            });
+        }
+        Ok(answer)
     }
 }
 

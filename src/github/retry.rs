@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::github::governor::{Limit, LimitKind};
+
 #[derive(Debug, Clone, Copy)]
 pub struct RetryPolicy {
     /// Attempts in all, the first included.
@@ -106,22 +108,53 @@ fn rate_limit_wait(
     body: &[u8],
     now: u64,
 ) -> Option<Duration> {
+    let limit = limit_of(status, retry_after, remaining, reset, body, now)?;
+    // GitHub: without retry-after, wait at least a minute.
+    Some(limit.wait.unwrap_or(Duration::from_secs(60)))
+}
+
+/// The limit an answer reports: a 403 or 429 with `retry-after`, an exhausted primary
+/// limit (`x-ratelimit-remaining: 0`, until `x-ratelimit-reset`), or GitHub's secondary
+/// limit message (no time named). `None` for any other answer.
+#[must_use]
+pub fn limit_of(
+    status: u16,
+    retry_after: Option<&str>,
+    remaining: Option<&str>,
+    reset: Option<&str>,
+    body: &[u8],
+    now: u64,
+) -> Option<Limit> {
     if status != 403 && status != 429 {
         return None;
     }
     if let Some(secs) = retry_after.and_then(|v| v.trim().parse::<u64>().ok()) {
-        return Some(Duration::from_secs(secs));
+        return Some(Limit {
+            kind: LimitKind::Secondary,
+            wait: Some(Duration::from_secs(secs)),
+        });
     }
     if remaining.map(str::trim) == Some("0") {
-        let reset = reset
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(now + 60);
-        return Some(Duration::from_secs(reset.saturating_sub(now).max(1)));
+        return Some(primary_until(reset, now));
     }
     let text = String::from_utf8_lossy(&body[..body.len().min(2048)]).to_ascii_lowercase();
     if status == 429 || text.contains("secondary rate limit") || text.contains("abuse") {
-        // GitHub: without retry-after, wait at least a minute.
-        return Some(Duration::from_secs(60));
+        return Some(Limit {
+            kind: LimitKind::Secondary,
+            wait: None,
+        });
     }
     None
+}
+
+/// The primary limit, spent until `reset` (Unix seconds; a minute when absent).
+#[must_use]
+pub fn primary_until(reset: Option<&str>, now: u64) -> Limit {
+    let reset = reset
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(now + 60);
+    Limit {
+        kind: LimitKind::Primary,
+        wait: Some(Duration::from_secs(reset.saturating_sub(now).max(1))),
+    }
 }

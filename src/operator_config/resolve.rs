@@ -11,7 +11,7 @@ use super::{
     LogArgs, ServeArgs, Setting, APP_ID, DEFAULT_API_URL, DEFAULT_LISTEN, DEFAULT_LOG,
     DEFAULT_RECONCILE_INTERVAL, DEFAULT_REDELIVER_INTERVAL, GITHUB_API_URL, LISTEN, LOG,
     LOG_FORMAT, MIN_ASSURANCE, PRIVATE_KEY, PRIVATE_KEY_PATH, RECONCILE_INTERVAL,
-    REDELIVER_INTERVAL, TRUST_STORE, WEBHOOK_SECRET, WEBHOOK_SECRET_FILE,
+    REDELIVER_INTERVAL, TRUST_STORE, WEBHOOK_SECRET, WEBHOOK_SECRET_FILE, WRITE_GAP,
 };
 use crate::engine::repo_config::Assurance;
 use crate::github::PrivateKey;
@@ -61,6 +61,8 @@ pub struct ServeConfig {
     pub redeliver_interval: Duration,
     /// Zero when reconcile sweeps are disabled.
     pub reconcile_interval: Duration,
+    /// The least time between two writes of one installation.
+    pub write_gap: Duration,
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -268,6 +270,18 @@ impl ServeConfig {
             DEFAULT_RECONCILE_INTERVAL,
         )?;
 
+        let write_gap = match WRITE_GAP.read(args.write_gap_ms.clone(), env) {
+            None => super::DEFAULT_WRITE_GAP,
+            Some(text) => text
+                .trim()
+                .parse()
+                .map(Duration::from_millis)
+                .map_err(|_| ConfigError::Invalid {
+                    setting: WRITE_GAP.name(),
+                    message: format!("{text:?} is not a number of milliseconds"),
+                })?,
+        };
+
         Ok(Self {
             app_id,
             private_key: PrivateKey(SecretString::from(pem)),
@@ -278,6 +292,7 @@ impl ServeConfig {
             min_assurance,
             redeliver_interval,
             reconcile_interval,
+            write_gap,
         })
     }
 }

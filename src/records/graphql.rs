@@ -12,18 +12,25 @@ use serde_json::json;
 
 use super::wire;
 use crate::github::{Api, GitHubError};
-use crate::ids::{CommitSha, ObjectSha, RepoName};
+use crate::ids::{CommitSha, ObjectSha, PrNumber, RepoName};
 
 pub(super) const COMMIT_ROUTE: &str = "POST /graphql RecordsCommit";
 pub(super) const LANDED_ROUTE: &str = "POST /graphql RecordsLanded";
 
 /// The records commit, as sent (public so that the fakes are tested with the app's text).
-pub const RECORDS_COMMIT: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!) {
+pub const RECORDS_COMMIT: &str = "mutation RecordsCommit($input: CreateCommitOnBranchInput!, $pull: Int! = 0, $withPull: Boolean! = false) {
   createCommitOnBranch(input: $input) {
     commit {
       oid
       tree {
         oid
+      }
+    }
+    ref {
+      repository {
+        pullRequest(number: $pull) @include(if: $withPull) {
+          body
+        }
       }
     }
   }
@@ -72,6 +79,9 @@ pub(super) enum OnBranch {
     Done {
         commit: CommitSha,
         tree: ObjectSha,
+        /// The body of the pull request asked for, read back with the commit, and when
+        /// the commit was sent.
+        pull_body: Option<(String, tokio::time::Instant)>,
     },
     /// Not applied: the branch is not where the snapshot saw it (or is gone); apply again
     /// on what it holds.
@@ -116,6 +126,25 @@ struct Payload {
 #[derive(Deserialize)]
 struct Created {
     commit: Option<Made>,
+    #[serde(rename = "ref", default)]
+    reference: Option<MadeRef>,
+}
+
+#[derive(Deserialize)]
+struct MadeRef {
+    repository: Option<MadeRepository>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MadeRepository {
+    #[serde(default)]
+    pull_request: Option<MadePull>,
+}
+
+#[derive(Deserialize)]
+struct MadePull {
+    body: String,
 }
 
 /// Commits `files` (path → new text) on `branch`, which must be at `parent`. A lost answer
@@ -129,10 +158,10 @@ struct Created {
 pub(super) async fn commit_on_branch(
     api: &Api,
     repo: &RepoName,
-    branch: &str,
-    parent: &CommitSha,
+    (branch, parent): (&str, &CommitSha),
     files: &BTreeMap<String, String>,
     message: &str,
+    body_of: Option<PrNumber>,
 ) -> Result<OnBranch, GitHubError> {
     let nonce = nonce();
     let (headline, body) = headline_and_body(message, &nonce);
@@ -147,8 +176,14 @@ pub(super) async fn commit_on_branch(
         "message": {"headline": headline, "body": body},
         "fileChanges": {"additions": additions},
     });
+    let variables = json!({
+        "input": input,
+        "pull": body_of.map_or(0, |p| p.0),
+        "withPull": body_of.is_some(),
+    });
+    let sent_at = tokio::time::Instant::now();
     let sent = api
-        .graphql(COMMIT_ROUTE, RECORDS_COMMIT, json!({"input": input}), false)
+        .graphql(COMMIT_ROUTE, RECORDS_COMMIT, variables, false)
         .await;
     let answer = match sent {
         Ok(answer) => answer,
@@ -171,17 +206,39 @@ pub(super) async fn commit_on_branch(
             }));
         }
     }
+    // An error that struck only the pull request read back leaves the commit made: the
+    // body is then read as before.
+    let pull_failed = answer
+        .errors
+        .iter()
+        .any(|e| e.path.iter().any(|p| p == "pullRequest"));
+    let mut answer = answer;
+    if pull_failed {
+        answer
+            .errors
+            .retain(|e| !e.path.iter().any(|p| p == "pullRequest"));
+    }
     let payload: Payload = answer.decode(COMMIT_ROUTE)?;
-    let made = payload
+    let created = payload
         .create_commit_on_branch
-        .and_then(|p| p.commit)
         .ok_or_else(|| GitHubError::Decode {
             route: COMMIT_ROUTE,
             message: "no commit in the answer".into(),
         })?;
+    let made = created.commit.ok_or_else(|| GitHubError::Decode {
+        route: COMMIT_ROUTE,
+        message: "no commit in the answer".into(),
+    })?;
+    let pull_body = created
+        .reference
+        .and_then(|r| r.repository)
+        .and_then(|r| r.pull_request)
+        .map(|p| (p.body, sent_at))
+        .filter(|_| !pull_failed);
     Ok(OnBranch::Done {
         commit: wire::commit_sha(COMMIT_ROUTE, &made.oid)?,
         tree: wire::object_sha(COMMIT_ROUTE, &made.tree.oid)?,
+        pull_body,
     })
 }
 
@@ -195,7 +252,11 @@ async fn lost(
 ) -> Result<OnBranch, GitHubError> {
     tracing::info!(branch, "records commit answer lost; looking for it");
     Ok(match landed(api, repo, branch, parent, nonce).await? {
-        Some((commit, tree)) => OnBranch::Done { commit, tree },
+        Some((commit, tree)) => OnBranch::Done {
+            commit,
+            tree,
+            pull_body: None,
+        },
         None => OnBranch::Stale(err),
     })
 }

@@ -14,7 +14,7 @@ use super::snapshot::Snapshot;
 use super::wanted::Wanted;
 use super::wire::{self, CompareBody, NewCommit, NewEntry, NewRef, NewTree, Sha};
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
-use crate::ids::{CommitSha, ObjectSha, RepoName};
+use crate::ids::{CommitSha, ObjectSha, PrNumber, RepoName};
 
 /// Attempts in all before a contended branch is reported as an error. Each attempt after
 /// the first waits a random, growing delay so concurrent writers spread out.
@@ -34,6 +34,10 @@ pub enum CommitOutcome<E> {
         commit: CommitSha,
         snapshot: Snapshot,
         attempts: u32,
+        /// The body of the pull request the commit was asked to read back, as GitHub
+        /// answered with the commit (see [`commit_change_with`]), and when the commit
+        /// was sent.
+        pull_body: Option<(String, tokio::time::Instant)>,
     },
     /// `apply` asked for no change, or only for content already there.
     Unchanged { snapshot: Snapshot },
@@ -78,11 +82,14 @@ pub async fn commit_change<E>(
     wanted: impl Wanted,
     apply: impl Fn(&Snapshot) -> Result<Change, E>,
 ) -> Result<CommitOutcome<E>, GitHubError> {
-    commit_change_with(api, repo, branch, message, wanted, apply, Reuse::default()).await
+    let to = (message, None);
+    commit_change_with(api, repo, branch, to, wanted, apply, Reuse::default()).await
 }
 
 /// [`commit_change`], reading through `reuse` (the ref a moment ago, for the first attempt
 /// only: after a conflict the branch is read again) and telling its cache what was written.
+/// `body_of`: a pull request whose body the commit's answer brings back, for the views
+/// that follow (a read less).
 ///
 /// # Errors
 ///
@@ -92,7 +99,7 @@ pub async fn commit_change_with<E>(
     api: &Api,
     repo: &RepoName,
     branch: &str,
-    message: &str,
+    (message, body_of): (&str, Option<PrNumber>),
     wanted: impl Wanted,
     apply: impl Fn(&Snapshot) -> Result<Change, E>,
     reuse: Reuse<'_>,
@@ -113,8 +120,13 @@ pub async fn commit_change_with<E>(
         if is_noop(&snapshot, &change) {
             return Ok(CommitOutcome::Unchanged { snapshot });
         }
-        match write(api, repo, branch, &snapshot, &change, &message).await? {
-            OnBranch::Done { commit, tree } => {
+        let to = (branch, body_of);
+        match write(api, repo, to, &snapshot, &change, &message).await? {
+            OnBranch::Done {
+                commit,
+                tree,
+                pull_body,
+            } => {
                 if let Some(cache) = reuse.cache {
                     cache.committed(repo, branch, &snapshot, &change.files, &commit, &tree);
                 }
@@ -122,6 +134,7 @@ pub async fn commit_change_with<E>(
                     snapshot: after(snapshot, change, &commit, tree),
                     commit,
                     attempts: attempt,
+                    pull_body,
                 });
             }
             OnBranch::Stale(err) => {
@@ -201,17 +214,29 @@ async fn write_objects(
 async fn write(
     api: &Api,
     repo: &RepoName,
-    branch: &str,
+    (branch, body_of): (&str, Option<PrNumber>),
     snapshot: &Snapshot,
     change: &Change,
     message: &str,
 ) -> Result<OnBranch, GitHubError> {
     if let Some(parent) = &snapshot.commit {
-        return commit_on_branch(api, repo, branch, parent, &change.files, message).await;
+        let on = (branch, parent);
+        return commit_on_branch(api, repo, on, &change.files, message, body_of).await;
+    }
+    // A tree and a commit before the ref: not begun unless all three can go in time.
+    if !api.ensure_booked(3) {
+        return Err(GitHubError::RateLimited {
+            route: wire::POST_TREE,
+            wait: Duration::ZERO,
+        });
     }
     let (tree, commit) = write_objects(api, repo, snapshot, change, message).await?;
     Ok(match create_branch(api, repo, branch, &commit).await? {
-        Created::Done => OnBranch::Done { commit, tree },
+        Created::Done => OnBranch::Done {
+            commit,
+            tree,
+            pull_body: None,
+        },
         Created::Conflict(err) => OnBranch::Stale(err),
     })
 }

@@ -216,7 +216,7 @@ async fn a_push_and_green_ci_lead_to_a_new_run_with_nobody_typing() {
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\"").await;
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.gh.dispatches().len(), 1, "run 1 was asked on SHA1");
 

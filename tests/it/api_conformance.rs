@@ -43,7 +43,7 @@ async fn every_request_of_a_whole_loop_is_documented() {
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed deliveries\" --oracle \"A replay has no second effect\" --evidence \"CI green\"").await;
     l.comment(
         42,
-        "alice",
+        "auditor",
         &report_comment(&report("AUD-1", 42, SHA1, "ci-1", "needs_remediation")),
     )
     .await;

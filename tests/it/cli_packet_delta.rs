@@ -43,19 +43,21 @@ async fn audited_then_pushed() -> Loop {
     l.pull_event("opened", 43, SHA3).await;
     l.comment(43, "alice", &new_command("")).await;
     let raised = report("AUD-1", 43, SHA3, "ci-run-43-1", "needs_remediation");
-    l.comment(43, "alice", &report_comment(&raised)).await;
+    l.comment(43, "auditor", &report_comment(&raised)).await;
     let mut fixed = report("AUD-1", 43, SHA3, "ci-run-43-2", "certified");
     fixed["findings"]
         .as_array_mut()
         .unwrap()
         .retain(|f| f.get("key").is_none());
-    l.comment(43, "alice", &report_comment(&fixed)).await;
+    l.comment(43, "auditor", &report_comment(&fixed)).await;
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
+    // Merged: its task #12 is finished, so PR 42 may open a record of it.
+    l.gh.close_pull(43, true);
 
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", &new_command("")).await;
     let first = report("AUD-2", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     l.gh.set_pull_head(42, SHA2);
     l.pull_event("synchronize", 42, SHA2).await;
     assert_eq!(
@@ -126,7 +128,7 @@ async fn a_candidate_audited_as_it_is_needs_no_compare() {
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", &new_command("")).await;
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     let (p, compares) = packet(&l).await;
     assert_eq!(compares, 0);
     assert_eq!(p["changed_since"]["status"], "identical");

@@ -47,7 +47,7 @@ async fn two_runs() -> Loop {
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", &new_command("")).await;
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     for body in [
         "/audit waive A-02 --basis triage-threshold --reason \"Cosmetic, below the bar\"",
         "/audit dispose A-01 file --note \"Tracked separately\"",
@@ -56,7 +56,7 @@ async fn two_runs() -> Loop {
         l.comment(42, "maint", body).await;
     }
     let second = report("AUD-1", 42, SHA1, "ci-run-2", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&second)).await;
+    l.comment(42, "auditor", &report_comment(&second)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     l
 }

@@ -138,7 +138,7 @@ async fn status_exits_as_the_published_gate_concludes_and_agrees_with_it() {
 
     // A run that asks for remediation: its blocking finding is open.
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     let out = status(&l, &["--json"]).await;
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let s = assert_agrees(&out, &l.gate(SHA1));
@@ -149,7 +149,7 @@ async fn status_exits_as_the_published_gate_concludes_and_agrees_with_it() {
 
     // Certified: the gate passes, and status exits 0 in both forms.
     let second = report("AUD-1", 42, SHA1, "ci-run-2", "certified");
-    l.comment(42, "alice", &report_comment(&second)).await;
+    l.comment(42, "auditor", &report_comment(&second)).await;
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
     let out = status(&l, &["--json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -251,7 +251,7 @@ async fn status_sees_a_rewound_records_branch() {
     l.new_record(42).await;
     let created = l.head().unwrap();
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     assert_ne!(l.head().unwrap(), created);
     // Someone force-moves the branch back behind the commit the check run names.
     l.gh.state()

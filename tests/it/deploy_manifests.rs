@@ -416,6 +416,8 @@ fn exported_series() -> BTreeSet<String> {
     m.observe_handling(0.1);
     m.rate_limit_remaining(10);
     m.reconcile_sweep("ok", 1, 1);
+    m.rate_limited("secondary");
+    m.write_waited(0.5);
     m.render()
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())

@@ -93,6 +93,7 @@ fn condition_1_one_valid_record() {
                         candidate_artifact: commit('a'),
                         covered_tasks: vec![],
                         audit_budget: 3,
+                        candidate_pushed_by: None,
                     };
                     s.push(EventKind::Created(created));
                 },

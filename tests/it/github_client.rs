@@ -70,8 +70,8 @@ async fn a_502_on_a_read_is_retried_then_succeeds() {
 async fn a_create_whose_answer_is_lost_is_not_retried_and_the_redelivery_creates_once() {
     let gh = FakeGitHub::start().await;
     let app = TestApp::start(&gh).await;
-    // GitHub created the run, but its answer never arrived.
-    gh.lose_next_answer("POST", "/check-runs");
+    // GitHub created the run (in the views' one mutation), but its answer never arrived.
+    gh.lose_next_answer("POST", "createCheckRun");
     let payload = pull_request("opened", 1, SHA);
     let r = app.deliver("pull_request", "d-post502", &payload).await;
     assert!(
@@ -82,9 +82,12 @@ async fn a_create_whose_answer_is_lost_is_not_retried_and_the_redelivery_creates
     let posts = gh
         .requests()
         .into_iter()
-        .filter(|r| r.method == "POST" && r.path.ends_with("/check-runs"))
+        .filter(|r| r.method == "POST" && r.path.contains("createCheckRun"))
         .count();
-    assert_eq!(posts, 1, "a POST that may have succeeded is never repeated");
+    assert_eq!(
+        posts, 1,
+        "a create that may have succeeded is never repeated"
+    );
     // GitHub's redelivery keeps the id: the failed delivery is handled again.
     let r = app.deliver("pull_request", "d-post502", &payload).await;
     assert_eq!(r.status(), 200);
@@ -95,7 +98,7 @@ async fn a_create_whose_answer_is_lost_is_not_retried_and_the_redelivery_creates
 async fn a_secondary_rate_limit_waits_for_retry_after() {
     let gh = FakeGitHub::start().await;
     let app = TestApp::start(&gh).await;
-    gh.fail_next("POST", "/check-runs", 403, &[("retry-after", "1")]);
+    gh.fail_next("POST", "createCheckRun", 403, &[("retry-after", "1")]);
     let started = Instant::now();
     let r = app
         .deliver("pull_request", "d-403", &pull_request("opened", 1, SHA))
@@ -113,7 +116,7 @@ async fn a_secondary_rate_limit_waits_for_retry_after() {
 async fn a_rate_limit_longer_than_we_may_wait_fails_the_delivery_for_redelivery() {
     let gh = FakeGitHub::start().await;
     let app = TestApp::start(&gh).await;
-    gh.fail_next("POST", "/check-runs", 429, &[("retry-after", "120")]);
+    gh.fail_next("POST", "createCheckRun", 429, &[("retry-after", "120")]);
     let started = Instant::now();
     let r = app
         .deliver("pull_request", "d-429", &pull_request("opened", 1, SHA))
@@ -168,6 +171,7 @@ async fn github_enterprise_records_commits_go_to_its_graphql_endpoint_authentica
     let gh = FakeGitHub::start_with_prefix("/api/v3").await;
     gh.add_pull(1, SHA, "Adds replay protection.\n\nCloses #12\n", "alice");
     gh.set_permission("alice", "write");
+    gh.set_permission("auditor", "write");
     let app = TestApp::start(&gh).await;
     let new = "/audit new --goal \"Refuse replays\" --oracle \"A replay has no effect\" --evidence \"CI green\"";
     let baseline = "/audit baseline --evidence \"CI run 2 green\"";

@@ -68,7 +68,7 @@ async fn an_old_push_delivered_after_a_newer_one_leaves_the_record_on_the_pr_hea
 
     // A report on the old commit is refused as stale: no run is spent on it.
     let stale = report("AUD-1", 42, SHA2, "ci-run-late", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&stale)).await;
+    l.comment(42, "auditor", &report_comment(&stale)).await;
     assert_eq!(l.refusals(42).len(), 1, "{:?}", l.refusals(42));
     assert_eq!(reports(&l), 0);
 }
@@ -114,7 +114,7 @@ async fn report_a_03(l: &mut Loop) {
     extra["id"] = json!("A-03");
     extra["key"] = json!("cosmetic-wording");
     second["findings"].as_array_mut().unwrap().push(extra);
-    l.comment(42, "alice", &report_comment(&second)).await;
+    l.comment(42, "auditor", &report_comment(&second)).await;
     assert_eq!(reports(l), 2, "{:?}", l.refusals(42));
 }
 

@@ -27,6 +27,7 @@ async fn repo() -> FakeGitHub {
         );
     }
     gh.set_permission("alice", "write");
+    gh.set_permission("auditor", "write");
     gh.set_permission("maint", "maintain");
     gh.set_permission("reader", "read");
     gh
@@ -75,7 +76,7 @@ async fn with_run(server: &Server) {
         server,
         "issue_comment",
         "setup-report",
-        &pr_comment(42, "alice", &report_comment(&r)),
+        &pr_comment(42, "auditor", &report_comment(&r)),
     )
     .await;
 }

@@ -26,7 +26,7 @@ async fn a_records_branch_named_with_plus_and_hash_works_end_to_end() {
     l.pull_event("opened", 42, SHA1).await;
     l.ok("alice", &new_command(""), false).await;
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&r)).await;
+    l.comment(42, "auditor", &report_comment(&r)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let files = l.gh.branch_files(REPO, branch);
     let record = auditloop::engine::record::load_record(&files["records/AUD-1.json"]).unwrap();

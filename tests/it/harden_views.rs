@@ -74,6 +74,9 @@ async fn a_replica_with_older_records_leaves_the_newer_body_and_check_run_standi
         let newest = l.head().unwrap();
         assert_ne!(newest, after_a, "B wrote on top of A");
         assert_eq!(body_stamp(&l.gh).as_deref(), Some(newest.as_str()));
+        // A is held long enough that its commit's answer is not taken for the body read
+        // just before its patch (a body read back with the commit stands only while fresh).
+        tokio::time::sleep(Duration::from_millis(1600)).await;
         signal(&a.child, "-CONT");
     });
     assert_eq!(answer_a, Some(200), "{}", a.log());

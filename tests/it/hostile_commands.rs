@@ -105,7 +105,7 @@ async fn command_cases_get_their_answers() {
         ),
         (
             "a report with hostile claim and assessment",
-            "alice",
+            "auditor",
             report_comment(&claim),
             Want::Done,
         ),
@@ -213,13 +213,13 @@ async fn command_cases_get_their_answers() {
         ),
         (
             "a limitation authority naming someone else",
-            "alice",
+            "auditor",
             report_comment(&other_authority),
             Want::Refused("maint"),
         ),
         (
             "a decision record that does not exist",
-            "alice",
+            "auditor",
             report_comment(&no_decision),
             Want::Refused("D-99"),
         ),

@@ -179,7 +179,8 @@ async fn first_reads_gives_null_for_what_is_missing() {
     let repo = &answer["data"]["repository"];
     assert_eq!(
         repo,
-        &json!({"config": null, "records": null, "pullRequest": null})
+        &json!({"id": support::fake_graphql_checks::repository_id(support::deliveries::REPO),
+            "config": null, "records": null, "pullRequest": null})
     );
     let errors = answer["errors"].as_array().unwrap();
     assert_eq!(errors.len(), 1, "{answer}");

@@ -35,7 +35,7 @@ async fn certified_on_a(config: &str) -> (Loop, String) {
     l.pull_event("opened", 42, &a).await;
     l.new_record(42).await;
     let certified = report("AUD-1", 42, &a, "ci-run-1", "certified");
-    l.comment(42, "alice", &report_comment(&certified)).await;
+    l.comment(42, "auditor", &report_comment(&certified)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
     (l, a)
@@ -210,7 +210,7 @@ async fn an_uncertified_record_is_rebound_not_carried_and_reads_no_tree() {
     l.pull_event("opened", 42, &a).await;
     l.new_record(42).await;
     let first = report("AUD-1", 42, &a, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     let b = push_commit(&l, FILES, "Reworded");
     push(&mut l, &b).await;
     let event = last_event(&l);

@@ -20,7 +20,7 @@ async fn certified_needing_test() -> Loop {
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\"").await;
     let certified = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
-    l.comment(42, "alice", &report_comment(&certified)).await;
+    l.comment(42, "auditor", &report_comment(&certified)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
     l
@@ -135,7 +135,7 @@ async fn a_merge_group_head_gets_the_queued_prs_gate() {
     assert_eq!(runs[0]["name"], "audit-gate");
 
     let certified = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
-    l.comment(42, "alice", &report_comment(&certified)).await;
+    l.comment(42, "auditor", &report_comment(&certified)).await;
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
     l.deliver("merge_group", &merge_group(42, SHA1, GROUP))
         .await;

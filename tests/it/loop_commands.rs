@@ -73,7 +73,7 @@ async fn adopt_moves_a_closed_records_history_and_budget_to_a_new_pr() {
     // The adopted run still counts: a second report on the new PR is run 2.
     let mut second = report("AUD-1", 42, SHA2, "ci-run-2", "needs_remediation");
     second["work_unit"] = json!("pr:42");
-    l.comment(43, "alice", &report_comment(&second)).await;
+    l.comment(43, "auditor", &report_comment(&second)).await;
     assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
     assert_eq!(l.last_event()["run"], 2);
 }
@@ -84,7 +84,7 @@ async fn report_appends_a_run_and_a_fresh_check_run() {
     l.with_record().await;
     let runs = l.gh.gate_runs(SHA1).len();
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.ok("alice", &report_comment(&r), true).await;
+    l.ok("auditor", &report_comment(&r), true).await;
     let record = l.record("AUD-1");
     assert_eq!(record["latest_verdict"], "needs_remediation");
     assert_eq!(record["audit_state"], "open");
@@ -108,7 +108,7 @@ async fn handoff_fail_is_a_needs_remediation_run() {
     let mut l = Loop::start(42).await;
     l.with_record().await;
     l.ok(
-        "alice",
+        "auditor",
         &handoff_comment("FAIL", "plan-audit-1", SHA1),
         true,
     )
@@ -125,7 +125,7 @@ async fn handoff_error_is_an_invocation_failure_using_no_budget() {
     let mut l = Loop::start(42).await;
     l.with_record().await;
     l.ok(
-        "alice",
+        "auditor",
         &handoff_comment("ERROR", "plan-audit-1", SHA1),
         true,
     )
@@ -136,7 +136,7 @@ async fn handoff_error_is_an_invocation_failure_using_no_budget() {
     assert_eq!(l.index()["invocations"]["plan-audit-1"], "AUD-1");
     // No budget used: the next report is run 1.
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.ok("alice", &report_comment(&r), true).await;
+    l.ok("auditor", &report_comment(&r), true).await;
     assert_eq!(l.last_event()["run"], 1);
 }
 
@@ -145,7 +145,7 @@ async fn handoff_blocked_awaits_a_human() {
     let mut l = Loop::start(42).await;
     l.with_record().await;
     l.ok(
-        "alice",
+        "auditor",
         &handoff_comment("BLOCKED", "plan-audit-1", SHA1),
         true,
     )
@@ -263,7 +263,8 @@ async fn help_replies_with_the_table() {
 }
 
 /// A comment whose payload carries no GraphQL id (an older GitHub Enterprise Server, say):
-/// the body's update and the +1 go through REST, as two calls, and both land.
+/// its +1 goes through REST, beside the mutation that carries the body and the check run,
+/// and both land.
 #[tokio::test]
 async fn a_comment_without_a_node_id_gets_its_body_and_its_plus_one_through_rest() {
     let mut l = Loop::start(42).await;
@@ -283,27 +284,21 @@ async fn a_comment_without_a_node_id_gets_its_body_and_its_plus_one_through_rest
         .map(|r| format!("{} {}", r.method, r.path))
         .collect();
     assert!(
-        calls
-            .iter()
-            .any(|c| c.starts_with("PATCH ") && c.ends_with("/pulls/42")),
-        "{calls:#?}"
-    );
-    assert!(
         calls.iter().any(|c| c.ends_with("/reactions")),
         "{calls:#?}"
     );
     assert!(
-        !calls
+        calls
             .iter()
-            .any(|c| c.contains("/graphql/updatePullRequest")),
+            .any(|c| c.contains("/graphql/updatePullRequest") && !c.contains("addReaction")),
         "{calls:#?}"
     );
     assert!(l.gh.pull_body(42).contains("webhook-replay"));
     assert!(l.gh.state().reactions.contains(&(comment, "+1".to_owned())));
 }
 
-/// With node ids, a command's body update and +1 are one GraphQL mutation, and no REST
-/// call does either.
+/// With node ids, a command's body update, +1 and check run are one GraphQL mutation, and
+/// no REST call does any of them.
 #[tokio::test]
 async fn a_command_gets_its_body_and_its_plus_one_in_one_mutation() {
     let mut l = Loop::start(42).await;
@@ -319,14 +314,13 @@ async fn a_command_gets_its_body_and_its_plus_one_in_one_mutation() {
         .collect();
     let mutations = calls
         .iter()
-        .filter(|c| c.ends_with("/graphql/updatePullRequest,addReaction"))
+        .filter(|c| c.ends_with("/graphql/updatePullRequest,addReaction,updateCheckRun"))
         .count();
     assert_eq!(mutations, 1, "{calls:#?}");
     assert!(
-        !calls
-            .iter()
-            .any(|c| c.ends_with("/reactions")
-                || c.starts_with("PATCH ") && c.ends_with("/pulls/42")),
+        !calls.iter().any(|c| c.ends_with("/reactions")
+            || c.contains("/check-runs")
+            || c.starts_with("PATCH ") && c.ends_with("/pulls/42")),
         "{calls:#?}"
     );
     assert!(l.gh.pull_body(42).contains("webhook-replay"));

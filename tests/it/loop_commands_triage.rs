@@ -11,7 +11,7 @@ use support::steps::asks_human;
 async fn resolve_answers_a_human_decision() {
     let mut l = Loop::start(42).await;
     l.with_record().await;
-    l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
+    l.ok("auditor", &report_comment(&asks_human("ci-run-1")), true)
         .await;
     assert_eq!(l.record("AUD-1")["audit_state"], "awaiting_human");
     l.ok(
@@ -30,7 +30,7 @@ async fn resolve_answers_a_human_decision() {
 async fn resolve_limitation_grants_an_authority_a_later_report_cites() {
     let mut l = Loop::start(42).await;
     l.with_record().await;
-    l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
+    l.ok("auditor", &report_comment(&asks_human("ci-run-1")), true)
         .await;
     l.ok(
         "maint",
@@ -53,7 +53,7 @@ async fn resolve_limitation_grants_an_authority_a_later_report_cites() {
     );
     r["limitations"] = asks_human("x")["limitations"].clone();
     r["limitations"][0]["authority"] = json!("human: maint");
-    l.ok("alice", &report_comment(&r), true).await;
+    l.ok("auditor", &report_comment(&r), true).await;
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
 }
 
@@ -152,7 +152,7 @@ async fn dispose_each_kind() {
 
     // `file` and `reject` on a second run's findings.
     let r = report("AUD-1", 42, SHA1, "ci-run-2", "needs_remediation");
-    l.ok("alice", &report_comment(&r), true).await;
+    l.ok("auditor", &report_comment(&r), true).await;
     l.ok(
         "maint",
         "/audit dispose A-02 file --note \"Tracked separately\"",
@@ -194,7 +194,7 @@ async fn a_decision_record_is_an_authority() {
     );
     r["limitations"] = asks_human("x")["limitations"].clone();
     r["limitations"][0]["authority"] = json!("D-3");
-    l.ok("alice", &report_comment(&r), true).await;
+    l.ok("auditor", &report_comment(&r), true).await;
     let record = l.record("AUD-1");
     assert_eq!(record["audit_state"], "certified");
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
@@ -206,7 +206,7 @@ async fn resolve_on_a_spent_budget_blocks_and_override_reopens() {
     l.pull_event("opened", 42, SHA1).await;
     l.ok("alice", &support::steps::new_command("--budget 1"), true)
         .await;
-    l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
+    l.ok("auditor", &report_comment(&asks_human("ci-run-1")), true)
         .await;
     assert_eq!(l.record("AUD-1")["audit_state"], "awaiting_human");
     l.ok("maint", "/audit resolve --note \"Keep the scope\"", true)
@@ -222,7 +222,7 @@ async fn resolve_on_a_spent_budget_blocks_and_override_reopens() {
     .await;
     assert_eq!(l.record("AUD-1")["audit_state"], "open");
     let r = report("AUD-1", 42, SHA1, "ci-run-2", "needs_remediation");
-    l.ok("alice", &report_comment(&r), true).await;
+    l.ok("auditor", &report_comment(&r), true).await;
     assert_eq!(l.last_event()["run"], 2);
 }
 

@@ -3,10 +3,8 @@
 
 use crate::support;
 
-use auditloop::engine::receipt::{sign_report, TrustStore};
+use auditloop::engine::receipt::TrustStore;
 use auditloop::engine::repo_config::Assurance;
-use auditloop::engine::report::parse_report;
-use auditloop::ids::RepoName;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ed25519_dalek::SigningKey;
@@ -155,18 +153,8 @@ fn signing_key() -> SigningKey {
 
 /// `verdict` report on AUD-1 at SHA1, signed for `repo` with receipt `receipt_id`.
 fn signed(inv: &str, verdict: &str, repo: &str, receipt_id: &str) -> Value {
-    let text = report("AUD-1", 42, SHA1, inv, verdict).to_string();
-    let parsed = parse_report(&text).expect("valid report").report;
-    let signed = sign_report(
-        parsed,
-        &signing_key(),
-        KEY_ID,
-        &RepoName::new(repo.to_owned()).unwrap(),
-        chrono::Utc::now() - chrono::Duration::minutes(1),
-        chrono::Duration::hours(1),
-        receipt_id.to_owned(),
-    );
-    serde_json::to_value(&signed).unwrap()
+    let r = report("AUD-1", 42, SHA1, inv, verdict);
+    support::steps::signed_report(&r, &signing_key(), KEY_ID, repo, receipt_id)
 }
 
 async fn hardened() -> Loop {
@@ -184,7 +172,7 @@ async fn hardened_assurance_takes_only_verified_receipts() {
     let before = l.log_len();
 
     let unsigned = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
-    l.comment(42, "alice", &report_comment(&unsigned)).await;
+    l.comment(42, "auditor", &report_comment(&unsigned)).await;
     assert_refused(&l, before, "hardened");
 
     let mut changed = signed("ci-run-1", "certified", REPO, "receipt-0001");
@@ -261,11 +249,11 @@ async fn a_repository_cannot_lower_the_operator_minimum() {
     l.new_record(42).await;
     let before = l.log_len();
     let unsigned = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
-    l.comment(42, "alice", &report_comment(&unsigned)).await;
+    l.comment(42, "auditor", &report_comment(&unsigned)).await;
     assert_refused(&l, before, "hardened");
     l.comment(
         42,
-        "alice",
+        "auditor",
         &report_comment(&signed("ci-run-1", "certified", REPO, "receipt-0001")),
     )
     .await;

@@ -125,7 +125,7 @@ async fn each_command_stays_within_its_api_call_budget() {
         &mut l,
         &mut costs,
         "report",
-        "alice",
+        "auditor",
         &report_comment(&first),
         17,
     )
@@ -208,7 +208,7 @@ async fn each_command_stays_within_its_api_call_budget() {
         &mut l,
         &mut costs,
         "report (needs_human_decision)",
-        "alice",
+        "auditor",
         &report_comment(&second),
         17,
     )

@@ -106,7 +106,7 @@ async fn new_with_evidence_dispatches_run_1_with_the_reference_payload() {
 
     // The report of that run ends the wait, and dispatches nothing more on its candidate.
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    carried(&mut l, "alice", &report_comment(&r), true).await;
+    carried(&mut l, "auditor", &report_comment(&r), true).await;
     assert_eq!(l.gh.dispatches().len(), 1, "a report on the same candidate");
     assert!(!summary(&l, SHA1).contains("auditor dispatched"));
     // Neither status nor gate starts the auditor, though run 2 could be taken.
@@ -186,7 +186,7 @@ async fn adopt_and_resolve_dispatch() {
     carried(&mut l, "alice", &new_command(""), true).await;
     carried(
         &mut l,
-        "alice",
+        "auditor",
         &report_comment(&asks_human("ci-run-1")),
         true,
     )
@@ -219,7 +219,7 @@ async fn pushed_with_checks() -> Loop {
     .await;
     assert_eq!(asked(&l), vec![(SHA1.to_owned(), 1)], "CI already green");
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    carried(&mut l, "alice", &report_comment(&r), true).await;
+    carried(&mut l, "auditor", &report_comment(&r), true).await;
     l.gh.set_pull_head(42, SHA2);
     l.pull_event("synchronize", 42, SHA2).await;
     assert_eq!(asked(&l).len(), 1, "the push: CI has not run on SHA2");
@@ -267,7 +267,7 @@ async fn nothing_is_dispatched_when_the_record_cannot_take_a_report() {
     l.pull_event("opened", 42, SHA1).await;
     carried(&mut l, "alice", &new_command("--budget 1"), true).await;
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    carried(&mut l, "alice", &report_comment(&r), true).await;
+    carried(&mut l, "auditor", &report_comment(&r), true).await;
     assert_eq!(l.record("AUD-1")["audit_state"], "blocked");
     l.gh.set_pull_head(42, SHA2);
     l.pull_event("synchronize", 42, SHA2).await;
@@ -286,7 +286,7 @@ async fn nothing_is_dispatched_when_the_record_cannot_take_a_report() {
     carried(&mut l, "alice", &new_command(""), true).await;
     carried(
         &mut l,
-        "alice",
+        "auditor",
         &report_comment(&asks_human("ci-run-1")),
         true,
     )
@@ -309,7 +309,7 @@ async fn nothing_is_dispatched_when_the_record_cannot_take_a_report() {
     carried(&mut l, "alice", &new_command("--budget 1"), true).await;
     carried(
         &mut l,
-        "alice",
+        "auditor",
         &report_comment(&asks_human("ci-run-1")),
         true,
     )
@@ -329,7 +329,7 @@ async fn nothing_is_dispatched_when_the_record_cannot_take_a_report() {
     l.pull_event("opened", 42, SHA1).await;
     carried(&mut l, "alice", &new_command(""), true).await;
     let c = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
-    carried(&mut l, "alice", &report_comment(&c), true).await;
+    carried(&mut l, "auditor", &report_comment(&c), true).await;
     carried(
         &mut l,
         "alice",

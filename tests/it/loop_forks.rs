@@ -21,7 +21,7 @@ async fn certified_fork_waiting_for_test() -> Loop {
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\"").await;
     let certified = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
-    l.comment(42, "alice", &report_comment(&certified)).await;
+    l.comment(42, "auditor", &report_comment(&certified)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.gate(SHA1)["conclusion"], "failure", "test has not run");
     l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));

@@ -20,7 +20,7 @@ async fn a_full_loop_certifies_the_new_head() {
     assert_eq!(record["covered_tasks"], serde_json::json!(["#12"]));
 
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let files = l.files();
     assert!(files.contains_key("reports/AUD-1/run-1.json"));
@@ -88,7 +88,7 @@ async fn a_full_loop_certifies_the_new_head() {
         .as_array_mut()
         .unwrap()
         .retain(|f| f["id"] == "A-02");
-    l.comment(42, "alice", &report_comment(&second)).await;
+    l.comment(42, "auditor", &report_comment(&second)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
 
     let record = l.record("AUD-1");

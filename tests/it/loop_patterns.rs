@@ -14,10 +14,17 @@ const SHA4: &str = "4444444444444444444444444444444444444444";
 /// A report on `sha` for `audit`: with `replay`, the fixture's blocking `webhook-replay`
 /// finding; without it, only the keyless low finding, certifying.
 fn run(audit: &str, pr: u64, sha: &str, invocation: &str, replay: bool) -> Value {
+    let verdict = if replay {
+        "needs_remediation"
+    } else {
+        "certified"
+    };
+    let mut r = report(audit, pr, sha, invocation, verdict);
+    // Each PR covers its own task: a second record of #12 would overlap the first.
+    r["covered_tasks"] = json!([task_of(pr)]);
     if replay {
-        return report(audit, pr, sha, invocation, "needs_remediation");
+        return r;
     }
-    let mut r = report(audit, pr, sha, invocation, "certified");
     r["findings"]
         .as_array_mut()
         .unwrap()
@@ -31,9 +38,18 @@ fn patterns(l: &Loop) -> Option<Value> {
         .map(|t| serde_json::from_str(t).unwrap())
 }
 
+fn task_of(pr: u64) -> String {
+    if pr == 42 {
+        "#12".to_owned()
+    } else {
+        format!("#{pr}")
+    }
+}
+
 async fn open_record(l: &mut Loop, pr: u64, sha: &str, extra: &str) {
     if pr != 42 {
-        l.gh.add_pull(pr, sha, "Hardens intake.\n\nCloses #12\n", "alice");
+        let body = format!("Hardens intake.\n\nCloses {}\n", task_of(pr));
+        l.gh.add_pull(pr, sha, &body, "alice");
     }
     l.pull_event("opened", pr, sha).await;
     let new = format!("/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"{extra}");
@@ -42,7 +58,7 @@ async fn open_record(l: &mut Loop, pr: u64, sha: &str, extra: &str) {
 }
 
 async fn post(l: &mut Loop, pr: u64, r: &Value) {
-    l.comment(pr, "alice", &report_comment(r)).await;
+    l.comment(pr, "auditor", &report_comment(r)).await;
     assert!(l.refusals(pr).is_empty(), "{:?}", l.refusals(pr));
 }
 

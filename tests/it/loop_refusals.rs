@@ -74,7 +74,7 @@ fn rows() -> Vec<Row> {
         row(
             "report without a payload",
             Record,
-            "alice",
+            "auditor",
             "/audit report\n\nSee the CI log.",
             &["block follows", "/audit report"],
         ),
@@ -198,7 +198,7 @@ fn rows() -> Vec<Row> {
         row(
             "schema shape, with its path",
             Record,
-            "alice",
+            "auditor",
             json_report(|r| {
                 r["perspectives"].as_object_mut().unwrap().remove("risk");
             }),
@@ -207,63 +207,63 @@ fn rows() -> Vec<Row> {
         row(
             "single_agent_fallback",
             Record,
-            "alice",
+            "auditor",
             json_report(|r| r["invocation"]["mode"] = json!("single_agent_fallback")),
             &["single_agent_fallback is refused"],
         ),
         row(
             "invocation ref reused",
             Run("needs_remediation"),
-            "alice",
+            "auditor",
             json_report(|r| r["invocation"]["ref"] = json!("ci-run-1")),
             &["invocation-ref-reused", "ci-run-1"],
         ),
         row(
             "stale candidate",
             Pushed,
-            "alice",
+            "auditor",
             json_report(|_| {}),
             &["stale-candidate", "stale"],
         ),
         row(
             "covered tasks mismatch",
             Record,
-            "alice",
+            "auditor",
             json_report(|r| r["covered_tasks"] = json!(["#13"])),
             &["covered-tasks-mismatch", "#13"],
         ),
         row(
             "awaiting a human decision",
             AwaitingHuman,
-            "alice",
+            "auditor",
             json_report(|_| {}),
             &["awaiting-human", "resolve"],
         ),
         row(
             "blocked: budget spent",
             Blocked,
-            "alice",
+            "auditor",
             json_report(|_| {}),
             &["budget-exhausted", "1 of 1"],
         ),
         row(
             "already certified",
             Run("certified"),
-            "alice",
+            "auditor",
             json_report(certified),
             &["already-certified"],
         ),
         row(
             "a vetoed key in a certifying report",
             Vetoed,
-            "alice",
+            "auditor",
             json_report(certified),
             &["vetoed-finding", "webhook-replay"],
         ),
         row(
             "limitation authority not held",
             Record,
-            "alice",
+            "auditor",
             json_report(|r| {
                 let lims = r["limitations"].clone();
                 *r = report(
@@ -280,7 +280,7 @@ fn rows() -> Vec<Row> {
         row(
             "limitation cites a missing decision record",
             Record,
-            "alice",
+            "auditor",
             json_report(|r| {
                 let lims = r["limitations"].clone();
                 *r = report(
@@ -307,7 +307,7 @@ fn rows() -> Vec<Row> {
         row(
             "handoff PASS",
             Record,
-            "alice",
+            "auditor",
             handoff_comment("PASS", "plan-audit-1", SHA1),
             &["AUDIT: PASS", "cannot certify"],
         ),

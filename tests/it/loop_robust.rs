@@ -24,7 +24,7 @@ async fn with_record() -> Loop {
 async fn with_run() -> Loop {
     let mut l = with_record().await;
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     l
 }
@@ -148,11 +148,12 @@ async fn a_foreign_push_before_the_ref_update_is_kept_and_the_command_applied_ag
 /// How GitHub fails underneath a command.
 #[derive(Debug, Clone, Copy)]
 enum Fault {
-    /// The PR-body update and the +1, one GraphQL mutation, answer 500.
+    /// The views' one GraphQL mutation (body, +1, check run) answers 500.
     BodyAndReaction,
-    /// Creating the check run answers 500 (an accepted report creates a fresh run).
+    /// The mutation that creates the check run answers 500 (an accepted report creates a
+    /// fresh run).
     CheckRunPost,
-    /// Updating the check run answers 500.
+    /// The mutation that updates the check run answers 500.
     CheckRunPatch,
     /// The mutation updates the body, but its reaction fails (GraphQL's 200 with an error).
     Reaction,
@@ -164,8 +165,8 @@ impl Fault {
     fn inject(self, l: &Loop) {
         let (method, path) = match self {
             Fault::BodyAndReaction => ("POST", MUTATION),
-            Fault::CheckRunPost => ("POST", "/check-runs"),
-            Fault::CheckRunPatch => ("PATCH", "/check-runs/"),
+            Fault::CheckRunPost => ("POST", "createCheckRun"),
+            Fault::CheckRunPatch => ("POST", "updateCheckRun"),
             Fault::Reaction => {
                 l.gh.on_next("POST", MUTATION, |state| {
                     let pr = state.pulls.get_mut(&42).expect("PR 42");
@@ -373,7 +374,7 @@ async fn hostile_report_text_leaves_the_markers_intact_and_runs_nothing() {
         f["consequence"] = json!(HOSTILE);
     }
     first["perspectives"]["risk"] = json!(HOSTILE);
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let waive = format!("/audit waive A-02 --basis triage-threshold --reason \"{HOSTILE}\"");
     l.comment(42, "maint", &waive).await;

@@ -38,7 +38,7 @@ async fn opened_with_record() -> Loop {
 #[tokio::test]
 async fn a_human_decision_holds_the_gate_until_resolved() {
     let mut l = opened_with_record().await;
-    l.comment(42, "alice", &run("ci-run-1", "needs_human_decision"))
+    l.comment(42, "auditor", &run("ci-run-1", "needs_human_decision"))
         .await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let record = l.record("AUD-1");
@@ -48,7 +48,7 @@ async fn a_human_decision_holds_the_gate_until_resolved() {
     assert_eq!(gate["conclusion"], "action_required", "{gate:#}");
 
     let before = l.log_len();
-    l.comment(42, "alice", &run("ci-run-2", "needs_remediation"))
+    l.comment(42, "auditor", &run("ci-run-2", "needs_remediation"))
         .await;
     assert_refused(&l, before, "awaiting");
     assert_eq!(l.record("AUD-1")["history"].as_array().unwrap().len(), 2);
@@ -73,7 +73,7 @@ async fn a_human_decision_holds_the_gate_until_resolved() {
     assert_eq!(l.gate(SHA1)["conclusion"], "failure");
 
     // Once resolved, the loop goes on: the next report is accepted.
-    l.comment(42, "alice", &run("ci-run-2", "needs_remediation"))
+    l.comment(42, "auditor", &run("ci-run-2", "needs_remediation"))
         .await;
     assert_eq!(l.refusals(42).len(), 1, "{:?}", l.refusals(42));
     assert!(l.files().contains_key("reports/AUD-1/run-2.json"));
@@ -88,7 +88,8 @@ async fn an_exhausted_budget_blocks_until_overridden() {
     assert_eq!(l.record("AUD-1")["audit_budget"], 2);
 
     for inv in ["ci-run-1", "ci-run-2"] {
-        l.comment(42, "alice", &run(inv, "needs_remediation")).await;
+        l.comment(42, "auditor", &run(inv, "needs_remediation"))
+            .await;
     }
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let record = l.record("AUD-1");
@@ -98,7 +99,7 @@ async fn an_exhausted_budget_blocks_until_overridden() {
     assert_eq!(l.gate(SHA1)["conclusion"], "failure");
 
     let before = l.log_len();
-    l.comment(42, "alice", &run("ci-run-3", "needs_remediation"))
+    l.comment(42, "auditor", &run("ci-run-3", "needs_remediation"))
         .await;
     assert_refused(&l, before, "budget");
 
@@ -122,7 +123,7 @@ async fn an_exhausted_budget_blocks_until_overridden() {
     assert_eq!(record["audit_state"], "open");
     assert_eq!(record["audit_budget"], 4);
 
-    l.comment(42, "alice", &run("ci-run-3", "needs_remediation"))
+    l.comment(42, "auditor", &run("ci-run-3", "needs_remediation"))
         .await;
     assert_eq!(l.refusals(42).len(), 2, "{:?}", l.refusals(42));
     assert!(l.files().contains_key("reports/AUD-1/run-3.json"));
@@ -135,7 +136,7 @@ const END: &str = "<!-- auditloop:rounds:end -->";
 #[tokio::test]
 async fn an_edit_inside_the_markers_is_undone_and_human_text_kept() {
     let mut l = opened_with_record().await;
-    l.comment(42, "alice", &run("ci-run-1", "needs_remediation"))
+    l.comment(42, "auditor", &run("ci-run-1", "needs_remediation"))
         .await;
     let managed = l.gh.pull_body(42);
     let (head, rest) = managed.split_once(START).expect("rounds section");
@@ -197,7 +198,8 @@ async fn an_edit_outside_the_markers_or_by_the_app_changes_nothing() {
 #[tokio::test]
 async fn a_base_change_rebinds_and_clears_certification() {
     let mut l = opened_with_record().await;
-    l.comment(42, "alice", &run("ci-run-1", "certified")).await;
+    l.comment(42, "auditor", &run("ci-run-1", "certified"))
+        .await;
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
     let before = l.log_len();
@@ -237,19 +239,21 @@ async fn two_prs_on_one_head_pass_only_together() {
     l.gh.add_pull(
         43,
         SHA1,
-        "Same commit, other branch.\n\nCloses #12\n",
+        "Same commit, other branch.\n\nCloses #13\n",
         "bob",
     );
     l.pull_event("opened", 43, SHA1).await;
 
-    l.comment(42, "alice", &run("ci-run-1", "certified")).await;
+    l.comment(42, "auditor", &run("ci-run-1", "certified"))
+        .await;
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure", "#43 has no record: {gate:#}");
 
     l.new_record(43).await;
-    let second = report("AUD-2", 43, SHA1, "ci-run-2", "certified");
-    l.comment(43, "alice", &report_comment(&second)).await;
+    let mut second = report("AUD-2", 43, SHA1, "ci-run-2", "certified");
+    second["covered_tasks"] = serde_json::json!(["#13"]);
+    l.comment(43, "auditor", &report_comment(&second)).await;
     assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "success", "{gate:#}");
@@ -258,7 +262,8 @@ async fn two_prs_on_one_head_pass_only_together() {
 #[tokio::test]
 async fn the_certified_check_run_summary() {
     let mut l = opened_with_record().await;
-    l.comment(42, "alice", &run("ci-run-1", "certified")).await;
+    l.comment(42, "auditor", &run("ci-run-1", "certified"))
+        .await;
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "success");
     let title = gate["output"]["title"].as_str().unwrap_or_default();

@@ -101,11 +101,9 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     // `pull_requests` and `checks` read, the last two named already by their REST routes.
     ("POST /graphql FirstReads", Some(("contents", Level::Read))),
     // The body's update needs `pull_requests: write`; a reaction on a PR's comment is
-    // covered by it too (as REST's reaction route, named by its own entry).
-    (
-        "POST /graphql BodyAndReaction",
-        Some(("pull_requests", Level::Write)),
-    ),
+    // covered by it too (as REST's reaction route, named by its own entry); the check run
+    // needs `checks: write`, named by the REST check-run routes.
+    ("POST /graphql Views", Some(("pull_requests", Level::Write))),
     (
         "DELETE /repos/{owner}/{repo}/git/refs/{ref}",
         Some(("contents", Level::Write)),

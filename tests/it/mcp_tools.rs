@@ -52,7 +52,7 @@ async fn one_run() -> Loop {
     l.pull_event("opened", 42, SHA1).await;
     l.new_record(42).await;
     let first = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-    l.comment(42, "alice", &report_comment(&first)).await;
+    l.comment(42, "auditor", &report_comment(&first)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     l
 }

@@ -28,6 +28,7 @@ fn app_for(l: &Loop) -> AuditApp {
                 max_wait: Duration::from_secs(3),
                 backoff: Duration::from_millis(10),
             },
+            write_gap: Duration::ZERO,
         },
         Metrics::new(),
     )
@@ -42,7 +43,7 @@ async fn with_run() -> Loop {
     l.new_record(42).await;
     l.comment(
         42,
-        "alice",
+        "auditor",
         &report_comment(&report("AUD-1", 42, SHA1, "ci-1", "needs_remediation")),
     )
     .await;

@@ -76,6 +76,7 @@ async fn the_first_write_creates_an_orphan_branch_in_one_commit() {
         commit,
         snapshot,
         attempts,
+        ..
     } = out
     else {
         panic!("{out:?}")

@@ -21,6 +21,7 @@ fn attempt(id: u64, guid: &str, minutes: i64, code: u16, status: &str) -> HookDe
         status_code: code,
         event: "pull_request".to_owned(),
         action: Some("opened".to_owned()),
+        installation_id: Some(7),
     }
 }
 

@@ -35,6 +35,7 @@ fn github_app(fake: &FakeGitHub) -> Arc<GitHubApp> {
                 max_wait: Duration::from_secs(3),
                 backoff: Duration::from_millis(10),
             },
+            write_gap: Duration::ZERO,
         },
         auditloop::metrics::Metrics::new(),
     )

@@ -3,7 +3,7 @@
 
 use crate::record_support;
 
-use auditloop::engine::record::{AuditState, BaselineCause, BlockedReason};
+use auditloop::engine::record::{AuditState, BaselineCause, BlockedReason, EventKind};
 use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition::{self, BaselineInput, FailureInput};
@@ -97,10 +97,42 @@ fn certification_stops_the_count_until_the_candidate_moves() {
             .unwrap()
             .unwrap(),
     );
-    assert_eq!(fx.record.audit_state, AuditState::Open);
-    // Same budget: all three runs are spent.
+    // Same budget, all three runs spent: the rebind blocks the record rather than leave it
+    // open with nothing able to move it, and the views name the override.
+    assert_eq!(fx.record.audit_state, AuditState::Blocked);
+    assert_eq!(
+        fx.record.audit_blocked_reason,
+        Some(BlockedReason::AuditBudgetExhausted)
+    );
     let r = fx.report(Verdict::Certified);
     assert_rule(fx.try_submit(&r), "budget-exhausted");
+    let ctx = fx.ctx();
+    fx.keep(transition::override_budget(&fx.record, 4, "one more run", &ctx).unwrap());
+    assert_eq!(fx.record.audit_state, AuditState::Open);
+    let r = fx.report(Verdict::Certified);
+    assert!(fx.try_submit(&r).is_ok());
+}
+
+#[test]
+fn a_rebind_with_runs_left_reopens_as_before() {
+    let mut fx = Fx::new();
+    fx.submit(Verdict::Certified);
+    let ctx = fx.ctx();
+    let input = BaselineInput {
+        cause: BaselineCause::Push,
+        pull_request: PR,
+        head: sha(2),
+        covered_tasks: None,
+        evidence: None,
+    };
+    let applied = transition::baseline(&fx.record, input, &ctx)
+        .unwrap()
+        .unwrap();
+    assert_eq!(applied.record.audit_state, AuditState::Open);
+    let EventKind::Baseline(b) = &applied.event.kind else {
+        panic!("a baseline event");
+    };
+    assert!(!b.budget_exhausted);
 }
 
 #[test]
@@ -111,8 +143,9 @@ fn invocation_failure_uses_no_budget_and_registers_the_ref() {
         invocation_ref: "ci-run-err".into(),
         candidate_artifact: sha(1),
         reason: "auditor timed out".into(),
+        author: None,
     };
-    let ctx = fx.ctx();
+    let ctx = fx.ctx_as("auditor-bot");
     let applied = transition::record_invocation_failure(
         &fx.record,
         &fx.index,
@@ -125,7 +158,7 @@ fn invocation_failure_uses_no_budget_and_registers_the_ref() {
     assert_eq!(fx.record.runs_used(), 0);
     assert_eq!(fx.record.budget_left(), 3);
     assert_eq!(fx.index.invocations.get("ci-run-err"), Some(&fx.record.id));
-    let ctx = fx.ctx();
+    let ctx = fx.ctx_as("auditor-bot");
     let again = transition::record_invocation_failure(
         &fx.record,
         &fx.index,

@@ -41,6 +41,7 @@ fn gate(fx: &Fx, head: u8) -> Conclusion {
         records: Ok(vec![&fx.record]),
         closing_issues: &[],
         checks: &[],
+        trust: None,
     })
     .conclusion
 }

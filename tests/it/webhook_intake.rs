@@ -226,7 +226,7 @@ async fn health_and_metrics_answer() {
     for series in [
         "auditloop_deliveries_total{event=\"pull_request\",outcome=\"handled\"} 1",
         "auditloop_deliveries_total{event=\"pull_request\",outcome=\"duplicate\"} 1",
-        "auditloop_github_api_calls_total{route=\"POST /repos/{owner}/{repo}/check-runs\",status=\"201\"} 1",
+        "auditloop_github_api_calls_total{route=\"POST /graphql Views\",status=\"200\"} 1",
         "auditloop_delivery_handling_seconds_count 1",
         "auditloop_github_rate_limit_remaining 4999",
     ] {

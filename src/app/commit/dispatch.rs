@@ -172,7 +172,9 @@ impl Readiness {
             return Err(Unwritten::Refused(Skip::Nothing));
         };
         match self.decide(record, latest.commit.as_ref()) {
-            Ok(DispatchDecision::Record(applied)) => Ok(change_files(&applied, view, Vec::new())),
+            Ok(DispatchDecision::Record(applied)) => {
+                Ok(change_files(&applied, &latest.index, view, Vec::new()))
+            }
             Ok(DispatchDecision::Resend(ev)) => Err(Unwritten::Refused(Skip::Resend(Box::new((
                 record.clone(),
                 *ev,

@@ -142,7 +142,14 @@ pub(crate) fn state_of(
 
 /// The files one applied transition writes: the record (JSON and Markdown) and, when it
 /// changed, the index; plus `extra` (a stored report).
-pub fn change_files(applied: &Applied, view: &ViewContext, extra: Vec<(String, String)>) -> Change {
+/// `base`: the index the transition was applied on; it is written when the transition
+/// changed it, or when the record's covered tasks are not yet mapped to it there.
+pub fn change_files(
+    applied: &Applied,
+    base: &Index,
+    view: &ViewContext,
+    extra: Vec<(String, String)>,
+) -> Change {
     let record = &applied.record;
     let mut files = BTreeMap::new();
     files.insert(record_path(&record.id), to_json(record));
@@ -154,8 +161,10 @@ pub fn change_files(applied: &Applied, view: &ViewContext, extra: Vec<(String, S
             record.id, record.work_unit, s.rounds, s.waivers, s.residual
         ),
     );
-    if let Some(index) = &applied.index {
-        files.insert("index.json".to_owned(), index.to_json());
+    let mut index = applied.index.clone().unwrap_or_else(|| base.clone());
+    let mapped = index.bind_tasks(&record.id, &record.covered_tasks);
+    if applied.index.is_some() || mapped {
+        files.insert(INDEX_PATH.to_owned(), index.to_json());
     }
     files.extend(extra);
     Change { files }

@@ -140,11 +140,12 @@ where
             head: head.as_ref().map(Option::as_ref),
             objects: None,
         };
+        // The commit's answer brings the PR's body back: the views that follow need it.
         let outcome = records::commit_change_with(
             &ctx.api,
             &ctx.repo,
             branch,
-            message,
+            (message, Some(pr)),
             wanted(pr, named.cloned(), passes.learning),
             |snapshot| passes.decide(snapshot, &decide),
             reuse,
@@ -273,10 +274,12 @@ fn finished<E, N>(
             commit,
             snapshot,
             attempts,
+            pull_body,
         } => Ok(CommitOutcome::Committed {
             commit,
             snapshot,
             attempts,
+            pull_body,
         }),
         CommitOutcome::Unchanged { snapshot } => Ok(CommitOutcome::Unchanged { snapshot }),
     }
@@ -292,8 +295,13 @@ fn settle<E, N>(
 ) -> Attempt<E, N> {
     let branch = ctx.records_branch();
     match &outcome {
-        CommitOutcome::Committed { commit, .. } => {
+        CommitOutcome::Committed {
+            commit, pull_body, ..
+        } => {
             ctx.seen.saw_records(branch, Some(commit));
+            if let Some((body, sent)) = pull_body {
+                ctx.seen.saw_body_after_commit(pr, body.clone(), *sent);
+            }
             // A commit only this process made: what its claims point at (see `claim`).
             ctx.memory.add_mark(&ctx.repo, commit.clone());
         }

@@ -200,6 +200,7 @@ pub async fn merge_group_event(
     let run = write::Publish {
         check_name: &check_name,
         head: &head,
+        head_pull: number,
         ours: None,
         records_commit: commit.as_ref(),
         mode: RunMode::Create,

@@ -1,13 +1,12 @@
 //! `/audit …` comments: parse, check who may, decide on the latest records, commit, answer.
 
-use std::sync::Mutex;
-
 use crate::app::claim::{self, Turn};
-use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
-use crate::app::commit::store::{self, Attempt, State, Unwritten};
+use crate::app::commit::decision::{self};
+use crate::app::commit::store::{self};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::handlers::authorize::authorize;
+use crate::app::handlers::prefetch;
 use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::reply::{self, Refused, Thanks};
 use crate::app::publish::views;
@@ -19,8 +18,9 @@ use crate::engine::views::reply::{damaged_status, status};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::{AuditId, CommitSha, Login, PrNumber};
+use crate::ids::{AuditId, Login, PrNumber};
 
+use crate::app::handlers::carried_out::{commit, publish_carried_out};
 /// A `/audit` comment on a PR: parsed, then a read-only command answered at once and one
 /// that changes a record decided once (see [`decide_once`]).
 pub async fn handle(
@@ -73,6 +73,20 @@ async fn decide_once(
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
         _ => None,
     };
+    // Writes that could not all go before the deadline are not begun: 5xx, nothing
+    // written, and the redelivery carries the command out once GitHub's wait is over.
+    let branch = ctx
+        .config
+        .as_ref()
+        .ok()
+        .and_then(|c| ctx.seen.records_head(&c.records_branch))
+        .map(|head| head.is_some());
+    if early.is_none() && !ctx.api.book_writes(prefetch::writes_to_book(branch)) {
+        return Err(HandlerError::GitHub(
+            "this command's writes would wait past the delivery's window; deferred to a redelivery"
+                .to_owned(),
+        ));
+    }
     let effect = claim::outcome_effect(number);
     let turn = claim::decide_once(ctx, (&effect, &pull.head_sha), early, || {
         settled(ctx, number, named.as_ref())
@@ -190,22 +204,6 @@ async fn finish_applied(
     publish_carried_out(app, ctx, target, mode, dispatch, thanks).await
 }
 
-/// The views and the +1 of a command carried out: the +1 goes with the body's update.
-async fn publish_carried_out(
-    app: &AuditApp,
-    ctx: &Ctx,
-    target: views::Target<'_>,
-    mode: RunMode,
-    dispatch: bool,
-    thanks: Thanks,
-) -> Result<(), GitHubError> {
-    let after = refresh::After {
-        dispatch,
-        thanks: Some(thanks),
-    };
-    refresh::refresh_with(app, ctx, target, mode, true, after).await
-}
-
 /// Turns how a command ended into the PR's answer: a refusal, or nothing more (a command
 /// carried out gave its +1 with its views). `holder`: this handling holds the command's
 /// outcome claim.
@@ -266,8 +264,8 @@ async fn run(
             return Ok(());
         }
         ParsedCommand::Gate => {
-            // The +1 does not wait for the views: a failure of either is a 5xx, retried.
-            futures::try_join!(gate(app, ctx, pull), reply::carried_out(ctx, e.comment.id))?;
+            // The +1 rides with the views (one write); a failure is a 5xx, retried.
+            gate(app, ctx, pull, Thanks::of(&e.comment)).await?;
             return Ok(());
         }
         _ => {}
@@ -313,8 +311,9 @@ fn refuse_unless_writable(
     Ok(())
 }
 
-/// `/audit gate`: the gate evaluated again on the records as they are, the views updated.
-async fn gate(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<(), GitHubError> {
+/// `/audit gate`: the gate evaluated again on the records as they are, the views updated
+/// and the command's +1 given with them.
+async fn gate(app: &AuditApp, ctx: &Ctx, pull: &Pull, thanks: Thanks) -> Result<(), GitHubError> {
     let state = store::load(ctx, pull.number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let target = views::Target {
@@ -324,7 +323,11 @@ async fn gate(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<(), GitHubError>
         runs: None,
         checked: false,
     };
-    refresh::refresh(app, ctx, target, RunMode::Update, false).await
+    let after = refresh::After {
+        dispatch: false,
+        thanks: Some(thanks),
+    };
+    refresh::refresh_with(app, ctx, target, RunMode::Update, false, after).await
 }
 
 /// `/audit status`: damaged records are named first, with how to repair them; then the
@@ -352,91 +355,5 @@ async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, 
         }
         (Some(g), None) => status(record, &g, &ctx.view(), delivery),
         (None, _) => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
-    })
-}
-
-/// Commits the command's decision, then publishes the views and the +1 from what was
-/// committed.
-async fn commit(
-    app: &AuditApp,
-    ctx: &Ctx,
-    pull: &Pull,
-    decision: CommandDecision,
-    thanks: Thanks,
-    dispatch: bool,
-) -> Result<(), CommandFailure> {
-    let pr = pull.number;
-    // Our run on the head names the newest records commit GitHub has seen: nothing is
-    // written on a branch that no longer contains it. The listing serves the views too.
-    let runs = ctx
-        .seen
-        .head_runs(&ctx.api, &ctx.repo, &pull.head_sha)
-        .await?;
-    let slug = app.bot_slug(ctx).await?;
-    let check_name = ctx.check_name();
-    let named = views::our_named_commit(&runs, check_name, slug);
-    // What the decision asked GitHub for, answered inside the commit loop.
-    let facts = Mutex::new(Facts::default());
-    let outcome = store::apply_fetching(
-        ctx,
-        pr,
-        decision.named.as_ref(),
-        named.as_ref(),
-        &decision.message,
-        |state| {
-            (decision.decide)(
-                state,
-                &facts
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-            )
-        },
-        |need| decision::fetch(ctx, &facts, need),
-    )
-    .await?;
-    let (state, commit, checked) = committed(ctx, pr, outcome).await?;
-    let mode = if decision.new_run {
-        RunMode::Create
-    } else {
-        RunMode::Update
-    };
-    let state = Ok(state);
-    let target = views::Target {
-        pull,
-        state: &state,
-        records_commit: commit.as_ref(),
-        runs: Some(&runs),
-        checked,
-    };
-    publish_carried_out(app, ctx, target, mode, dispatch, thanks).await?;
-    Ok(())
-}
-
-/// The state the views of a command are built from, with its records commit and whether
-/// its lineage was checked; a decision that did not write is the command's failure, or,
-/// when this delivery's change is already in, the records as they are.
-async fn committed(
-    ctx: &Ctx,
-    pr: PrNumber,
-    outcome: Attempt<Refused, Need>,
-) -> Result<(State, Option<CommitSha>, bool), CommandFailure> {
-    Ok(match outcome {
-        Attempt::Committed { state, commit } => (*state, commit, true),
-        Attempt::Unwritten(Unwritten::Refused(why)) => return Err(why.into()),
-        Attempt::Unwritten(Unwritten::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
-        Attempt::Unwritten(Unwritten::Needs(need)) => {
-            return Err(CommandFailure::Internal(format!(
-                "the decision still needed {need:?} after {} answers",
-                store::MAX_NEEDS
-            )))
-        }
-        Attempt::Unwritten(Unwritten::AlreadyApplied) => {
-            let state = store::load(ctx, pr, None).await?;
-            let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-            match state {
-                Ok(s) => (s, commit, false),
-                Err(why) => return Err(store::damaged(ctx, &why).into()),
-            }
-        }
     })
 }

@@ -14,6 +14,7 @@ use crate::app::memory::{Memory, Seen};
 use crate::app::publish::runs::observations;
 use crate::app::publish::views::record_of;
 use crate::engine::gate::{combine, pull_gate, Conclusion, GateResult, Outcome, PullGate};
+use crate::engine::receipt::TrustStore;
 use crate::engine::record::Record;
 use crate::engine::repo_config::{Assurance, RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead, Pull};
@@ -46,8 +47,9 @@ pub async fn gate_now(
     pr: PrNumber,
     records_branch: Option<&str>,
     operator_min: Assurance,
+    trust: Option<&TrustStore>,
 ) -> Result<GateNow, GitHubError> {
-    let (ctx, pull) = context(api, repo, pr, records_branch).await?;
+    let (ctx, pull) = context(api, repo, pr, records_branch, trust).await?;
     let config = match &ctx.config {
         Err(e) => return Ok(GateNow::InvalidConfig(e.to_string())),
         Ok(c) => c,
@@ -72,6 +74,7 @@ pub async fn gate_now(
             body: &pull.body,
             record: record_of(state),
             checks: &checks,
+            trust,
         })
     };
     let own = gate_of(&pull, &state);
@@ -105,6 +108,7 @@ async fn context(
     repo: &RepoName,
     pr: PrNumber,
     records_branch: Option<&str>,
+    trust: Option<&TrustStore>,
 ) -> Result<(Ctx, Pull), GitHubError> {
     let repository = rest::get_repo(api, repo).await?;
     let default_branch = repository
@@ -133,6 +137,7 @@ async fn context(
         replies_since: crate::app::context::replies_since(chrono::Utc::now(), None),
         memory: Arc::new(Memory::default()),
         seen: Seen::default(),
+        trust: trust.map(|t| Arc::new(t.clone())),
     };
     Ok((ctx, pull))
 }

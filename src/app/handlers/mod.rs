@@ -2,6 +2,7 @@
 //! calls `commit` for what changes the records and `publish` for what shows them.
 
 pub mod authorize;
+mod carried_out;
 pub mod checks;
 pub mod comment;
 pub mod gate_now;

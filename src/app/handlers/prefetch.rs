@@ -142,6 +142,9 @@ async fn first(
     if let Some((head, runs)) = read.runs {
         ctx.seen.saw_runs(head, runs);
     }
+    if let Some(id) = read.repository {
+        ctx.seen.saw_repository(id);
+    }
     if let Some(pull) = read.pull {
         ctx.seen.saw_pull(pull);
     }
@@ -231,12 +234,32 @@ async fn permission(
     }
 }
 
+/// What a command that changes a record writes: its outcome claim, its records commit,
+/// and its views with its +1.
+pub const WRITES: u32 = 3;
+
+/// What the records branch's first commit takes beyond a later one: a tree and a commit
+/// before the ref, where an existing branch takes one `createCommitOnBranch`.
+pub const FIRST_COMMIT_EXTRA: u32 = 2;
+
+/// The writes a command books: [`WRITES`], and the first commit's extra when the records
+/// branch is missing, or may be (`known` is what the reads or this process saw of it).
+pub fn writes_to_book(known: Option<bool>) -> u32 {
+    match known {
+        Some(true) => WRITES,
+        _ => WRITES + FIRST_COMMIT_EXTRA,
+    }
+}
+
 /// The claim on a command's one outcome, made with the reads when a commit to anchor it is
 /// known (the process's mark, or the PR's head as last read); a create that fails here is
 /// simply made again later, at the head just read.
 async fn outcome_claim(ctx: &Ctx, number: PrNumber, command: &ParsedCommand) {
     let guess = ctx.memory.head_of(&ctx.repo, number);
-    if let (Some(head), true) = (&guess, command.changes_records()) {
+    // A command that cannot make its writes in time claims nothing (see `comment.rs`).
+    let branch_known = ctx.memory.mark(&ctx.repo).map(|_| true);
+    let fits = command.changes_records() && ctx.api.book_writes(writes_to_book(branch_known));
+    if let (Some(head), true, true) = (&guess, command.changes_records(), fits) {
         let name = claim::first_generation(ctx, &claim::outcome_effect(number));
         if let Ok(taken) = claim::take(ctx, &name, head).await {
             ctx.seen.claimed_early(taken);

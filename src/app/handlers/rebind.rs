@@ -191,14 +191,9 @@ async fn rebind(
         rebinding.must_contain,
         &message,
         |state| {
-            let record = match &state.record {
-                Some(Ok(r)) => r,
-                Some(Err(why)) => return Err(Unwritten::Damaged(why.clone().into())),
-                None => return Ok(Change::default()),
+            let Some(record) = current(state, &delivery)? else {
+                return Ok(Change::default());
             };
-            if has_delivery(record, &delivery) {
-                return Err(Unwritten::AlreadyApplied);
-            }
             if first.moved(&record.candidate_artifact) {
                 return Err(Unwritten::Refused(MovedUnder));
             }
@@ -210,8 +205,9 @@ async fn rebind(
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             *refused = None;
+            let change = |a: &_| store::change_files(a, &state.index, &view, Vec::new());
             match rebound(record, (number, &sha, cause), &event, (same_tree, &closes)) {
-                Ok(Some(applied)) => Ok(store::change_files(&applied, &view, Vec::new())),
+                Ok(Some(applied)) => Ok(change(&applied)),
                 Ok(None) => Ok(Change::default()),
                 Err(why) => {
                     *refused = Some(why);
@@ -230,6 +226,19 @@ async fn rebind(
         (Attempt::Unwritten(Unwritten::Refused(MovedUnder)), _) => Rebound::Moved,
         (Attempt::Unwritten(_), _) => Rebound::Unchanged,
     })
+}
+
+/// The PR's record, unless it is damaged or already holds `delivery`; `None`: no record.
+fn current<'s>(
+    state: &'s store::State,
+    delivery: &crate::ids::DeliveryId,
+) -> Result<Option<&'s crate::engine::record::Record>, Unwritten<MovedUnder>> {
+    match &state.record {
+        Some(Ok(r)) if has_delivery(r, delivery) => Err(Unwritten::AlreadyApplied),
+        Some(Ok(r)) => Ok(Some(r)),
+        Some(Err(why)) => Err(Unwritten::Damaged(why.clone().into())),
+        None => Ok(None),
+    }
 }
 
 /// The record was rebound by someone else after the first look.

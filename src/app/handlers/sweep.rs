@@ -235,6 +235,7 @@ impl Sweep<'_> {
             replies_since: crate::app::context::replies_since(chrono::Utc::now(), None),
             memory: self.app.memory.clone(),
             seen: crate::app::memory::Seen::default(),
+            trust: Some(self.app.trust.clone()),
         };
         Ok(Some((ctx, pulls)))
     }

@@ -63,6 +63,7 @@ pub fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Optio
         })
         .map(|r| OurRun {
             id: r.id,
+            node: r.node_id.clone(),
             records: r
                 .external_id
                 .as_deref()

@@ -52,6 +52,7 @@ pub fn gate_for(
         body: &pull.body,
         record: record_of(state),
         checks,
+        trust: ctx.trust.as_deref(),
     }))
 }
 
@@ -212,24 +213,36 @@ async fn read_head(
         }
     };
     let pulls = async {
-        let sharing = if reads.sharing {
-            Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?)
-        } else {
-            None
+        let early = ctx.seen.take_sharing(head);
+        let sharing = match (reads.sharing, early) {
+            (false, _) => None,
+            (true, Some(listed)) => Some(listed),
+            (true, None) => Some(rest::open_pulls_for_commit(&ctx.api, &ctx.repo, head).await?),
         };
         let listed = sharing
             .as_ref()
             .and_then(|s| s.iter().find(|p| p.number == pull.number).cloned());
-        let fresh = match (reads.body, listed) {
-            (false, _) => None,
-            (true, Some(p)) => Some(p),
-            (true, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?),
+        // A records commit just made read the body back: that is the read before the patch.
+        let after_commit = ctx.seen.take_body_after_commit(pull.number, BODY_FRESH);
+        let fresh = match (reads.body, listed, after_commit) {
+            (false, _, _) => None,
+            (true, Some(p), _) => Some(p),
+            (true, None, Some(body)) => Some(Pull {
+                body,
+                ..pull.clone()
+            }),
+            (true, None, None) => Some(rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?),
         };
         Ok::<_, GitHubError>((sharing, fresh))
     };
     let (runs, (sharing, fresh)) = futures::try_join!(runs_read, pulls)?;
     Ok((runs, sharing, fresh))
 }
+
+/// How long after its records commit was sent a body read back with it stands for the
+/// read just before the patch (see `Seen::take_body_after_commit`): a few of GitHub's
+/// round trips.
+const BODY_FRESH: std::time::Duration = std::time::Duration::from_millis(1500);
 
 /// Whether a view computed from newer records than `checked` stands, so this one is not
 /// published: our run names a newer commit, or the body read just now shows one (another

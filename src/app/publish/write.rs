@@ -10,8 +10,10 @@ use crate::engine::gate::Conclusion;
 use crate::engine::views::{annotation_batches, Annotation, CheckRunView};
 use crate::github::rest::Pull;
 use crate::github::rest::{self, CheckRunAction, CheckRunAnnotation, CheckRunBody, CheckRunOutput};
-use crate::github::{body_and_reaction, GitHubError};
-use crate::ids::{CheckRunId, CommitSha, NodeId};
+use crate::github::views_mutation::{self, RunWrite, Views};
+use crate::github::GitHubError;
+use crate::ids::{CheckRunId, CommitSha, NodeId, PrNumber};
+use serde_json::{json, Map, Value};
 
 /// Publishes `plan`: the forged-gate warning (once per head), then the PR body (with
 /// `thanks`, the command's +1) and the check run together.
@@ -34,26 +36,220 @@ pub async fn publish_plan(
     let run = Publish {
         check_name: &seen.check_name,
         head: &pull.head_sha,
+        head_pull: pull.number,
         ours: seen.ours,
         records_commit: plan.records_commit.as_ref(),
         mode: plan.mode,
     };
     // The PR's id from the read just before the patch, or from the first reads.
     let node = seen.fresh.as_ref().and_then(|p| p.node_id.as_ref());
+    let node = node.or(pull.node_id.as_ref());
+    // The body, the +1 and the check run as one write when GitHub's ids for them are known.
+    if let Some(repository) = ctx.seen.repository() {
+        return Box::pin(in_one_write(ctx, (run, &repository), node, &plan, thanks)).await;
+    }
     // Boxed: both writes' futures are held beside the check run's.
-    let body = Box::pin(body_and_thanks(
-        ctx,
-        pull,
-        node.or(pull.node_id.as_ref()),
-        &plan,
-        thanks,
-    ));
+    let body = Box::pin(body_and_thanks(ctx, pull, node, &plan, thanks));
     futures::try_join!(body, publish(ctx, run, &plan.view))?;
     Ok(())
 }
 
-/// The body's update and the +1: one GraphQL call when both go and both ids are known,
-/// otherwise each through REST.
+/// The PR body, the +1 and the check run in the views' one mutation. A part whose id is
+/// not known goes through REST beside it (a run this process knows only by its number).
+async fn in_one_write(
+    ctx: &Ctx,
+    (run, repository): (Publish<'_>, &NodeId),
+    pull_node: Option<&NodeId>,
+    plan: &Plan,
+    thanks: Option<Thanks>,
+) -> Result<(), GitHubError> {
+    let view = &plan.view;
+    let body = match (&plan.new_body, pull_node) {
+        (Some(b), Some(n)) => Some((n, b.as_str())),
+        _ => None,
+    };
+    let reaction = thanks.as_ref().and_then(|t| t.node.as_ref());
+    let mut batches = annotation_batches(&view.annotations);
+    let write = run_write(ctx, repository, (&run, view), batches.next());
+    let by_rest = write.is_none();
+    let views = Views {
+        body,
+        reaction,
+        run: write,
+    };
+    // What the mutation cannot carry: the body or +1 without a GraphQL id, a run known by
+    // its number only.
+    let rest_body = async {
+        match (&plan.new_body, body) {
+            (Some(b), None) => rest::set_pull_body(&ctx.api, &ctx.repo, run.head_pull, b).await,
+            _ => Ok(()),
+        }
+    };
+    let rest_thanks = async {
+        match (&thanks, reaction) {
+            (Some(t), None) => reply::carried_out(ctx, t.comment).await,
+            _ => Ok(()),
+        }
+    };
+    let rest_run = async {
+        if by_rest {
+            publish(ctx, run.clone_for_rest(), view).await
+        } else {
+            Ok(())
+        }
+    };
+    let one = async {
+        if views.is_empty() {
+            return Ok(None);
+        }
+        views_mutation::publish(&ctx.api, &views).await
+    };
+    let (written, (), (), ()) = futures::try_join!(one, rest_body, rest_thanks, rest_run)?;
+    if let Some((id, node)) = written {
+        remember(ctx, &run, id, Some(node));
+        more_annotations(ctx, id, view, batches).await?;
+    }
+    Ok(())
+}
+
+/// Annotations past the first batch, one update each: GitHub appends each update's.
+async fn more_annotations<'a>(
+    ctx: &Ctx,
+    id: CheckRunId,
+    view: &CheckRunView,
+    batches: impl Iterator<Item = &'a [Annotation]>,
+) -> Result<(), GitHubError> {
+    for batch in batches {
+        let more = CheckRunBody {
+            output: CheckRunOutput {
+                title: &view.title,
+                summary: &view.summary,
+                text: None,
+                annotations: Some(batch.iter().map(annotation_body).collect()),
+            },
+            ..CheckRunBody::default()
+        };
+        rest::update_check_run(&ctx.api, &ctx.repo, id, &more).await?;
+    }
+    Ok(())
+}
+
+/// The check run's part of the mutation: a create (with the first batch of annotations),
+/// an update of our run by its GraphQL id, or `None` when our run is known by its number
+/// only (it is updated through REST).
+fn run_write(
+    ctx: &Ctx,
+    repository: &NodeId,
+    (run, view): (&Publish<'_>, &CheckRunView),
+    first: Option<&[Annotation]>,
+) -> Option<RunWrite> {
+    match (run_mode(run), run.ours.as_ref()) {
+        (RunMode::Update, Some(ours)) => ours
+            .node
+            .as_ref()
+            .map(|node| RunWrite::Update(update_input(repository, node, run, view, ctx))),
+        _ => Some(RunWrite::Create(create_input(
+            repository, run, view, first, ctx,
+        ))),
+    }
+}
+
+/// The mode a run is written in: a create from records a run of ours already shows is the
+/// update of that run (a create whose answer was lost, then redelivered).
+fn run_mode(run: &Publish<'_>) -> RunMode {
+    match (run.mode, &run.ours) {
+        (RunMode::Create, Some(r)) if r.records.as_ref() == run.records_commit => RunMode::Update,
+        (mode, _) => mode,
+    }
+}
+
+fn remember(ctx: &Ctx, run: &Publish<'_>, id: CheckRunId, node: Option<NodeId>) {
+    let ours = OurRun {
+        id,
+        node,
+        records: run.records_commit.cloned(),
+    };
+    ctx.memory
+        .remember_run(&ctx.repo, run.head, run.check_name, ours);
+}
+
+/// What a check run's GraphQL input says of `view`, both for a create and an update.
+fn run_fields(run: &Publish<'_>, view: &CheckRunView, ctx: &Ctx) -> Map<String, Value> {
+    let finished = view.conclusion != Conclusion::InProgress;
+    let mut f = Map::new();
+    f.insert("name".into(), json!(run.check_name));
+    if let Some(c) = run.records_commit {
+        f.insert("externalId".into(), json!(c.as_str()));
+    }
+    if finished {
+        f.insert("status".into(), json!("COMPLETED"));
+        f.insert(
+            "conclusion".into(),
+            json!(view.conclusion.as_str().to_ascii_uppercase()),
+        );
+        f.insert("completedAt".into(), json!(ctx.now.to_rfc3339()));
+        let actions: Vec<Value> = RERUN
+            .iter()
+            .map(|a| json!({"label": a.label, "description": a.description, "identifier": a.identifier}))
+            .collect();
+        f.insert("actions".into(), Value::Array(actions));
+    } else {
+        f.insert("status".into(), json!("IN_PROGRESS"));
+    }
+    f
+}
+
+fn output(view: &CheckRunView, annotations: Option<&[Annotation]>) -> Value {
+    let mut out = json!({"title": view.title, "summary": view.summary, "text": view.text});
+    if let Some(batch) = annotations {
+        let list: Vec<Value> = batch
+            .iter()
+            .map(|a| {
+                json!({
+                    "path": a.path,
+                    "location": {"startLine": a.start_line, "endLine": a.end_line},
+                    "annotationLevel": a.level.as_str().to_ascii_uppercase(),
+                    "title": a.title,
+                    "message": a.message,
+                })
+            })
+            .collect();
+        out["annotations"] = Value::Array(list);
+    }
+    out
+}
+
+fn create_input(
+    repository: &NodeId,
+    run: &Publish<'_>,
+    view: &CheckRunView,
+    first: Option<&[Annotation]>,
+    ctx: &Ctx,
+) -> Value {
+    let mut f = run_fields(run, view, ctx);
+    f.insert("repositoryId".into(), json!(repository.as_str()));
+    f.insert("headSha".into(), json!(run.head.as_str()));
+    f.insert("output".into(), output(view, first));
+    Value::Object(f)
+}
+
+fn update_input(
+    repository: &NodeId,
+    node: &NodeId,
+    run: &Publish<'_>,
+    view: &CheckRunView,
+    ctx: &Ctx,
+) -> Value {
+    let mut f = run_fields(run, view, ctx);
+    f.insert("repositoryId".into(), json!(repository.as_str()));
+    f.insert("checkRunId".into(), json!(node.as_str()));
+    // An update carries no annotations: GitHub appends them on every update.
+    f.insert("output".into(), output(view, None));
+    Value::Object(f)
+}
+
+/// The body's update and the +1 through REST, or as one GraphQL call when both go and
+/// both ids are known (a publish without the repository's id).
 async fn body_and_thanks(
     ctx: &Ctx,
     pull: &Pull,
@@ -64,7 +260,12 @@ async fn body_and_thanks(
     let comment_node = thanks.as_ref().and_then(|t| t.node.as_ref());
     match (&plan.new_body, node, comment_node) {
         (Some(body), Some(pr), Some(comment)) => {
-            body_and_reaction::set_body_and_react(&ctx.api, pr, body, comment).await
+            let views = Views {
+                body: Some((pr, body)),
+                reaction: Some(comment),
+                run: None,
+            };
+            views_mutation::publish(&ctx.api, &views).await.map(drop)
         }
         (body, _, _) => {
             let patch = async {
@@ -101,14 +302,28 @@ const RERUN: &[CheckRunAction<'static>] = &[CheckRunAction {
     identifier: "rerun",
 }];
 
-/// Where a check-run view goes: `check_name` on `head`, created, or updating our run
-/// `ours`.
+/// Where a check-run view goes: `check_name` on `head` (of PR `head_pull`), created, or
+/// updating our run `ours`.
 pub struct Publish<'a> {
     pub check_name: &'a str,
     pub head: &'a CommitSha,
+    pub head_pull: PrNumber,
     pub ours: Option<OurRun>,
     pub records_commit: Option<&'a CommitSha>,
     pub mode: RunMode,
+}
+
+impl Publish<'_> {
+    fn clone_for_rest(&self) -> Publish<'_> {
+        Publish {
+            check_name: self.check_name,
+            head: self.head,
+            head_pull: self.head_pull,
+            ours: self.ours.clone(),
+            records_commit: self.records_commit,
+            mode: self.mode,
+        }
+    }
 }
 
 /// Creates or updates the check run named `check_name` on `head`, and remembers its id.
@@ -116,6 +331,7 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
     let Publish {
         check_name,
         head,
+        head_pull: _,
         ours,
         records_commit,
         mode,
@@ -142,9 +358,14 @@ pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result
         (RunMode::Create, Some(r)) if same_records(r) => RunMode::Update,
         _ => mode,
     };
+    let known_node = ours.as_ref().map(|r| (r.id, r.node.clone()));
     let remember = |id: CheckRunId| {
         let run = OurRun {
             id,
+            node: known_node
+                .as_ref()
+                .filter(|(known, _)| *known == id)
+                .and_then(|(_, node)| node.clone()),
             records: records_commit.cloned(),
         };
         ctx.memory.remember_run(&ctx.repo, head, check_name, run);
@@ -174,17 +395,5 @@ async fn create(
     }
     let id = rest::create_check_run(&ctx.api, &ctx.repo, &body).await?;
     remember(id);
-    for batch in batches {
-        let more = CheckRunBody {
-            output: CheckRunOutput {
-                title: &view.title,
-                summary: &view.summary,
-                text: None,
-                annotations: Some(batch.iter().map(annotation_body).collect()),
-            },
-            ..CheckRunBody::default()
-        };
-        rest::update_check_run(&ctx.api, &ctx.repo, id, &more).await?;
-    }
-    Ok(())
+    more_annotations(ctx, id, view, batches).await
 }

@@ -123,7 +123,7 @@ fn record_conditions(input: &GateInput, record: &Record) -> [Condition; 8] {
         no_blocking_finding(record),
         limitations_have_authority(record),
         evidence_for_head(record, input.head, input.config, input.checks),
-        grade_meets_assurance(record, input.config, input.operator_min),
+        grade_meets_assurance(record, input.config, input.operator_min, input.trust),
     ]
 }
 

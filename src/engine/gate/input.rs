@@ -1,5 +1,6 @@
 //! What the gate reads: the configuration, the head commit, the record(s) and the checks.
 
+use crate::engine::receipt::TrustStore;
 use crate::engine::record::Record;
 use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::ids::{CommitSha, TaskId};
@@ -15,6 +16,9 @@ pub struct GateInput<'a> {
     pub closing_issues: &'a [TaskId],
     /// The latest run of each check name on `head` (excluding our own check).
     pub checks: &'a [CheckObservation],
+    /// The trust store in force, against which an `authenticated` certification's kept
+    /// receipt is verified again (condition 9); `None`: the recorded grade stands.
+    pub trust: Option<&'a TrustStore>,
 }
 
 /// One check run on the head commit, as GitHub reports it.

@@ -5,6 +5,7 @@ use super::evaluate::evaluate;
 use super::input::{CheckObservation, GateInput};
 use super::result::GateResult;
 use crate::engine::closing::closing_issues;
+use crate::engine::receipt::TrustStore;
 use crate::engine::record::Record;
 use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::ids::{CommitSha, RepoName};
@@ -23,6 +24,8 @@ pub struct PullGate<'a> {
     pub record: Result<Option<&'a Record>, String>,
     /// The other checks on H (condition 8).
     pub checks: &'a [CheckObservation],
+    /// The trust store in force, to verify a kept receipt again (condition 9).
+    pub trust: Option<&'a TrustStore>,
 }
 
 /// The gate of the PR at its head.
@@ -40,5 +43,6 @@ pub fn pull_gate(pull: &PullGate<'_>) -> GateResult {
         records,
         closing_issues: &closing,
         checks: pull.checks,
+        trust: pull.trust,
     })
 }

@@ -6,6 +6,7 @@ use regex::Regex;
 
 use super::condition::{fail, from_problems, pass};
 use super::result::Condition;
+use crate::engine::receipt::{regrade, Downgrade, TrustStore};
 use crate::engine::record::{Grade, LimitationSummary, Record};
 use crate::engine::repo_config::{Assurance, RepoConfig};
 use crate::engine::views::md::Md;
@@ -130,6 +131,7 @@ pub(crate) fn grade_meets_assurance(
     record: &Record,
     config: &RepoConfig,
     operator_min: Assurance,
+    trust: Option<&TrustStore>,
 ) -> Condition {
     let effective = config.effective_assurance(operator_min);
     let policy = if operator_min > config.assurance {
@@ -137,15 +139,24 @@ pub(crate) fn grade_meets_assurance(
     } else {
         Md::code(effective.as_str())
     };
-    let Some(grade) = record.certification_grade else {
+    let Some(recorded) = record.certification_grade else {
         return fail(9, md!("no certified grade yet; assurance is {}", policy));
     };
+    let (grade, downgraded) = effective_grade(record, trust);
+    let why = downgraded.map_or_else(Md::default, |d| {
+        md!(
+            " (recorded {}, but it counts as `session_reported` now: {})",
+            Md::code(recorded.as_str()),
+            Md::text(&d.to_string())
+        )
+    });
     if effective == Assurance::Hardened && grade != Grade::Authenticated {
         return fail(
             9,
             md!(
-                "certified at grade {}, but assurance is {}, which needs `authenticated`; post a report signed with `auditloop sign`",
+                "certified at grade {}{}, but assurance is {}, which needs `authenticated`; post a report signed with `auditloop sign`",
                 Md::code(grade.as_str()),
+                why,
                 policy
             ),
         );
@@ -153,9 +164,28 @@ pub(crate) fn grade_meets_assurance(
     pass(
         9,
         md!(
-            "grade {} meets {} assurance",
+            "grade {}{} meets {} assurance",
             Md::code(grade.as_str()),
+            why,
             policy
         ),
     )
+}
+
+/// The certification's grade as it counts now: an `authenticated` certification whose
+/// kept receipt no longer verifies against `trust` counts as `session_reported`, with why.
+/// Without a trust store to verify against (a CLI run without one) the recorded grade stands.
+#[must_use]
+pub fn effective_grade(record: &Record, trust: Option<&TrustStore>) -> (Grade, Option<Downgrade>) {
+    let recorded = record.certification_grade.unwrap_or(Grade::SessionReported);
+    let (Some(trust), Some(run)) = (trust, record.latest_run()) else {
+        return (recorded, None);
+    };
+    if recorded != Grade::Authenticated {
+        return (recorded, None);
+    }
+    match regrade(run, trust) {
+        Ok(grade) => (grade, None),
+        Err(why) => (Grade::SessionReported, Some(why)),
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{AuditId, PrNumber};
+use crate::ids::{AuditId, PrNumber, TaskId};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -20,6 +20,11 @@ pub struct Index {
     pub invocations: BTreeMap<String, AuditId>,
     #[serde(default)]
     pub receipts: BTreeMap<String, AuditId>,
+    /// Each covered task to the record that covers it last, so `/audit new` finds an
+    /// unfinished record of the same tasks without reading every record. A record written
+    /// before the map was kept joins it with its next event.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tasks: BTreeMap<String, AuditId>,
 }
 
 impl Default for Index {
@@ -30,6 +35,7 @@ impl Default for Index {
             pulls: BTreeMap::new(),
             invocations: BTreeMap::new(),
             receipts: BTreeMap::new(),
+            tasks: BTreeMap::new(),
         }
     }
 }
@@ -47,6 +53,16 @@ impl Index {
             .find(|(_, v)| *v == id)
             .and_then(|(k, _)| k.parse().ok())
             .map(PrNumber)
+    }
+
+    /// Maps `tasks` to `id`, and no other task to it: `true` when that changed the index.
+    pub fn bind_tasks(&mut self, id: &AuditId, tasks: &[TaskId]) -> bool {
+        let before = self.tasks.clone();
+        self.tasks.retain(|_, v| v != id);
+        for t in tasks {
+            self.tasks.insert(t.as_str().to_owned(), id.clone());
+        }
+        self.tasks != before
     }
 
     /// # Errors

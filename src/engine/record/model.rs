@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::report::{InvocationMode, Severity, Verdict};
+use crate::engine::report::{InvocationMode, Receipt, Severity, Verdict};
 use crate::ids::{
     Artifact, AuditId, DeliveryId, FindingId, FindingKey, IssueNumber, LimitationId, Login,
     PrNumber, RepoName, TaskId, WorkUnit,
@@ -116,6 +116,10 @@ pub struct Created {
     pub candidate_artifact: Artifact,
     pub covered_tasks: Vec<TaskId>,
     pub audit_budget: u32,
+    /// Who set the candidate (docs/reference.md#independence-of-the-auditor): absent in
+    /// events written before it was kept, and then the event's actor stands for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_pushed_by: Option<Login>,
 }
 
 /// An accepted report: one run. Carries what the gate and the views need of it, so that
@@ -133,6 +137,14 @@ pub struct ReportRun {
     /// Path of the stored normalized report on the records branch.
     pub report: String,
     pub receipt_id: Option<String>,
+    /// The verified receipt, whole (its signature included), so the grade is verified
+    /// again whenever the gate is evaluated; absent for unsigned runs and earlier records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<Box<Receipt>>,
+    /// Posted by the PR's author or the candidate's pusher, accepted only because the
+    /// repository sets `allow_self_audit: true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub self_audit: bool,
     /// `true` when the report came as a plan-audit handoff block.
     #[serde(default)]
     pub handoff: bool,
@@ -191,6 +203,13 @@ pub struct Baseline {
     pub carried_from: Option<Artifact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<CarryReason>,
+    /// Who set the new candidate: the sender of the pull request event, or the commenter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_pushed_by: Option<Login>,
+    /// The rebind reopened a certified record whose runs already used its whole budget:
+    /// it is `blocked` until an override, never `open` with nothing able to move it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub budget_exhausted: bool,
 }
 
 /// Why a rebind kept the certification.

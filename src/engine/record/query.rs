@@ -72,6 +72,25 @@ impl Record {
         u32::try_from(self.runs().count()).unwrap_or(u32::MAX)
     }
 
+    /// Who set the current candidate: the last event that bound one (`created` or
+    /// `baseline`), its `candidate_pushed_by`, or its actor in events written before that
+    /// was kept.
+    #[must_use]
+    pub fn candidate_pushed_by(&self) -> Option<&Login> {
+        self.history.iter().rev().find_map(|e| match &e.kind {
+            EventKind::Created(c) => Some(c.candidate_pushed_by.as_ref().unwrap_or(&e.actor)),
+            EventKind::Baseline(b) => Some(b.candidate_pushed_by.as_ref().unwrap_or(&e.actor)),
+            _ => None,
+        })
+    }
+
+    /// Whether the certifying run was posted by the author or the pusher and accepted only
+    /// under `allow_self_audit`.
+    #[must_use]
+    pub fn self_audit(&self) -> bool {
+        self.certified_artifact.is_some() && self.latest_run().is_some_and(|r| r.self_audit)
+    }
+
     #[must_use]
     pub fn budget_left(&self) -> u32 {
         self.audit_budget.saturating_sub(self.runs_used())

@@ -50,6 +50,8 @@ pub enum ReplayError {
         expected: u32,
         found: u32,
     },
+    #[error("history event {index} (baseline): {why}")]
+    Inconsistent { index: usize, why: &'static str },
 }
 
 #[must_use]
@@ -264,7 +266,19 @@ impl Derived {
                 } else if moved {
                     self.clear_certification();
                     if self.audit_state == AuditState::Certified {
-                        self.audit_state = AuditState::Open;
+                        // Earlier events reopened whatever the runs used; a rebind that
+                        // says so blocks a record with no run left (docs/reference.md#budget).
+                        if b.budget_exhausted && self.runs_used < self.audit_budget {
+                            return Err(ReplayError::Inconsistent {
+                                index,
+                                why: "a rebind says the budget is spent, but runs are left",
+                            });
+                        }
+                        if b.budget_exhausted {
+                            self.reopen();
+                        } else {
+                            self.audit_state = AuditState::Open;
+                        }
                     }
                 }
                 self.pull_request = b.pull_request;

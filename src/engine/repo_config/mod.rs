@@ -53,6 +53,8 @@ impl fmt::Display for ConfigError {
     }
 }
 
+// The file's switches are YAML booleans by contract (docs/reference.md#keys-and-defaults).
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RepoConfig {
@@ -71,6 +73,8 @@ pub struct RepoConfig {
     /// Keep the repository's finding-pattern library on the records branch (docs/reference.md#the-pattern-library).
     pub patterns: bool,
     pub allow_self_approval: bool,
+    /// The PR's author and the candidate's pusher may post its report (docs/reference.md#independence-of-the-auditor).
+    pub allow_self_audit: bool,
     #[serde(deserialize_with = "decisions_path")]
     pub decisions_path: String,
     #[serde(deserialize_with = "label")]
@@ -92,6 +96,7 @@ impl Default for RepoConfig {
             carry_certification: CarryCertification::IdenticalTree,
             patterns: true,
             allow_self_approval: false,
+            allow_self_audit: false,
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
             auditor: auditor::AuditorConfig::default(),

@@ -87,6 +87,7 @@ pub fn create(
         candidate_artifact: input.head.clone(),
         covered_tasks: covered_tasks.clone(),
         audit_budget,
+        candidate_pushed_by: Some(ctx.actor.clone()),
     };
     let event = Event {
         kind: EventKind::Created(created),
@@ -125,5 +126,29 @@ pub fn create(
         record,
         event,
         index: Some(next),
+    })
+}
+
+/// `/audit new` on a task that `other` covers: refused while `other` is unfinished (not
+/// certified, or certified on a PR not merged), so that closing a PR and opening another
+/// never buys a fresh budget for the same tasks (docs/reference.md#budget). `merged`: whether
+/// `other`'s PR was merged (asked only of a certified one).
+///
+/// # Errors
+///
+/// [`Refusal::TaskOverlap`] naming `other` and its PR.
+pub fn check_overlap(task: &TaskId, other: &Record, merged: bool) -> Result<(), Refusal> {
+    let why = match other.audit_state {
+        AuditState::Certified if merged => return Ok(()),
+        AuditState::Certified => "certified, not merged",
+        AuditState::Open => "open",
+        AuditState::AwaitingHuman => "awaiting a human decision",
+        AuditState::Blocked => "blocked",
+    };
+    Err(Refusal::TaskOverlap {
+        task: task.clone(),
+        id: other.id.clone(),
+        pull: other.pull_request,
+        why,
     })
 }

@@ -19,7 +19,7 @@ pub mod refusal;
 pub mod report;
 pub mod triage;
 
-pub use create::{create, CreateInput};
+pub use create::{check_overlap, create, CreateInput};
 pub use dispatch::{
     client_payload, decide_dispatch, ready, sent_marker, DispatchDecision, DispatchPlan, NotReady,
 };
@@ -38,6 +38,9 @@ pub struct AuditPolicy {
     pub default_budget: u32,
     /// The effective assurance: the repository setting raised by the operator minimum.
     pub assurance: Assurance,
+    /// `allow_self_audit`: the PR's author or the candidate's pusher may post its report
+    /// (docs/reference.md#independence-of-the-auditor).
+    pub allow_self_audit: bool,
 }
 
 impl Default for AuditPolicy {
@@ -46,6 +49,7 @@ impl Default for AuditPolicy {
         AuditPolicy {
             default_budget: defaults.audit_budget,
             assurance: defaults.assurance,
+            allow_self_audit: defaults.allow_self_audit,
         }
     }
 }

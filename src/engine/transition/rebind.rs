@@ -77,6 +77,7 @@ pub fn baseline(
     {
         return Ok(None);
     }
+    let budget_exhausted = spends_the_last_run(record, &input.head, &tasks, input.cause);
     let kind = EventKind::Baseline(Baseline {
         cause: input.cause,
         pull_request: record.pull_request,
@@ -85,8 +86,27 @@ pub fn baseline(
         evidence,
         carried_from: None,
         reason: None,
+        candidate_pushed_by: Some(ctx.actor.clone()),
+        budget_exhausted,
     });
     append(record, kind, ctx).map(Some)
+}
+
+/// Whether a rebind onto `head` with `tasks` reopens a certified record that has no run
+/// left: it then becomes `blocked` (`audit_budget_exhausted`), so the views name the
+/// override, instead of an `open` record that refuses every report (docs/reference.md#budget).
+fn spends_the_last_run(
+    record: &Record,
+    head: &Artifact,
+    tasks: &[TaskId],
+    cause: BaselineCause,
+) -> bool {
+    let moved = head != &record.candidate_artifact
+        || tasks != record.covered_tasks.as_slice()
+        || matches!(cause, BaselineCause::BaseChange | BaselineCause::Adopt);
+    moved
+        && record.audit_state == AuditState::Certified
+        && record.runs_used() >= record.audit_budget
 }
 
 /// Whether a rebind by `cause` could keep the record's certification if the new head's
@@ -143,6 +163,8 @@ pub fn carry(
         evidence,
         carried_from: Some(record.candidate_artifact.clone()),
         reason: Some(CarryReason::IdenticalTree),
+        candidate_pushed_by: Some(ctx.actor.clone()),
+        budget_exhausted: false,
     });
     append(record, kind, ctx).map(Some)
 }
@@ -183,6 +205,7 @@ pub fn adopt(
         });
     }
     let (tasks, evidence) = rebound(record, &input.head, input.covered_tasks, input.evidence)?;
+    let budget_exhausted = spends_the_last_run(record, &input.head, &tasks, BaselineCause::Adopt);
     let kind = EventKind::Baseline(Baseline {
         cause: BaselineCause::Adopt,
         pull_request: input.pull_request,
@@ -191,6 +214,8 @@ pub fn adopt(
         evidence,
         carried_from: None,
         reason: None,
+        candidate_pushed_by: Some(ctx.actor.clone()),
+        budget_exhausted,
     });
     let mut applied = append(record, kind, ctx)?;
     let mut next = index.clone();

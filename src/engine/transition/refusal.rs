@@ -3,7 +3,9 @@
 
 use crate::engine::record::{AuditState, DispositionKind};
 use crate::engine::views::md::Md;
-use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, PrNumber, WorkUnit};
+use crate::ids::{
+    Artifact, AuditId, FindingId, FindingKey, LimitationId, Login, PrNumber, TaskId, WorkUnit,
+};
 use crate::md;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,6 +37,13 @@ pub enum Refusal {
     },
     #[error("the record {id} is still bound to PR {pull}, which was not closed without merging")]
     AdoptSourceActive { id: AuditId, pull: PrNumber },
+    #[error("task {task} is covered by {id} of PR {pull}, which is not finished ({why})")]
+    TaskOverlap {
+        task: TaskId,
+        id: AuditId,
+        pull: PrNumber,
+        why: &'static str,
+    },
 
     // --- reports
     #[error("the report is for {report}, but this PR's record is {record}")]
@@ -51,6 +60,8 @@ pub enum Refusal {
     ReceiptReused { receipt_id: String, id: AuditId },
     #[error("hardened assurance: the report carries no verified receipt")]
     ReceiptRequired,
+    #[error("self-audit: {poster} {role}, and the auditor is never the implementer")]
+    SelfAudit { poster: Login, role: &'static str },
     #[error("hardened assurance: a handoff block carries nothing to sign")]
     HandoffUnderHardened,
     #[error("the record {id} awaits a human decision; no report is accepted until it is resolved")]
@@ -155,9 +166,10 @@ impl Refusal {
             FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking, HandoffUnderHardened,
             Inconsistent, InvocationRefReused, IssueRequired, LimitationNotAccepted,
             LimitationWithoutAuthority, NoCoveredTasks, NoRun, NotAwaitingHuman, NotCrossRemit,
-            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused,
-            StaleCandidate, UnknownFinding, UnknownLimitation, VetoRoundZero, VetoedFinding,
-            WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest, ZeroBudget,
+            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused, SelfAudit,
+            StaleCandidate, TaskOverlap, UnknownFinding, UnknownLimitation, VetoRoundZero,
+            VetoedFinding, WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest,
+            ZeroBudget,
         };
         match self {
             PullHasRecord { .. } => "pull-has-record",
@@ -168,6 +180,8 @@ impl Refusal {
             ZeroBudget => "budget-zero",
             WrongPullRequest { .. } => "wrong-pull-request",
             AdoptSourceActive { .. } => "adopt-source-active",
+            TaskOverlap { .. } => "task-overlap",
+            SelfAudit { .. } => "self-audit",
             AuditIdMismatch { .. } => "audit-id-mismatch",
             WorkUnitMismatch { .. } => "work-unit-mismatch",
             StaleCandidate { .. } => "stale-candidate",
@@ -258,9 +272,10 @@ impl Refusal {
             FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking, HandoffUnderHardened,
             Inconsistent, InvocationRefReused, IssueRequired, LimitationNotAccepted,
             LimitationWithoutAuthority, NoCoveredTasks, NoRun, NotAwaitingHuman, NotCrossRemit,
-            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused,
-            StaleCandidate, UnknownFinding, UnknownLimitation, VetoRoundZero, VetoedFinding,
-            WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest, ZeroBudget,
+            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused, SelfAudit,
+            StaleCandidate, TaskOverlap, UnknownFinding, UnknownLimitation, VetoRoundZero,
+            VetoedFinding, WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest,
+            ZeroBudget,
         };
         match self {
             PullHasRecord { id, .. } => {
@@ -286,6 +301,12 @@ impl Refusal {
             AdoptSourceActive { pull, .. } => {
                 md!("close PR {} without merging first, or continue the audit there", pull)
             }
+            TaskOverlap { id, pull, .. } => md!(
+                "continue on PR {}; if it was closed without merging, move its record here with {} (its history and budget come along: a new PR never buys a fresh budget)",
+                pull,
+                Md::code(&format!("/audit adopt {id}"))
+            ),
+            SelfAudit { .. } => Md::lit("post the report from another account (for example a dedicated App or bot listed in `permissions.auditors`), sign it with a receipt (`auditloop sign`, a key in the operator's trust store), or set `allow_self_audit: true` in `.github/auditloop.yml` on the default branch"),
             AuditIdMismatch { record, .. } => md!("set `audit_id` to {}", Md::code(record.as_str())),
             WorkUnitMismatch { record, .. } => md!("set `work_unit` to {}", Md::code(record.as_str())),
             StaleCandidate { current, .. } => md!(

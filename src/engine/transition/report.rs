@@ -10,9 +10,9 @@ use crate::engine::record::{
     LimitationSummary, Record, ReportRun,
 };
 use crate::engine::repo_config::Assurance;
-use crate::engine::report::{Report, Verdict};
+use crate::engine::report::{Receipt, Report, Verdict};
 use crate::engine::transition::AuditPolicy;
-use crate::ids::{Artifact, AuditId, TaskId, WorkUnit};
+use crate::ids::{Artifact, AuditId, Login, TaskId, WorkUnit};
 
 /// What the receipt verifier established about a report's receipt.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,44 @@ pub struct ReportInput<'a> {
     pub handoff: bool,
     /// Numbers `n` of the decision records `D-<n>` that exist.
     pub decisions: &'a BTreeSet<u32>,
+    /// The pull request's author, as GitHub names it.
+    pub author: Option<&'a Login>,
+    /// The verified receipt as it came, kept whole with the run.
+    pub receipt_whole: Option<&'a Receipt>,
+}
+
+/// Whether the poster may grade this candidate (docs/reference.md#independence-of-the-auditor):
+/// `Ok(true)` when the poster is the author or the pusher and only `allow_self_audit`
+/// lets it through, `Ok(false)` for an independent poster or a signed report.
+///
+/// # Errors
+///
+/// [`Refusal::SelfAudit`] when the poster set the candidate or wrote the PR, unsigned.
+pub fn independence(
+    record: &Record,
+    poster: &Login,
+    author: Option<&Login>,
+    signed: bool,
+    policy: &AuditPolicy,
+) -> Result<bool, Refusal> {
+    if signed {
+        return Ok(false);
+    }
+    let same = |other: &Login| other.as_str().eq_ignore_ascii_case(poster.as_str());
+    let role = if author.is_some_and(same) {
+        "is the pull request's author"
+    } else if record.candidate_pushed_by().is_some_and(same) {
+        "set the current candidate"
+    } else {
+        return Ok(false);
+    };
+    if policy.allow_self_audit {
+        return Ok(true);
+    }
+    Err(Refusal::SelfAudit {
+        poster: poster.clone(),
+        role,
+    })
 }
 
 /// The path of run `run` of `id` on the records branch.
@@ -125,6 +163,13 @@ pub fn accept_report(
             record: tasks_word(&record.covered_tasks),
         });
     }
+    let self_audit = independence(
+        record,
+        &ctx.actor,
+        input.author,
+        input.receipt.is_some(),
+        policy,
+    )?;
     check_invocation_unused(record, index, &report.invocation.reference)?;
     if let Some(receipt) = input.receipt {
         if let Some(id) = index.receipts.get(&receipt.receipt_id) {
@@ -190,6 +235,10 @@ pub fn accept_report(
         grade,
         report: report_path(&record.id, run),
         receipt_id: input.receipt.map(|r| r.receipt_id.clone()),
+        receipt: input
+            .receipt
+            .and(input.receipt_whole.cloned().map(Box::new)),
+        self_audit,
         handoff: input.handoff,
         findings: report
             .findings
@@ -234,6 +283,8 @@ pub struct FailureInput {
     pub invocation_ref: String,
     pub candidate_artifact: Artifact,
     pub reason: String,
+    /// The pull request's author, as GitHub names it.
+    pub author: Option<Login>,
 }
 
 /// Records an invocation failure: no budget used (docs/reference.md#budget), the ref registered.
@@ -252,6 +303,7 @@ pub fn record_invocation_failure(
         return Err(Refusal::HandoffUnderHardened);
     }
     check_binding(record, &input.audit_id, None, &input.candidate_artifact)?;
+    independence(record, &ctx.actor, input.author.as_ref(), false, policy)?;
     check_invocation_unused(record, index, &input.invocation_ref)?;
     let kind = EventKind::InvocationFailure(InvocationFailure {
         invocation_ref: input.invocation_ref.clone(),

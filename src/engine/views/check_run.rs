@@ -144,11 +144,14 @@ fn title(verdict: &Md) -> String {
 /// `[AUD-7](…) is open · latest verdict … · grade … · budget 1 of 3 runs used`, and the
 /// audit packet.
 pub(crate) fn record_line(record: &Record, ctx: &ViewContext) -> String {
-    let latest = record.latest_run();
-    let verdict = latest.map_or_else(|| Md::lit("none yet"), |r| legend::verdict(r.verdict));
-    let grade = latest.map_or_else(|| Md::lit("none yet"), |r| legend::grade(r.grade));
+    let latest = record.run_events().last();
+    let verdict = latest.map_or_else(|| Md::lit("none yet"), |(_, r)| legend::verdict(r.verdict));
+    let grade = latest.map_or_else(|| Md::lit("none yet"), |(_, r)| legend::grade(r.grade));
+    let poster = latest.map_or_else(String::new, |(e, r)| {
+        format!(" ({})", words::posted_by(&e.actor, r).as_markdown())
+    });
     format!(
-        "Record [{}]({}) is {} · latest verdict {} · grade {} · {}. The audit packet: [{}]({}).\n",
+        "Record [{}]({}) is {} · latest verdict {} · grade {}{poster} · {}. The audit packet: [{}]({}).\n",
         record.id,
         ctx.record_url(&record.id),
         words::state(record).as_markdown(),
@@ -281,15 +284,16 @@ fn findings_text(
     ctx: &ViewContext,
     mark: &dyn Fn(&FindingSummary) -> Option<String>,
 ) -> String {
-    let Some(run) = record.and_then(Record::latest_run) else {
+    let Some((event, run)) = record.and_then(|r| r.run_events().last()) else {
         return "No runs yet.\n".to_owned();
     };
     let mut out = format!(
-        "### Findings of round {}\n\nVerdict {}, grade {}, candidate {}.\n\n",
+        "### Findings of round {}\n\nVerdict {}, grade {}, candidate {}, {}.\n\n",
         run.run,
         legend::verdict(run.verdict).as_markdown(),
         legend::grade(run.grade).as_markdown(),
-        ctx.commit_link(&run.candidate_artifact)
+        ctx.commit_link(&run.candidate_artifact),
+        words::posted_by(&event.actor, run).as_markdown()
     );
     if run.findings.is_empty() {
         out.push_str("No findings.\n");

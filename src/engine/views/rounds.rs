@@ -44,12 +44,13 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
                 legend::grade(run.grade).as_markdown(),
             ));
         }
-        out.push_str("\n<details><summary>Each round: findings, dispositions, invocation, time</summary>\n\n");
+        out.push_str("\n<details><summary>Each round: who posted it, findings, dispositions, invocation, time</summary>\n\n");
         for (event, run) in &runs {
             out.push_str(&format!(
-                "- **Round {}** · {} · invocation {} · findings: {} · dispositions: {}\n",
+                "- **Round {}** · {} · {} · invocation {} · findings: {} · dispositions: {}\n",
                 run.run,
                 words::time(&event.at),
+                words::posted_by(&event.actor, run).as_markdown(),
                 Md::code(&truncate(&run.invocation_ref, REF_CHARS)).as_markdown(),
                 words::finding_counts(&run.findings),
                 dispositions_of(record, run.run, ctx),

@@ -70,3 +70,15 @@ pub(crate) fn finding_counts(findings: &[FindingSummary]) -> String {
 /// Literal `/audit new` usage, for views shown before any record exists.
 pub(crate) const START_HINT: &str =
     "No audit record exists for this pull request yet. Start one with a comment:\n\n```\n/audit new --goal \"what this change must achieve\" --oracle \"how completion is judged\"\n```";
+
+/// `posted by alice`, and for a run accepted only under `allow_self_audit`, `self-audit
+/// allowed by configuration` (docs/reference.md#independence-of-the-auditor).
+#[must_use]
+pub fn posted_by(poster: &crate::ids::Login, run: &crate::engine::record::ReportRun) -> Md {
+    let mut out = Md::lit("posted by ");
+    out.push(&Md::text(poster.as_str()));
+    if run.self_audit {
+        out.push(&Md::lit(", self-audit allowed by configuration"));
+    }
+    out
+}

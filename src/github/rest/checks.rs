@@ -4,12 +4,15 @@ use serde::{Deserialize, Serialize};
 
 use super::{path, LIST_CHECKS, PATCH_CHECK, POST_CHECK};
 use crate::github::{Api, Call, GitHubError};
-use crate::ids::{CheckRunId, CommitSha, RepoName};
+use crate::ids::{CheckRunId, CommitSha, NodeId, RepoName};
 
 /// A check run on a commit, as listed.
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckRunInfo {
     pub id: CheckRunId,
+    /// Its GraphQL id, what `updateCheckRun` names it by (kept only when it looks like one).
+    #[serde(default, deserialize_with = "node_id")]
+    pub node_id: Option<NodeId>,
     pub name: String,
     pub status: String,
     #[serde(default)]
@@ -21,6 +24,11 @@ pub struct CheckRunInfo {
     pub app: Option<AppRef>,
     #[serde(default)]
     pub output: Option<CheckOutput>,
+}
+
+fn node_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NodeId>, D::Error> {
+    let s: Option<String> = Option::deserialize(d)?;
+    Ok(s.and_then(|s| NodeId::new(s).ok()))
 }
 
 fn non_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

@@ -24,6 +24,9 @@ pub struct HookDelivery {
     pub event: String,
     #[serde(default)]
     pub action: Option<String>,
+    /// The installation it was for (`null` for the App's own events).
+    #[serde(default)]
+    pub installation_id: Option<u64>,
 }
 
 impl HookDelivery {

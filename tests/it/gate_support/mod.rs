@@ -125,6 +125,8 @@ pub fn report_run(run: u32, verdict: Verdict, artifact: Artifact) -> ReportRun {
         grade: Grade::SessionReported,
         report: format!("reports/AUD-7/run-{run}.json"),
         receipt_id: None,
+        receipt: None,
+        self_audit: false,
         handoff: false,
         findings: Vec::new(),
         limitations: Vec::new(),
@@ -167,6 +169,7 @@ pub fn certified_record() -> Record {
         candidate_artifact: commit('a'),
         covered_tasks: vec![task("#12")],
         audit_budget: 3,
+        candidate_pushed_by: None,
     };
     let mut record = Record {
         schema_version: SCHEMA_VERSION,
@@ -208,6 +211,8 @@ pub struct Scenario {
     pub records: Result<Vec<Record>, String>,
     pub closing: Vec<TaskId>,
     pub checks: Vec<CheckObservation>,
+    /// The trust store kept receipts are verified against again; `None`: not verified.
+    pub trust: Option<auditloop::engine::receipt::TrustStore>,
 }
 
 impl Default for Scenario {
@@ -219,6 +224,7 @@ impl Default for Scenario {
             records: Ok(vec![certified_record()]),
             closing: vec![task("#12")],
             checks: Vec::new(),
+            trust: None,
         }
     }
 }
@@ -236,6 +242,7 @@ impl Scenario {
                 .map_err(Clone::clone),
             closing_issues: &self.closing,
             checks: &self.checks,
+            trust: self.trust.as_ref(),
         };
         evaluate(&input)
     }

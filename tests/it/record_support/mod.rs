@@ -187,6 +187,8 @@ impl Fx {
             receipt,
             handoff,
             decisions: &self.decisions,
+            author: None,
+            receipt_whole: None,
         };
         let applied =
             transition::accept_report(&self.record, &self.index, input, &ctx, &self.policy)?;
@@ -316,6 +318,7 @@ impl Fx {
                     invocation_ref: format!("ci-run-{}", self.invocation),
                     candidate_artifact: self.record.candidate_artifact.clone(),
                     reason: "crashed".into(),
+                    author: None,
                 };
                 let ctx = self.ctx();
                 match transition::record_invocation_failure(

@@ -74,10 +74,21 @@ impl Loop {
             "alice",
         );
         gh.set_permission("alice", "write");
+        gh.set_permission("auditor", "write");
         gh.set_permission("maint", "maintain");
         gh.set_permission("reader", "read");
         let app = TestApp::start_full(&gh, super::harness::SECRET, trust, min).await;
         Self { gh, app, next: 0 }
+    }
+
+    /// The app started again on the same fake GitHub, with another operator trust store
+    /// and minimum assurance (what an operator changes between two deliveries).
+    pub async fn restart_with(
+        &mut self,
+        trust: auditloop::engine::receipt::TrustStore,
+        min: auditloop::engine::repo_config::Assurance,
+    ) {
+        self.app = TestApp::start_full(&self.gh, super::harness::SECRET, trust, min).await;
     }
 
     fn id(&mut self) -> String {

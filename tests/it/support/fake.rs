@@ -145,11 +145,76 @@ pub struct State {
     pub url: String,
     /// Added to every answer, so that calls made together overlap measurably.
     pub delay: Duration,
+    /// GitHub's secondary limit on writes, when a test plays it (see `limit_writes`).
+    pub write_limit: Option<WriteLimit>,
     next_id: u64,
 }
 
+/// GitHub's limit on what one identity creates, scaled down: at most `per` writes in any
+/// `window`; past that, 403 "You have exceeded a secondary rate limit" with `retry-after`,
+/// and no write is carried out until that time is over. A write sent before it is over is
+/// a violation (GitHub warns that it may get the integration banned): the test sees them.
+#[derive(Debug)]
+pub struct WriteLimit {
+    pub per: usize,
+    pub window: Duration,
+    pub retry_after: Duration,
+    sent: VecDeque<Instant>,
+    until: Option<Instant>,
+    /// Writes sent while limited, as `METHOD path`.
+    pub violations: Vec<String>,
+    /// Writes answered 403.
+    pub limited: usize,
+}
+
+impl WriteLimit {
+    pub fn new(per: usize, window: Duration, retry_after: Duration) -> Self {
+        Self {
+            per,
+            window,
+            retry_after,
+            sent: VecDeque::new(),
+            until: None,
+            violations: Vec::new(),
+            limited: 0,
+        }
+    }
+
+    /// The answer GitHub gives write `what` now, if it refuses it.
+    fn refuse(&mut self, what: &str) -> Option<Answer> {
+        let now = Instant::now();
+        if let Some(until) = self.until {
+            if now < until {
+                self.violations.push(what.to_owned());
+                return Some(self.limit_answer(until - now));
+            }
+            self.until = None;
+        }
+        while self.sent.front().is_some_and(|t| now - *t > self.window) {
+            self.sent.pop_front();
+        }
+        if self.sent.len() >= self.per {
+            self.until = Some(now + self.retry_after);
+            return Some(self.limit_answer(self.retry_after));
+        }
+        self.sent.push_back(now);
+        None
+    }
+
+    fn limit_answer(&mut self, wait: Duration) -> Answer {
+        self.limited += 1;
+        let secs = wait.as_secs_f64().ceil().max(1.0);
+        Answer::new(
+            403,
+            Some(json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
+                "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"})),
+        )
+        .insert_header("retry-after", &format!("{secs}"))
+    }
+}
+
 impl State {
-    fn id(&mut self) -> u64 {
+    pub fn id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
@@ -272,6 +337,11 @@ impl FakeGitHub {
             when: Some(Box::new(when)),
             action: Box::new(action),
         });
+    }
+
+    /// Plays GitHub's secondary limit on writes from now on (see [`WriteLimit`]).
+    pub fn limit_writes(&self, per: usize, window: Duration, retry_after: Duration) {
+        self.state().write_limit = Some(WriteLimit::new(per, window, retry_after));
     }
 
     /// Every answer from now on is sent `delay` after the request arrived.
@@ -418,6 +488,16 @@ impl Router {
             started,
             answered,
         });
+        // The installation's writes: the App's own (tokens, redeliveries) are not limited.
+        let write = state.requests.last().is_some_and(Recorded::is_write)
+            && (graphql.is_some() || full_path.contains("/repos/"));
+        let limited = match &mut state.write_limit {
+            Some(limit) if write => limit.refuse(&format!("{method} {full_path}")),
+            _ => None,
+        };
+        if let Some(refused) = limited {
+            return refused;
+        }
         // A GraphQL call is matched by its endpoint and root fields (`Recorded::path`).
         let path = match (&graphql, full_path.strip_prefix(self.prefix.as_str())) {
             (Some(g), _) => g.path.as_str(),
@@ -521,7 +601,13 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
             }
         }
         ("GET", ["repos", _o, _r, "collaborators", login, "permission"]) => {
-            match state.permissions.get(*login).cloned() {
+            // GitHub matches logins case-insensitively.
+            let role = state
+                .permissions
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(login))
+                .map(|(_, v)| v.clone());
+            match role {
                 Some(role) => reply(200, gh::permission(login, &role)),
                 None => reply(404, json!({"message": "Not Found"})),
             }

@@ -134,6 +134,7 @@ impl FakeGitHub {
                     max_wait: std::time::Duration::from_secs(3),
                     backoff: std::time::Duration::from_millis(10),
                 },
+                write_gap: std::time::Duration::ZERO,
             },
             auditloop::metrics::Metrics::new(),
         )

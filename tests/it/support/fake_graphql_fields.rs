@@ -107,6 +107,11 @@ pub enum Obj {
     /// `addReaction`'s answer, with the content given.
     AddedReaction(String),
     Reaction(String),
+    /// `createCheckRun`'s (`created`) or `updateCheckRun`'s answer: the run by its id.
+    RunPayload {
+        id: u64,
+        created: bool,
+    },
 }
 
 impl Obj {
@@ -138,6 +143,8 @@ impl Obj {
             Obj::UpdatedPull { .. } => "UpdatePullRequestPayload",
             Obj::AddedReaction(_) => "AddReactionPayload",
             Obj::Reaction(_) => "Reaction",
+            Obj::RunPayload { created: true, .. } => "CreateCheckRunPayload",
+            Obj::RunPayload { created: false, .. } => "UpdateCheckRunPayload",
         }
     }
 }
@@ -216,6 +223,7 @@ pub fn served(ty: &str, field: &str, given: &[&str]) -> Result<(), FieldError> {
         .iter()
         .chain(super::fake_graphql_reads::SERVED)
         .chain(super::fake_graphql_writes::SERVED)
+        .chain(super::fake_graphql_checks::SERVED)
         .chain(super::fake_graphql_trees::SERVED)
         .find(|(t, f, _)| *t == ty && *f == field)
     else {
@@ -354,6 +362,9 @@ pub fn resolve(
         }),
         _ => {
             if let Some(done) = super::fake_graphql_writes::resolve(state, obj, field, args) {
+                return done;
+            }
+            if let Some(done) = super::fake_graphql_checks::resolve(state, obj, field, args) {
                 return done;
             }
             if let Some(done) = super::fake_graphql_trees::resolve(state, obj, field, args) {

@@ -50,6 +50,22 @@ impl TestApp {
         trust: TrustStore,
         min: Assurance,
     ) -> Self {
+        Self::start_governed(github, secrets, (trust, min), Duration::ZERO).await
+    }
+
+    /// Serves with writes spaced `write_gap` apart, as an operator sets them (the other
+    /// tests space none, so that they run fast).
+    pub async fn start_spaced(github: &FakeGitHub, write_gap: Duration) -> Self {
+        let policy = (TrustStore::default(), Assurance::Standard);
+        Self::start_governed(github, SECRET, policy, write_gap).await
+    }
+
+    async fn start_governed(
+        github: &FakeGitHub,
+        secrets: &str,
+        (trust, min): (TrustStore, Assurance),
+        write_gap: Duration,
+    ) -> Self {
         let metrics = Metrics::new();
         let gh = GitHubApp::new(
             GitHubSettings {
@@ -62,6 +78,7 @@ impl TestApp {
                     max_wait: Duration::from_secs(3),
                     backoff: Duration::from_millis(20),
                 },
+                write_gap,
             },
             metrics.clone(),
         )

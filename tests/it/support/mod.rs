@@ -10,6 +10,7 @@ pub mod fake_branches;
 pub mod fake_dispatch;
 pub mod fake_git;
 pub mod fake_graphql;
+pub mod fake_graphql_checks;
 pub mod fake_graphql_commit;
 pub mod fake_graphql_exec;
 pub mod fake_graphql_fields;

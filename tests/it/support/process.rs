@@ -66,6 +66,8 @@ impl Server {
             .args(["--webhook-secret", SECRET, "--github-api-url"])
             .arg(github.api_url())
             .args(["--listen", &addr.to_string(), "--redeliver-interval", "0"])
+            // This fake enforces no write limit: writes are not spaced, so tests run fast.
+            .args(["--write-gap-ms", "0"])
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()

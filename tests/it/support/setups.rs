@@ -45,14 +45,14 @@ pub async fn set_up(l: &mut Loop, setup: Setup) {
         Setup::Run(verdict) => l.with_run(verdict).await,
         Setup::AwaitingHuman => {
             l.with_record().await;
-            l.ok("alice", &report_comment(&asks_human("ci-run-1")), true)
+            l.ok("auditor", &report_comment(&asks_human("ci-run-1")), true)
                 .await;
         }
         Setup::Blocked => {
             l.pull_event("opened", 42, SHA1).await;
             l.ok("alice", &new_command("--budget 1"), true).await;
             let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
-            l.ok("alice", &report_comment(&r), true).await;
+            l.ok("auditor", &report_comment(&r), true).await;
             assert_eq!(l.record("AUD-1")["audit_state"], "blocked");
         }
         Setup::Vetoed => {

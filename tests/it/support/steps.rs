@@ -99,7 +99,7 @@ impl Loop {
     pub async fn with_run(&mut self, verdict: &str) {
         self.with_record().await;
         let r = report("AUD-1", 42, SHA1, "ci-run-1", verdict);
-        self.ok("alice", &report_comment(&r), true).await;
+        self.ok("auditor", &report_comment(&r), true).await;
     }
 
     /// The history event types of `AUD-1`, oldest first.
@@ -125,4 +125,27 @@ impl Loop {
     pub fn index(&self) -> Value {
         serde_json::from_str(&self.files()["index.json"]).expect("index.json")
     }
+}
+
+/// `report` signed with `key` (pinned as `key_id`) for `repo`, valid for the next hour.
+pub fn signed_report(
+    report: &Value,
+    key: &ed25519_dalek::SigningKey,
+    key_id: &str,
+    repo: &str,
+    receipt_id: &str,
+) -> Value {
+    let parsed = auditloop::engine::report::parse_report(&report.to_string())
+        .expect("valid report")
+        .report;
+    let signed = auditloop::engine::receipt::sign_report(
+        parsed,
+        key,
+        key_id,
+        &auditloop::ids::RepoName::new(repo.to_owned()).unwrap(),
+        chrono::Utc::now() - chrono::Duration::minutes(1),
+        chrono::Duration::hours(1),
+        receipt_id.to_owned(),
+    );
+    serde_json::to_value(&signed).unwrap()
 }

@@ -25,6 +25,8 @@ pub fn hostile_record() -> Record {
                 grade: Grade::SessionReported,
                 report: String::new(),
                 receipt_id: None,
+                receipt: None,
+                self_audit: false,
                 handoff: false,
                 findings: vec![
                     finding("A-01", Some("k1"), Severity::High, true, bad, &[bad]),

@@ -98,6 +98,8 @@ pub fn run(
         grade,
         report: format!("reports/AUD-7/run-{n}.json"),
         receipt_id: None,
+        receipt: None,
+        self_audit: false,
         handoff: false,
         findings,
         limitations,
@@ -133,6 +135,7 @@ pub fn created(budget: u32) -> EventKind {
         candidate_artifact: commit('a'),
         covered_tasks: vec![TaskId::new("#12").unwrap()],
         audit_budget: budget,
+        candidate_pushed_by: None,
     })
 }
 
@@ -194,6 +197,7 @@ pub fn evaluated(
         records: Ok(record.into_iter().collect()),
         closing_issues: &[],
         checks,
+        trust: None,
     })
 }
 

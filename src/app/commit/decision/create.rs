@@ -10,9 +10,10 @@ use crate::app::failure::Refused;
 use crate::commands::ParsedCommand;
 use crate::engine::closing::closing_issues;
 use crate::engine::record::has_delivery;
+use crate::engine::record::AuditState;
 use crate::engine::transition as t;
 use crate::github::rest::Pull;
-use crate::ids::{AuditId, PrNumber};
+use crate::ids::{AuditId, PrNumber, TaskId};
 
 pub(super) fn decide(
     ctx: &Ctx,
@@ -67,7 +68,8 @@ fn new_record(made: Made, input: t::CreateInput, number: PrNumber) -> CommandDec
         named: None,
         message: format!("Create the audit record for {number} {by}"),
         new_run: false,
-        decide: Arc::new(move |state: &State, _: &Facts| {
+        may_pass: false,
+        decide: Arc::new(move |state: &State, facts: &Facts| {
             if let Some(Ok(record)) = &state.record {
                 if has_delivery(record, &delivery) {
                     return Err(Unwritten::AlreadyApplied);
@@ -75,9 +77,36 @@ fn new_record(made: Made, input: t::CreateInput, number: PrNumber) -> CommandDec
             }
             let applied =
                 t::create(&state.index, input.clone(), &event, &policy).map_err(refusal)?;
-            Ok(change_files(&applied, &view, Vec::new()))
+            unfinished_elsewhere(state, facts, &applied.record.covered_tasks, number)?;
+            Ok(change_files(&applied, &state.index, &view, Vec::new()))
         }),
     }
+}
+
+/// Refuses a new record whose tasks another PR's unfinished record covers; that record,
+/// and its PR when it is certified, are read only when the index maps a task to it.
+fn unfinished_elsewhere(
+    state: &State,
+    facts: &Facts,
+    tasks: &[TaskId],
+    number: PrNumber,
+) -> Result<(), Halt> {
+    for task in tasks {
+        let Some(id) = state.index.tasks.get(task.as_str()) else {
+            continue;
+        };
+        // A damaged or missing record cannot be judged here; its own PR shows the damage.
+        let Some(other) = facts.record(id, number)? else {
+            continue;
+        };
+        if other.pull_request == number {
+            continue;
+        }
+        let merged =
+            other.audit_state == AuditState::Certified && facts.pull(other.pull_request)?.merged;
+        t::check_overlap(task, other, merged).map_err(refusal)?;
+    }
+    Ok(())
 }
 
 /// The record named by id moves onto this PR; whether its source PR was closed unmerged
@@ -95,6 +124,7 @@ fn adopt(made: Made, audit_id: AuditId, number: PrNumber) -> CommandDecision {
         named: Some(audit_id.clone()),
         message: format!("Adopt {audit_id} onto {number} {by}"),
         new_run: false,
+        may_pass: false,
         decide: Arc::new(move |state: &State, facts: &Facts| -> Result<_, Halt> {
             let record = match &state.named {
                 None => {
@@ -128,7 +158,7 @@ fn adopt(made: Made, audit_id: AuditId, number: PrNumber) -> CommandDecision {
                 evidence: None,
             };
             let applied = t::adopt(record, &state.index, input, &event).map_err(refusal)?;
-            Ok(change_files(&applied, &view, Vec::new()))
+            Ok(change_files(&applied, &state.index, &view, Vec::new()))
         }),
     }
 }

@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use crate::app::commit::filing::{self, IssueToFile};
+use crate::app::commit::loading;
 use crate::app::commit::store::{State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
@@ -45,6 +46,10 @@ pub struct CommandDecision {
     pub message: String,
     /// An accepted report gets a fresh check run (annotations are never duplicated).
     pub new_run: bool,
+    /// The change may leave the gate passing or awaiting a human (a report that
+    /// certifies or asks for a decision): the views then combine the gates of the open PRs
+    /// sharing the head, listed beside the commit.
+    pub may_pass: bool,
     pub decide: Arc<Decide>,
 }
 
@@ -57,6 +62,9 @@ pub enum Need {
     DecisionRecords,
     /// The tech-debt issue a `file` disposition opens.
     Issue(Box<IssueToFile>),
+    /// Another record, read at the records commit the decision is made on (the one
+    /// covering a task `/audit new` asks for), with the PR the decision is for.
+    Record(AuditId, PrNumber),
 }
 
 /// What the needs of one decision found; kept across attempts of one commit.
@@ -66,6 +74,8 @@ pub struct Facts {
     decisions: Option<BTreeSet<u32>>,
     /// The issue number per [`IssueToFile::key`]; `None`: left to a redelivery.
     issues: HashMap<String, Option<IssueNumber>>,
+    /// Other records by id; `None`: missing or damaged.
+    records: HashMap<AuditId, Option<Record>>,
 }
 
 impl Facts {
@@ -79,6 +89,13 @@ impl Facts {
         self.decisions
             .as_ref()
             .ok_or(Unwritten::Needs(Need::DecisionRecords))
+    }
+
+    pub fn record(&self, id: &AuditId, pr: PrNumber) -> Result<Option<&Record>, Halt> {
+        match self.records.get(id) {
+            Some(r) => Ok(r.as_ref()),
+            None => Err(Unwritten::Needs(Need::Record(id.clone(), pr))),
+        }
     }
 
     pub fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
@@ -109,6 +126,11 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
         Need::Issue(wanted) => {
             let number = filing::open(ctx, &wanted).await?;
             lock().issues.insert(wanted.key(), number);
+        }
+        Need::Record(id, pr) => {
+            let loaded = loading::load(ctx, pr, Some(&id)).await?;
+            let record = loaded.ok().and_then(|s| s.named).and_then(Result::ok);
+            lock().records.insert(id, record);
         }
     }
     Ok(())
@@ -146,6 +168,7 @@ pub fn for_command(
         delivery: ctx.delivery.clone(),
         head: Artifact::commit(pull.head_sha.clone()),
         by: format!("by {actor} in {}", pull.number),
+        author: Login::new(pull.author.clone()).ok(),
     };
     match command.clone() {
         ParsedCommand::New { .. } | ParsedCommand::Adopt { .. } => {
@@ -172,6 +195,8 @@ struct Made {
     delivery: DeliveryId,
     head: Artifact,
     by: String,
+    /// The pull request's author, for the independence rule.
+    author: Option<Login>,
 }
 
 pub fn carries_receipt(payload: &ReportPayload) -> bool {
@@ -219,5 +244,6 @@ fn policy(app: &AuditApp, ctx: &Ctx) -> t::AuditPolicy {
     t::AuditPolicy {
         default_budget: settings.audit_budget,
         assurance: settings.effective_assurance(app.operator_min),
+        allow_self_audit: settings.allow_self_audit,
     }
 }

@@ -152,10 +152,11 @@ fn on_record(made: Made, message: String, step: Box<Step>) -> CommandDecision {
         named: None,
         message,
         new_run: false,
+        may_pass: false,
         decide: Arc::new(move |state: &State, facts: &Facts| {
             let record = current(state, &delivery)?;
             match step(record, facts, &event)? {
-                Some(applied) => Ok(change_files(&applied, &view, Vec::new())),
+                Some(applied) => Ok(change_files(&applied, &state.index, &view, Vec::new())),
                 None => Ok(Change::default()),
             }
         }),

@@ -17,7 +17,7 @@ use crate::engine::receipt::{verify, ReceiptContext, TrustStore};
 use crate::engine::record::EventKind;
 use crate::engine::report::{
     handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, Handoff,
-    HandoffBinding, HandoffStatus, Intake, Report,
+    HandoffBinding, HandoffStatus, Intake, Report, Verdict,
 };
 use crate::engine::transition::{self as t, Applied, FailureInput, ReportInput, VerifiedReceipt};
 use crate::ids::{Artifact, AuditId, RepoName};
@@ -49,6 +49,7 @@ fn json(
         policy,
         delivery,
         by,
+        author,
         ..
     } = made;
     let intake = parse_report(text).map_err(|problems| {
@@ -73,6 +74,7 @@ fn json(
         named: None,
         message: format!("Report on {} {by}", intake.report.audit_id),
         new_run: true,
+        may_pass: !matches!(intake.report.verdict, Verdict::NeedsRemediation),
         decide: Arc::new(move |state: &State, facts: &Facts| {
             let record = current(state, &delivery)?;
             let verified = verified_receipt(state, &intake, &repo, now, &trust)?;
@@ -83,11 +85,13 @@ fn json(
                 receipt: verified.as_ref(),
                 handoff: false,
                 decisions,
+                author: author.as_ref(),
+                receipt_whole: intake.receipt.as_ref(),
             };
             let applied =
                 t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
             let extra = stored_report(&applied, &intake.report);
-            Ok(change_files(&applied, &view, extra))
+            Ok(change_files(&applied, &state.index, &view, extra))
         }),
     })
 }
@@ -147,6 +151,7 @@ fn handoff(
         policy,
         delivery,
         by,
+        author,
         ..
     } = made;
     let (handoff, (audit_id, invocation, candidate)) = parsed_handoff(flags, text)?;
@@ -155,6 +160,7 @@ fn handoff(
         named: None,
         message: format!("Handoff {} on {audit_id} {by}", handoff.status.as_str()),
         new_run: verdict.is_some(),
+        may_pass: verdict == Some(Verdict::NeedsHumanDecision),
         decide: Arc::new(move |state: &State, _: &Facts| {
             let record = current(state, &delivery)?;
             let Some(verdict) = verdict else {
@@ -163,11 +169,12 @@ fn handoff(
                     invocation_ref: invocation.clone(),
                     candidate_artifact: candidate.clone(),
                     reason: handoff.reason.clone(),
+                    author: author.clone(),
                 };
                 let applied =
                     t::record_invocation_failure(record, &state.index, input, &event, &policy)
                         .map_err(refusal)?;
-                return Ok(change_files(&applied, &view, Vec::new()));
+                return Ok(change_files(&applied, &state.index, &view, Vec::new()));
             };
             let bind = HandoffBinding {
                 audit_id: audit_id.clone(),
@@ -184,11 +191,13 @@ fn handoff(
                 receipt: None,
                 handoff: true,
                 decisions: &BTreeSet::new(),
+                author: author.as_ref(),
+                receipt_whole: None,
             };
             let applied =
                 t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
             let extra = stored_report(&applied, &report);
-            Ok(change_files(&applied, &view, extra))
+            Ok(change_files(&applied, &state.index, &view, extra))
         }),
     })
 }

@@ -1,0 +1,127 @@
+//! A command carried out: its decision committed on the records branch, then its views and
+//! its +1 published from what was committed.
+
+use std::sync::Mutex;
+
+use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
+use crate::app::commit::store::{self, Attempt, State, Unwritten};
+use crate::app::context::Ctx;
+use crate::app::failure::CommandFailure;
+use crate::app::handlers::refresh::{self, RunMode};
+use crate::app::publish::reply::{Refused, Thanks};
+use crate::app::publish::views;
+use crate::app::AuditApp;
+use crate::github::rest::{self, Pull};
+use crate::github::GitHubError;
+use crate::ids::{CommitSha, PrNumber};
+
+/// The views and the +1 of a command carried out: the +1 goes with the body's update.
+pub(super) async fn publish_carried_out(
+    app: &AuditApp,
+    ctx: &Ctx,
+    target: views::Target<'_>,
+    mode: RunMode,
+    dispatch: bool,
+    thanks: Thanks,
+) -> Result<(), GitHubError> {
+    let after = refresh::After {
+        dispatch,
+        thanks: Some(thanks),
+    };
+    refresh::refresh_with(app, ctx, target, mode, true, after).await
+}
+
+/// Commits the command's decision, then publishes the views and the +1 from what was
+/// committed.
+pub(super) async fn commit(
+    app: &AuditApp,
+    ctx: &Ctx,
+    pull: &Pull,
+    decision: CommandDecision,
+    thanks: Thanks,
+    dispatch: bool,
+) -> Result<(), CommandFailure> {
+    let pr = pull.number;
+    // Our run on the head names the newest records commit GitHub has seen: nothing is
+    // written on a branch that no longer contains it. The listing serves the views too.
+    let runs = ctx
+        .seen
+        .head_runs(&ctx.api, &ctx.repo, &pull.head_sha)
+        .await?;
+    let slug = app.bot_slug(ctx).await?;
+    let check_name = ctx.check_name();
+    let named = views::our_named_commit(&runs, check_name, slug);
+    // What the decision asked GitHub for, answered inside the commit loop.
+    let facts = Mutex::new(Facts::default());
+    // A change that may pass the gate has its views combine the open PRs on the head:
+    // they are listed beside the commit, not after it.
+    let sharing = async {
+        if decision.may_pass {
+            let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha).await?;
+            ctx.seen.saw_sharing(pull.head_sha.clone(), pulls);
+        }
+        Ok::<_, GitHubError>(())
+    };
+    let applying = store::apply_fetching(
+        ctx,
+        pr,
+        decision.named.as_ref(),
+        named.as_ref(),
+        &decision.message,
+        |state| {
+            (decision.decide)(
+                state,
+                &facts
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            )
+        },
+        |need| decision::fetch(ctx, &facts, need),
+    );
+    let (outcome, ()) = futures::try_join!(applying, sharing)?;
+    let (state, commit, checked) = committed(ctx, pr, outcome).await?;
+    let mode = if decision.new_run {
+        RunMode::Create
+    } else {
+        RunMode::Update
+    };
+    let state = Ok(state);
+    let target = views::Target {
+        pull,
+        state: &state,
+        records_commit: commit.as_ref(),
+        runs: Some(&runs),
+        checked,
+    };
+    publish_carried_out(app, ctx, target, mode, dispatch, thanks).await?;
+    Ok(())
+}
+
+/// The state the views of a command are built from, with its records commit and whether
+/// its lineage was checked; a decision that did not write is the command's failure, or,
+/// when this delivery's change is already in, the records as they are.
+async fn committed(
+    ctx: &Ctx,
+    pr: PrNumber,
+    outcome: Attempt<Refused, Need>,
+) -> Result<(State, Option<CommitSha>, bool), CommandFailure> {
+    Ok(match outcome {
+        Attempt::Committed { state, commit } => (*state, commit, true),
+        Attempt::Unwritten(Unwritten::Refused(why)) => return Err(why.into()),
+        Attempt::Unwritten(Unwritten::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
+        Attempt::Unwritten(Unwritten::Needs(need)) => {
+            return Err(CommandFailure::Internal(format!(
+                "the decision still needed {need:?} after {} answers",
+                store::MAX_NEEDS
+            )))
+        }
+        Attempt::Unwritten(Unwritten::AlreadyApplied) => {
+            let state = store::load(ctx, pr, None).await?;
+            let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
+            match state {
+                Ok(s) => (s, commit, false),
+                Err(why) => return Err(store::damaged(ctx, &why).into()),
+            }
+        }
+    })
+}

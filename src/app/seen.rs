@@ -1,0 +1,317 @@
+//! What one delivery saw already (its first reads, early claims, a body read back with a
+//! commit), reused by its later steps so that no call is made twice.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::engine::policy::Permission;
+use crate::github::first_reads::RecordsHead;
+use crate::github::rest::{self, CheckRunInfo, Pull};
+use crate::github::{Api, GitHubError};
+use crate::ids::{CommitSha, NodeId, PrNumber, RepoName};
+
+/// The reads one delivery made, reused by its later steps.
+#[derive(Default)]
+pub struct Seen {
+    /// The records branch and where its ref was (`None`: absent).
+    records: Mutex<Option<(String, Option<CommitSha>)>>,
+    /// The records commit the first reads found: its tree and parents, and the listing
+    /// and texts they brought.
+    records_head: Mutex<Option<Arc<RecordsHead>>>,
+    pulls: Mutex<HashMap<PrNumber, Pull>>,
+    permissions: Mutex<HashMap<String, Permission>>,
+    /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
+    early_runs: Mutex<Vec<(CommitSha, Vec<CheckRunInfo>)>>,
+    /// The first generation of the command's outcome claim, when it was made with the
+    /// early reads: what its create found.
+    early_claim: Mutex<Option<Taken>>,
+    /// A reply's claim and +1, when made with the early reads.
+    early_reply: Mutex<Option<EarlyReply>>,
+    /// The repository's GraphQL id, when the first reads brought it.
+    repository: Mutex<Option<NodeId>>,
+    /// The open PRs on a head, listed early (beside a records commit).
+    sharing: Mutex<Option<(CommitSha, Vec<Pull>)>>,
+    /// A PR's body as a records commit's answer brought it back, and when: the views'
+    /// body read, while it is fresh.
+    bodies: Mutex<HashMap<PrNumber, (String, tokio::time::Instant)>>,
+}
+
+/// What making a claim found (see [`crate::app::claim`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    /// Created by this call: nothing was done under it yet.
+    New,
+    /// This process's already (its mark): made by this handling whose answer was lost, or
+    /// by an earlier handling of this process that failed. Whatever it did must be looked
+    /// for before acting.
+    Again,
+    /// Another handling's.
+    Lost,
+}
+
+impl Taken {
+    #[must_use]
+    pub fn ours(self) -> bool {
+        self != Taken::Lost
+    }
+}
+
+/// What the early reads did towards a reply (`status`, `help`); `None`: that call failed,
+/// and is made again when the reply is posted.
+#[derive(Debug, Clone, Copy)]
+pub struct EarlyReply {
+    /// What the first generation of the reply's claim found.
+    pub taken: Option<Taken>,
+    /// Whether the +1 was new (201) rather than there already (200).
+    pub reaction_new: Option<bool>,
+}
+
+impl Seen {
+    // Outer `None`: not read yet in this delivery; `Some(None)`: read, and the branch is absent.
+    #[allow(clippy::option_option)]
+    pub fn records_head(&self, branch: &str) -> Option<Option<CommitSha>> {
+        let seen = self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        seen.as_ref()
+            .filter(|(b, _)| b == branch)
+            .map(|(_, c)| c.clone())
+    }
+
+    pub fn saw_records(&self, branch: &str, commit: Option<&CommitSha>) {
+        *self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some((branch.to_owned(), commit.cloned()));
+    }
+
+    pub fn saw_records_head(&self, head: RecordsHead) {
+        *self
+            .records_head
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(head));
+    }
+
+    /// What the first reads brought of records commit `commit`, if they found it.
+    pub fn records_objects(&self, commit: &CommitSha) -> Option<Arc<RecordsHead>> {
+        self.records_head
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|h| &h.commit == commit)
+            .cloned()
+    }
+
+    pub fn forget_records(&self) {
+        *self
+            .records
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+    }
+
+    pub fn saw_sharing(&self, head: CommitSha, pulls: Vec<Pull>) {
+        *self
+            .sharing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((head, pulls));
+    }
+
+    /// The open PRs on `head`, if they were listed early, once.
+    pub fn take_sharing(&self, head: &CommitSha) -> Option<Vec<Pull>> {
+        let mut seen = self
+            .sharing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match seen.take() {
+            Some((h, pulls)) if &h == head => Some(pulls),
+            other => {
+                *seen = other;
+                None
+            }
+        }
+    }
+
+    /// `body`, read back with a records commit sent at `sent`.
+    pub fn saw_body_after_commit(&self, pr: PrNumber, body: String, sent: tokio::time::Instant) {
+        self.bodies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(pr, (body, sent));
+    }
+
+    /// The body a records commit of this delivery read back for `pr`, once, if that commit
+    /// was sent less than `fresh` ago: another writer's views come after its own commit,
+    /// a conflict and a read after this one; a body held longer may be older than them.
+    pub fn take_body_after_commit(
+        &self,
+        pr: PrNumber,
+        fresh: std::time::Duration,
+    ) -> Option<String> {
+        self.bodies
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&pr)
+            .filter(|(_, at)| at.elapsed() < fresh)
+            .map(|(body, _)| body)
+    }
+
+    pub fn saw_repository(&self, id: NodeId) {
+        *self
+            .repository
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(id);
+    }
+
+    /// The repository's GraphQL id, if this delivery's first reads brought it.
+    pub fn repository(&self) -> Option<NodeId> {
+        self.repository
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    pub fn claimed_early(&self, taken: Taken) {
+        *self
+            .early_claim
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(taken);
+    }
+
+    pub fn replied_early(&self, early: EarlyReply) {
+        *self
+            .early_reply
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(early);
+    }
+
+    /// The early reply claim and +1, once.
+    pub fn take_early_reply(&self) -> Option<EarlyReply> {
+        self.early_reply
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    /// The early outcome claim, once: a later generation is always claimed afresh.
+    pub fn take_early_claim(&self) -> Option<Taken> {
+        self.early_claim
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+
+    /// The pull request if this delivery read it already.
+    pub fn known_pull(&self, number: PrNumber) -> Option<Pull> {
+        self.pulls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&number)
+            .cloned()
+    }
+
+    /// The pull request as read earlier in this delivery, or read now.
+    pub async fn pull(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Pull, GitHubError> {
+        let known = self
+            .pulls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&number)
+            .cloned();
+        if let Some(pull) = known {
+            return Ok(pull);
+        }
+        let pull = rest::get_pull(api, repo, number).await?;
+        self.pulls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(number, pull.clone());
+        Ok(pull)
+    }
+
+    /// A pull request read by another query (the first reads), for [`Seen::pull`] to hand out.
+    pub fn saw_pull(&self, pull: Pull) {
+        self.pulls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(pull.number, pull);
+    }
+
+    /// The check runs on `head` as another query listed them, for [`Seen::head_runs`].
+    pub fn saw_runs(&self, head: CommitSha, runs: Vec<CheckRunInfo>) {
+        self.early_runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((head, runs));
+    }
+
+    /// Lists the check runs on `head` now, for the first [`Seen::head_runs`] to take.
+    pub async fn list_runs_early(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        head: &CommitSha,
+    ) -> Result<(), GitHubError> {
+        let runs = rest::check_runs(api, repo, head).await?;
+        self.early_runs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((head.clone(), runs));
+        Ok(())
+    }
+
+    /// The check runs on `head`: the early listing once, when it was of this head; any
+    /// later call lists afresh, since it must see the runs this delivery published since.
+    pub async fn head_runs(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        head: &CommitSha,
+    ) -> Result<Vec<CheckRunInfo>, GitHubError> {
+        let early = {
+            let mut early = self
+                .early_runs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            early
+                .iter()
+                .position(|(listed, _)| listed == head)
+                .map(|at| early.swap_remove(at).1)
+        };
+        match early {
+            Some(runs) => Ok(runs),
+            None => rest::check_runs(api, repo, head).await,
+        }
+    }
+
+    /// A login's permission as read earlier in this delivery, or read now.
+    pub async fn permission(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        login: &str,
+    ) -> Result<Permission, GitHubError> {
+        let key = login.to_ascii_lowercase();
+        let known = self
+            .permissions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .copied();
+        if let Some(p) = known {
+            return Ok(p);
+        }
+        let held = rest::permission(api, repo, login).await?;
+        self.permissions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key, held);
+        Ok(held)
+    }
+}

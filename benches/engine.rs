@@ -89,7 +89,7 @@ fn report_to_gate(c: &mut Criterion) {
                     report: &intake.report,
                     digest: intake.digest.as_str(),
                     receipt: None,
-                    handoff: false,
+                    handoff: None,
                     decisions: &decisions,
                     author: None,
                     receipt_whole: None,
@@ -110,6 +110,8 @@ fn report_to_gate(c: &mut Criterion) {
                     closing_issues: &[],
                     checks: &[],
                     trust: None,
+                    certified_report: None,
+                    decisions: None,
                 });
                 black_box(gate)
             });
@@ -125,7 +127,7 @@ fn render_and_splice(c: &mut Criterion) {
         report: &intake.report,
         digest: intake.digest.as_str(),
         receipt: None,
-        handoff: false,
+        handoff: None,
         decisions: &decisions,
         author: None,
         receipt_whole: None,

@@ -12,6 +12,7 @@
 mod claim;
 mod commit;
 mod context;
+mod decision_records;
 mod failure;
 mod handlers;
 mod memory;
@@ -34,8 +35,8 @@ use crate::github::rest::{self, FileRead};
 use crate::github::{Api, GitHubApp, GitHubError};
 use crate::ids::RepoName;
 
-pub use commit::decision::decision_number;
 pub use context::Ctx;
+pub use decision_records::decision_number;
 pub use handlers::gate_now::{gate_now, GateNow};
 pub use handlers::sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
 

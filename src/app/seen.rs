@@ -34,6 +34,8 @@ pub struct Seen {
     /// A PR's body as a records commit's answer brought it back, and when: the views'
     /// body read, while it is fresh.
     bodies: Mutex<HashMap<PrNumber, (String, tokio::time::Instant)>>,
+    /// The `D-<n>` decision records on the default branch, once read for a gate.
+    decisions: Mutex<Option<std::collections::BTreeSet<u32>>>,
 }
 
 /// What making a claim found (see [`crate::app::claim`]).
@@ -155,6 +157,21 @@ impl Seen {
             .remove(&pr)
             .filter(|(_, at)| at.elapsed() < fresh)
             .map(|(body, _)| body)
+    }
+
+    pub fn saw_decisions(&self, found: std::collections::BTreeSet<u32>) {
+        *self
+            .decisions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(found);
+    }
+
+    /// The decision records, if this delivery read them.
+    pub fn decisions(&self) -> Option<std::collections::BTreeSet<u32>> {
+        self.decisions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     pub fn saw_repository(&self, id: NodeId) {

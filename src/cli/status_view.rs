@@ -199,7 +199,7 @@ impl RecordStatus {
     fn new(record: &Record, trust: Option<&TrustStore>) -> Self {
         let grade = record
             .certification_grade
-            .map(|_| effective_grade(record, trust).0);
+            .map(|_| effective_grade(record, trust, None).0);
         let waived = record.waived();
         let dispositions = record.latest_dispositions();
         let open_findings = record

@@ -53,14 +53,15 @@ async fn every_request_of_a_whole_loop_is_documented() {
         "/audit waive A-02 --basis triage-threshold --reason \"below the bar\"",
     )
     .await;
+    // Filed before the veto: a vetoed key takes `fix` only.
+    l.comment(42, "maint", "/audit dispose A-01 file --note \"tracked\"")
+        .await;
     l.comment(
         42,
         "maint",
         "/audit veto webhook-replay --reason \"must be fixed\"",
     )
     .await;
-    l.comment(42, "maint", "/audit dispose A-01 file --note \"tracked\"")
-        .await;
     l.comment(42, "reader", "/audit override --budget 9 --note \"more\"")
         .await;
     assert!(l.last_reply(42).starts_with("auditloop: refused"));

@@ -198,6 +198,18 @@ async fn a_decision_record_is_an_authority() {
     let record = l.record("AUD-1");
     assert_eq!(record["audit_state"], "certified");
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
+
+    // Condition 7 holds when the gate is evaluated, not only when the report came: with
+    // the decision record deleted from the default branch, the next gate fails naming it.
+    l.gh.remove_file("docs/decisions/D-3-ghes-out-of-scope.md");
+    l.comment(42, "reader", "/audit gate").await;
+    let gate = l.gate(SHA1);
+    assert_eq!(gate["conclusion"], "failure", "{gate:#}");
+    let summary = gate["output"]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("D-3") && summary.contains("decisions_path"),
+        "{summary}"
+    );
 }
 
 #[tokio::test]

@@ -77,13 +77,7 @@ async fn the_author_and_the_pusher_are_refused_and_a_third_account_is_accepted()
     push["pull_request"]["body"] = json!(l.gh.pull_body(42));
     push["sender"]["login"] = json!("pusher");
     l.deliver("pull_request", &push).await;
-    let record = l.record("AUD-1");
-    let last = record["history"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = l.last_event();
     assert_eq!(last["type"], "baseline");
     assert_eq!(last["candidate_pushed_by"], "pusher");
     let commits = l.log_len();
@@ -111,12 +105,7 @@ async fn a_signed_report_from_the_author_is_accepted() {
     assert_eq!(l.log_len(), commits + 1);
     let record = l.record("AUD-1");
     assert_eq!(record["certification_grade"], "authenticated");
-    let run = &record["history"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let run = l.last_event();
     assert_eq!(
         run["receipt"]["key_id"], KEY_ID,
         "the receipt is kept whole"
@@ -136,13 +125,7 @@ async fn allow_self_audit_lets_the_author_report_and_every_surface_says_so() {
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
     l.comment(42, "alice", &report_comment(&r)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
-    let record = l.record("AUD-1");
-    let run = record["history"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let run = l.last_event();
     assert_eq!(run["self_audit"], true);
     const WORDS: &str = "self-audit allowed by configuration";
     let body = l.gh.pull_body(42);
@@ -172,6 +155,8 @@ async fn allow_self_audit_lets_the_author_report_and_every_surface_says_so() {
         record: Ok(Some(&loaded)),
         checks: &[],
         trust: None,
+        certified_report: None,
+        decisions: None,
     });
     let status = auditloop::cli::status_view::GateStatus::new(&gate, Some(&loaded), None);
     let json = serde_json::to_value(&status).unwrap();
@@ -260,6 +245,36 @@ async fn a_receipt_whose_key_left_the_trust_store_fails_the_hardened_gate() {
     let summary = gate["output"]["summary"].as_str().unwrap_or_default();
     assert!(
         summary.contains("no longer in the trust store") && summary.contains("session_reported"),
+        "{summary}"
+    );
+}
+
+#[tokio::test]
+async fn a_stored_report_edited_after_signing_fails_the_hardened_gate() {
+    let mut l = Loop::start_full(42, trusted(), Assurance::Standard).await;
+    l.gh.set_file(CONFIG, "assurance: hardened\n");
+    opened(&mut l).await;
+    let r = signed("ci-run-1", "certified", "receipt-0003");
+    l.ok("auditor", &report_comment(&r), true).await;
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
+
+    // Someone with push access edits the stored report; the record and its chain are intact.
+    let path = "reports/AUD-1/run-1.json";
+    let mut stored: Value = serde_json::from_str(&l.files()[path]).unwrap();
+    stored["assessment"] = json!("Everything is fine, trust me.");
+    let edited = serde_json::to_string_pretty(&stored).unwrap() + "\n";
+    l.gh.commit_files(
+        REPO,
+        "auditloop-records",
+        &[(path, &edited)],
+        "edit a report",
+    );
+    l.comment(42, "reader", "/audit gate").await;
+    let gate = l.gate(SHA1);
+    assert_eq!(gate["conclusion"], "failure", "{gate:#}");
+    let summary = gate["output"]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("no longer has the digest its receipt signed"),
         "{summary}"
     );
 }

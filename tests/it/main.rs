@@ -61,6 +61,7 @@ mod loop_costs;
 mod loop_dispatch;
 mod loop_dispatch_robust;
 mod loop_economy;
+mod loop_findings_rules;
 mod loop_forks;
 mod loop_full;
 mod loop_independence;

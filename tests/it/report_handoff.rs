@@ -36,15 +36,37 @@ fn tolerates_blank_lines_crlf_and_padding_and_reads_every_status() {
         ("ERROR", HandoffStatus::Error),
     ] {
         let text = format!(
-            "\n\n  AUDIT:   {word}  \r\n\r\nOutput: not written\r\nSections covered: unknown\nFindings: critical=0,warning=0, info=12\n\nOpen questions: 0\nReason: The snapshot stage could not read PLAN_PATH.\n\n"
+            "\n\n  AUDIT:   {word}  \r\n\r\nOutput: docs/audits/plan.md\r\nSections covered: unknown\nFindings: critical=1,warning=0, info=12\n\nOpen questions: 0\nReason: The snapshot stage could not read PLAN_PATH.\n\n"
         );
         let h = parse_handoff(&text).unwrap_or_else(|p| panic!("{word}: {p:?}"));
         assert_eq!(h.status, status);
         assert_eq!(h.status.as_str(), word);
         assert_eq!(h.sections_covered, None);
-        assert_eq!((h.critical, h.warning, h.info), (0, 0, 12));
-        assert_eq!(h.output, "not written");
+        assert_eq!((h.critical, h.warning, h.info), (1, 0, 12));
+        assert_eq!(h.output, "docs/audits/plan.md");
     }
+}
+
+#[test]
+fn a_handoff_must_agree_with_itself() {
+    let text = |word: &str, output: &str, critical: u32| {
+        format!(
+            "AUDIT: {word}\nOutput: {output}\nSections covered: 3\nFindings: critical={critical}, warning=0, info=0\nOpen questions: 0\nReason: The plan misses a step.\n"
+        )
+    };
+    // The report was not written: an ERROR, whatever the first line says.
+    for word in ["PASS", "FAIL", "BLOCKED"] {
+        let h = parse_handoff(&text(word, "not written", 2)).unwrap();
+        assert_eq!(h.status, HandoffStatus::Error, "{word}");
+    }
+    // FAIL needs a critical finding.
+    let problems = parse_handoff(&text("FAIL", "docs/audits/plan.md", 0)).unwrap_err();
+    assert_eq!(
+        problems[0].rule.name(),
+        "handoff-inconsistent",
+        "{problems:?}"
+    );
+    assert!(parse_handoff(&text("FAIL", "docs/audits/plan.md", 1)).is_ok());
 }
 
 #[test]

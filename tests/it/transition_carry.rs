@@ -42,6 +42,8 @@ fn gate(fx: &Fx, head: u8) -> Conclusion {
         closing_issues: &[],
         checks: &[],
         trust: None,
+        certified_report: None,
+        decisions: None,
     })
     .conclusion
 }

@@ -112,7 +112,7 @@ fn the_latest_runs_findings_lead_the_residual_section_in_fixing_order() {
         ["A-04", "A-02", "A-03", "A-01"],
         "blocking by severity, then the rest: {residual}"
     );
-    assert!(rows[0].contains(" `replay` | high, **blocking** | Replays are handled twice | — | vetoed from round 3: must be fixed |"), "{}", rows[0]);
+    assert!(rows[0].contains(" `replay` | high, **blocking** | Replays are handled twice | — | must fix (veto), from round 3 |"), "{}", rows[0]);
     assert!(rows[1].contains("| `src/intake.rs:40` | disposed file [#77](https://github.com/octo/widgets/issues/77): Tracked (human: maint) |"), "{}", rows[1]);
     assert!(rows[2].contains("| `src/log.rs:3-9` | — |"), "{}", rows[2]);
     assert!(

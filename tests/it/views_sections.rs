@@ -288,7 +288,7 @@ fn handoff_runs_are_marked() {
         vec![],
     );
     if let EventKind::Report(r) = &mut kind {
-        r.handoff = true;
+        r.handoff = auditloop::engine::record::HandoffMark::Flag(true);
     }
     let r = record(vec![event(kind, at(11, 0), "bot")], 3, AuditState::Open);
     let rounds = views::sections(Some(&r), &ctx()).rounds;

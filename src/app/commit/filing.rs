@@ -13,9 +13,13 @@ pub struct IssueToFile {
     pub record: AuditId,
     pub run: u32,
     pub finding: FindingId,
-    /// The finding's claim, for the title.
+    /// The finding's claim, for the title and the body.
     pub summary: String,
     pub note: String,
+    /// The finding's evidence refs and closure criteria, as its run recorded them.
+    pub evidence_refs: Vec<String>,
+    pub required_outcome: Option<String>,
+    pub verification_required: Option<String>,
     pub pull: PrNumber,
     /// A commit of the repository for the claim ref (the PR's head).
     pub anchor: CommitSha,
@@ -38,6 +42,7 @@ pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<IssueNumber>
         note,
         pull,
         anchor,
+        ..
     } = wanted;
     let label = ctx.settings().tech_debt_label.clone();
     let title: String = format!("{record} {finding}: {summary}")
@@ -47,8 +52,9 @@ pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<IssueNumber>
     // The marker names the finding of its run, so a redelivery finds the issue it opened.
     let marker = format!("<!-- auditloop:filed:{record}:run-{run}:{finding} -->");
     let body = format!(
-        "Filed from pull request {pull} by a `file` disposition of {finding} ({record}).\n\n{}\n\n{marker}",
-        crate::engine::views::escape::block(note),
+        "Filed from pull request {pull} by a `file` disposition of {finding} (round {run} of [{record}]({})).\n\n{}\n\n{marker}",
+        ctx.view().record_url(record),
+        issue_text(wanted, summary, note),
     );
     // Found by its marker on a redelivery; opened by one process when replicas race.
     let found = || rest::find_issue(&ctx.api, &ctx.repo, &label, &marker);
@@ -74,4 +80,28 @@ pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<IssueNumber>
         Some(n) => Ok(Some(n)),
         None => found().await,
     }
+}
+
+/// The finding as the issue shows it: its claim, evidence and what done means, then the
+/// maintainer's note; every text escaped, as in every view.
+fn issue_text(wanted: &IssueToFile, claim: &str, note: &str) -> String {
+    use crate::engine::views::escape::{block, inline};
+    let refs = if wanted.evidence_refs.is_empty() {
+        "—".to_owned()
+    } else {
+        wanted
+            .evidence_refs
+            .iter()
+            .map(|r| format!("`{}`", inline(r, 200).replace('`', "")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let criterion = |text: &Option<String>| text.as_deref().map_or_else(|| "—".to_owned(), block);
+    format!(
+        "**Claim**\n\n{}\n\n**Evidence**: {refs}\n\n**Required outcome**\n\n{}\n\n**Verification required**\n\n{}\n\n**Note** (the disposition)\n\n{}",
+        block(claim),
+        criterion(&wanted.required_outcome),
+        criterion(&wanted.verification_required),
+        block(note),
+    )
 }

@@ -21,6 +21,9 @@ pub struct State {
     pub record: Option<Result<Record, String>>,
     /// A record named by id (adopt), when asked for.
     pub named: Option<Result<Record, String>>,
+    /// The stored report of the PR record's certifying run, when that run was
+    /// authenticated: the gate verifies its digest against the kept receipt.
+    pub certified_report: Option<String>,
     /// `patterns.json` (docs/reference.md#the-pattern-library), when the branch holds it: `Err` when it does not parse, or
     /// when it was not read (`patterns: false`, or no record to learn from).
     pub patterns: Option<Result<Library, String>>,
@@ -56,8 +59,44 @@ pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>, patterns: bool) -> im
         if patterns && !paths.is_empty() {
             paths.push(PATTERNS_PATH.to_owned());
         }
+        // An authenticated certification's stored report, once its record is read: the
+        // gate checks its digest against the kept receipt.
+        let signed: Vec<String> = paths
+            .iter()
+            .filter_map(|p| files.get(p).and_then(|t| signed_report_path(t)))
+            .collect();
+        paths.extend(signed);
         move |path: &str| path == INDEX_PATH || paths.iter().any(|p| p == path)
     })
+}
+
+/// The stored report of the certifying run of the record `text`, when that run was
+/// authenticated: the one file the gate verifies beside the record.
+fn signed_report_path(text: &str) -> Option<String> {
+    let record: serde_json::Value = serde_json::from_str(text).ok()?;
+    if record["certification_grade"] != "authenticated" {
+        return None;
+    }
+    let run = record["history"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "report")?;
+    run["report"].as_str().map(str::to_owned)
+}
+
+/// The certifying run's stored report of `record`, when it was authenticated and read.
+fn certified_report(
+    snapshot: &Snapshot,
+    record: Option<&Result<Record, String>>,
+) -> Option<String> {
+    let record = record?.as_ref().ok()?;
+    if record.certification_grade != Some(crate::engine::record::Grade::Authenticated) {
+        return None;
+    }
+    snapshot
+        .file(&record.latest_run()?.report)
+        .map(str::to_owned)
 }
 
 fn patterns_of(snapshot: &Snapshot) -> Option<Result<Library, String>> {
@@ -134,6 +173,7 @@ pub(crate) fn state_of(
         commit: snapshot.commit.clone(),
         parents: snapshot.parents.clone(),
         index,
+        certified_report: certified_report(snapshot, record.as_ref()),
         record,
         named,
         patterns: patterns_of(snapshot),

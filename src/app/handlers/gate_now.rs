@@ -65,6 +65,8 @@ pub async fn gate_now(
     let (state, _) = store::verified(&ctx, pr, loaded, named.as_ref()).await?;
     let state = missing_branch(&ctx, state, named.as_ref());
     let checks = observations(&runs, check_name);
+    crate::app::publish::views::read_decisions_if_cited(&ctx, &state).await?;
+    let decisions = ctx.seen.decisions();
     let gate_of = |pull: &Pull, state: &store::Loaded| {
         pull_gate(&PullGate {
             config,
@@ -75,6 +77,11 @@ pub async fn gate_now(
             record: record_of(state),
             checks: &checks,
             trust,
+            certified_report: state
+                .as_ref()
+                .ok()
+                .and_then(|s| s.certified_report.as_deref()),
+            decisions: decisions.as_ref(),
         })
     };
     let own = gate_of(&pull, &state);

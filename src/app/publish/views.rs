@@ -44,6 +44,7 @@ pub fn gate_for(
     checks: &[CheckObservation],
 ) -> Option<GateResult> {
     let config = ctx.config.as_ref().ok()?;
+    let decisions = ctx.seen.decisions();
     Some(pull_gate(&PullGate {
         config,
         operator_min,
@@ -53,7 +54,23 @@ pub fn gate_for(
         record: record_of(state),
         checks,
         trust: ctx.trust.as_deref(),
+        certified_report: state
+            .as_ref()
+            .ok()
+            .and_then(|s| s.certified_report.as_deref()),
+        decisions: decisions.as_ref(),
     }))
+}
+
+/// Condition 7 holds only while a cited `D-<n>` file exists: the decision records are
+/// read (once a delivery) for a record whose latest run cites one, and for no other.
+pub async fn read_decisions_if_cited(ctx: &Ctx, state: &Loaded) -> Result<(), GitHubError> {
+    let cites = matches!(state, Ok(s) if matches!(&s.record, Some(Ok(r)) if crate::engine::gate::cites_decision(r)));
+    if cites && ctx.seen.decisions().is_none() {
+        let found = crate::app::decision_records::read(ctx).await?;
+        ctx.seen.saw_decisions(found);
+    }
+    Ok(())
 }
 
 /// The PR whose views are rebuilt, with the records they are rebuilt from.
@@ -142,6 +159,7 @@ pub async fn observe<'a>(
     } else {
         verified(ctx, pull.number, state.clone(), named.as_ref()).await?
     };
+    read_decisions_if_cited(ctx, &checked).await?;
     if newer_stands(
         ctx,
         pull,

@@ -121,9 +121,14 @@ fn record_conditions(input: &GateInput, record: &Record) -> [Condition; 8] {
         verdict_certifies(record, input.head),
         certification_matches_last_run(record),
         no_blocking_finding(record),
-        limitations_have_authority(record),
+        limitations_have_authority(record, input.decisions),
         evidence_for_head(record, input.head, input.config, input.checks),
-        grade_meets_assurance(record, input.config, input.operator_min, input.trust),
+        grade_meets_assurance(
+            record,
+            input.config,
+            input.operator_min,
+            (input.trust, input.certified_report),
+        ),
     ]
 }
 

@@ -19,6 +19,12 @@ pub struct GateInput<'a> {
     /// The trust store in force, against which an `authenticated` certification's kept
     /// receipt is verified again (condition 9); `None`: the recorded grade stands.
     pub trust: Option<&'a TrustStore>,
+    /// The certifying run's stored report as the records branch holds it now, when the
+    /// run was authenticated and the file was read: its digest must be the one signed.
+    pub certified_report: Option<&'a str>,
+    /// The `D-<n>` decision records under `decisions_path` on the default branch now,
+    /// when read (condition 7); `None`: not read, a cited one is taken as present.
+    pub decisions: Option<&'a std::collections::BTreeSet<u32>>,
 }
 
 /// One check run on the head commit, as GitHub reports it.

@@ -18,4 +18,4 @@ pub use evaluate::evaluate;
 pub use input::{CheckObservation, CheckStatus, GateInput};
 pub use pull::{pull_gate, PullGate};
 pub use result::*;
-pub use run_conditions::effective_grade;
+pub use run_conditions::{cites_decision, effective_grade};

@@ -26,6 +26,10 @@ pub struct PullGate<'a> {
     pub checks: &'a [CheckObservation],
     /// The trust store in force, to verify a kept receipt again (condition 9).
     pub trust: Option<&'a TrustStore>,
+    /// The certifying run's stored report, when authenticated and read (condition 9).
+    pub certified_report: Option<&'a str>,
+    /// The decision records on the default branch, when read (condition 7).
+    pub decisions: Option<&'a std::collections::BTreeSet<u32>>,
 }
 
 /// The gate of the PR at its head.
@@ -44,5 +48,7 @@ pub fn pull_gate(pull: &PullGate<'_>) -> GateResult {
         closing_issues: &closing,
         checks: pull.checks,
         trust: pull.trust,
+        certified_report: pull.certified_report,
+        decisions: pull.decisions,
     })
 }

@@ -1,5 +1,6 @@
 //! Conditions 6, 7 and 9 (docs/reference.md#gate-conditions): what the last run reports, and its grade.
 
+use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -63,7 +64,12 @@ pub(crate) fn no_blocking_finding(record: &Record) -> Condition {
 
 /// Condition 7: every limitation of the last run has a typed authority that holds: `D-<n>`, or
 /// `human: LOGIN` where LOGIN accepted that limitation's key in the history.
-pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
+/// `decisions`: the numbers of the `D-<n>` files under `decisions_path` on the default
+/// branch now, when they were read (they are, for a certification that cites one).
+pub(crate) fn limitations_have_authority(
+    record: &Record,
+    decisions: Option<&BTreeSet<u32>>,
+) -> Condition {
     let Some(run) = record.latest_run() else {
         return fail(7, "no report yet, so no limitations to check");
     };
@@ -73,7 +79,7 @@ pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
     let problems: Vec<Md> = run
         .limitations
         .iter()
-        .filter_map(|l| authority_problem(record, l))
+        .filter_map(|l| authority_problem(record, l, decisions))
         .collect();
     let ids: Vec<&str> = run.limitations.iter().map(|l| l.id.as_str()).collect();
     from_problems(
@@ -87,7 +93,11 @@ pub(crate) fn limitations_have_authority(record: &Record) -> Condition {
     )
 }
 
-fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<Md> {
+fn authority_problem(
+    record: &Record,
+    limitation: &LimitationSummary,
+    decisions: Option<&BTreeSet<u32>>,
+) -> Option<Md> {
     let (id, key) = (&limitation.id, &limitation.key);
     let Some(authority) = limitation.authority.as_deref() else {
         return Some(md!(
@@ -98,7 +108,16 @@ fn authority_problem(record: &Record, limitation: &LimitationSummary) -> Option<
         ));
     };
     if DECISION.is_match(authority) {
-        return None;
+        let n: Option<u32> = authority[2..].parse().ok();
+        return match (decisions, n) {
+            (Some(found), Some(n)) if !found.contains(&n) => Some(md!(
+                "{} cites {}, but no file {} is under `decisions_path` on the default branch now; restore it, or a later report cites an authority that holds",
+                id,
+                Md::code(authority),
+                Md::code(&format!("D-{n}*.md"))
+            )),
+            _ => None,
+        };
     }
     match human_login(authority) {
         Some(login) if record.accepted_by(key, &login) => None,
@@ -126,12 +145,23 @@ fn human_login(authority: &str) -> Option<Login> {
         .and_then(|login| Login::new(login).ok())
 }
 
+/// Whether the gate of `record` must read the decision records: its latest run cites a
+/// `D-<n>` authority (condition 7 holds only while the file is there).
+#[must_use]
+pub fn cites_decision(record: &Record) -> bool {
+    record.latest_run().is_some_and(|run| {
+        run.limitations
+            .iter()
+            .any(|l| l.authority.as_deref().is_some_and(|a| DECISION.is_match(a)))
+    })
+}
+
 /// Condition 9: the certification's grade meets the effective assurance.
 pub(crate) fn grade_meets_assurance(
     record: &Record,
     config: &RepoConfig,
     operator_min: Assurance,
-    trust: Option<&TrustStore>,
+    (trust, stored): (Option<&TrustStore>, Option<&str>),
 ) -> Condition {
     let effective = config.effective_assurance(operator_min);
     let policy = if operator_min > config.assurance {
@@ -142,7 +172,7 @@ pub(crate) fn grade_meets_assurance(
     let Some(recorded) = record.certification_grade else {
         return fail(9, md!("no certified grade yet; assurance is {}", policy));
     };
-    let (grade, downgraded) = effective_grade(record, trust);
+    let (grade, downgraded) = effective_grade(record, trust, stored);
     let why = downgraded.map_or_else(Md::default, |d| {
         md!(
             " (recorded {}, but it counts as `session_reported` now: {})",
@@ -176,7 +206,11 @@ pub(crate) fn grade_meets_assurance(
 /// kept receipt no longer verifies against `trust` counts as `session_reported`, with why.
 /// Without a trust store to verify against (a CLI run without one) the recorded grade stands.
 #[must_use]
-pub fn effective_grade(record: &Record, trust: Option<&TrustStore>) -> (Grade, Option<Downgrade>) {
+pub fn effective_grade(
+    record: &Record,
+    trust: Option<&TrustStore>,
+    stored: Option<&str>,
+) -> (Grade, Option<Downgrade>) {
     let recorded = record.certification_grade.unwrap_or(Grade::SessionReported);
     let (Some(trust), Some(run)) = (trust, record.latest_run()) else {
         return (recorded, None);
@@ -184,7 +218,7 @@ pub fn effective_grade(record: &Record, trust: Option<&TrustStore>) -> (Grade, O
     if recorded != Grade::Authenticated {
         return (recorded, None);
     }
-    match regrade(run, trust) {
+    match regrade(run, trust, stored) {
         Ok(grade) => (grade, None),
         Err(why) => (Grade::SessionReported, Some(why)),
     }

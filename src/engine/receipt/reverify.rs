@@ -10,6 +10,7 @@ use ed25519_dalek::Signature;
 use super::signing_bytes;
 use super::trust::TrustStore;
 use crate::engine::record::{Grade, ReportRun};
+use crate::engine::report::parse_report;
 
 /// Why a run recorded `authenticated` no longer counts so.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,8 +19,14 @@ pub enum Downgrade {
     KeyRemoved(String),
     #[error("its receipt's signature no longer verifies with key `{0}`")]
     BadSignature(String),
-    #[error("its receipt signed the report digest {signed}, but the stored report's is {stored}")]
+    #[error("its receipt signed the report digest {signed}, but the run records {stored}")]
     Digest { signed: String, stored: String },
+    #[error("its stored report {path} no longer has the digest its receipt signed ({signed}; now {now})")]
+    StoredReport {
+        path: String,
+        signed: String,
+        now: String,
+    },
     #[error("its receipt names {field} `{in_receipt}`, but the run records `{in_run}`")]
     Binding {
         field: &'static str,
@@ -29,13 +36,18 @@ pub enum Downgrade {
 }
 
 /// The grade `run` counts at now: its recorded grade, or `session_reported` with the
-/// reason when its kept receipt no longer verifies. A run recorded before receipts were
+/// reason when its kept receipt no longer verifies. `stored`: the run's stored report as
+/// the records branch holds it now, when it was read. A run recorded before receipts were
 /// kept has nothing to verify again and keeps its grade.
 ///
 /// # Errors
 ///
 /// The [`Downgrade`] saying why an `authenticated` run counts as `session_reported`.
-pub fn regrade(run: &ReportRun, trust: &TrustStore) -> Result<Grade, Downgrade> {
+pub fn regrade(
+    run: &ReportRun,
+    trust: &TrustStore,
+    stored: Option<&str>,
+) -> Result<Grade, Downgrade> {
     let (Grade::Authenticated, Some(receipt)) = (run.grade, &run.receipt) else {
         return Ok(run.grade);
     };
@@ -77,6 +89,19 @@ pub fn regrade(run: &ReportRun, trust: &TrustStore) -> Result<Grade, Downgrade> 
                 field,
                 in_receipt: in_receipt.clone(),
                 in_run,
+            });
+        }
+    }
+    if let Some(text) = stored {
+        let now = parse_report(text).map_or_else(
+            |_| "a report that no longer parses".to_owned(),
+            |intake| intake.digest.to_string(),
+        );
+        if now != receipt.report_digest {
+            return Err(Downgrade::StoredReport {
+                path: run.report.clone(),
+                signed: receipt.report_digest.clone(),
+                now,
             });
         }
     }

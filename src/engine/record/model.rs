@@ -145,12 +145,52 @@ pub struct ReportRun {
     /// repository sets `allow_self_audit: true`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub self_audit: bool,
-    /// `true` when the report came as a plan-audit handoff block.
+    /// `false`, or the plan-audit handoff the report came as: `true` in runs recorded
+    /// before the counts were kept, else `{"findings": {critical, warning, info}}`.
     #[serde(default)]
-    pub handoff: bool,
+    pub handoff: HandoffMark,
     pub findings: Vec<FindingSummary>,
     pub limitations: Vec<LimitationSummary>,
     pub elegance: Option<u8>,
+}
+
+/// Whether a run came as a plan-audit handoff, and then its finding counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HandoffMark {
+    /// `false`: a JSON report; `true`: a handoff recorded before its counts were kept.
+    Flag(bool),
+    /// A handoff with the counts of its `Findings:` line (critical counted as blocking).
+    Counts { findings: HandoffCounts },
+}
+
+impl Default for HandoffMark {
+    fn default() -> Self {
+        HandoffMark::Flag(false)
+    }
+}
+
+impl HandoffMark {
+    #[must_use]
+    pub fn is_handoff(self) -> bool {
+        !matches!(self, HandoffMark::Flag(false))
+    }
+
+    #[must_use]
+    pub fn counts(self) -> Option<HandoffCounts> {
+        match self {
+            HandoffMark::Counts { findings } => Some(findings),
+            HandoffMark::Flag(_) => None,
+        }
+    }
+}
+
+/// A handoff's `Findings: critical=N, warning=N, info=N`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandoffCounts {
+    pub critical: u32,
+    pub warning: u32,
+    pub info: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -162,6 +202,12 @@ pub struct FindingSummary {
     pub cross_remit: bool,
     pub claim: String,
     pub evidence_refs: Vec<String>,
+    /// What done means for the finding (its closure criteria); absent in runs recorded
+    /// before they were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_outcome: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification_required: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

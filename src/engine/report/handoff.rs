@@ -189,7 +189,7 @@ pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
             Some(sections_covered),
             Some((critical, warning, info)),
             Some(open_questions),
-        ) if problems.is_empty() => Ok(Handoff {
+        ) if problems.is_empty() => consistent(Handoff {
             status,
             output,
             sections_covered,
@@ -201,6 +201,23 @@ pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
         }),
         _ => Err(problems),
     }
+}
+
+/// Seed 002's status mapping, checked: a handoff saying its report was not written is an
+/// `ERROR` whatever its first line says; `FAIL` needs a critical finding.
+fn consistent(mut handoff: Handoff) -> Result<Handoff, Vec<Problem>> {
+    if handoff.output.trim().eq_ignore_ascii_case("not written") {
+        handoff.status = HandoffStatus::Error;
+        return Ok(handoff);
+    }
+    if handoff.status == HandoffStatus::Fail && handoff.critical == 0 {
+        return Err(vec![Problem::new(
+            Rule::HandoffInconsistent,
+            "AUDIT",
+            "`AUDIT: FAIL` needs `critical` of 1 or more: with no critical finding the handoff is `PASS` or `BLOCKED`".to_owned(),
+        )]);
+    }
+    Ok(handoff)
 }
 
 fn line_path(n: usize) -> String {

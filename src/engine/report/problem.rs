@@ -34,10 +34,12 @@ pub enum Rule {
     HandoffField,
     /// A handoff line that the plan-audit handoff format does not define.
     HandoffUnknownLine,
+    /// A handoff whose lines contradict each other (`FAIL` without a critical finding).
+    HandoffInconsistent,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 14] = [
+    pub const ALL: [Rule; 15] = [
         Rule::JsonSyntax,
         Rule::Shape,
         Rule::InvocationMode,
@@ -52,6 +54,7 @@ impl Rule {
         Rule::HandoffStatus,
         Rule::HandoffField,
         Rule::HandoffUnknownLine,
+        Rule::HandoffInconsistent,
     ];
 
     #[must_use]
@@ -71,6 +74,7 @@ impl Rule {
             Rule::HandoffStatus => "handoff-status",
             Rule::HandoffField => "handoff-field",
             Rule::HandoffUnknownLine => "handoff-unknown-line",
+            Rule::HandoffInconsistent => "handoff-inconsistent",
         }
     }
 }

@@ -68,6 +68,10 @@ pub enum Refusal {
     AwaitingHuman { id: AuditId },
     #[error("the audit budget is spent: {used} of {budget} runs used")]
     BudgetExhausted { used: u32, budget: u32 },
+    #[error(
+        "the attempt budget for invocation failures is spent: {failed} recorded on {candidate}"
+    )]
+    InvocationFailuresSpent { failed: u32, candidate: Artifact },
     #[error("already certified: {artifact} is certified and the certification is current")]
     AlreadyCertified { artifact: Artifact },
     #[error(
@@ -120,6 +124,13 @@ pub enum Refusal {
         key: FindingKey,
         from_round: u32,
     },
+    #[error("finding {id} has key {key}, vetoed from round {from_round}: it takes `fix` only, not `{disposition}`")]
+    DisposeVetoed {
+        id: FindingId,
+        key: FindingKey,
+        from_round: u32,
+        disposition: &'static str,
+    },
     #[error("finding {id} of run {run} is already waived")]
     AlreadyWaived { id: FindingId, run: u32 },
     #[error("a veto cannot start at round 0; rounds count from 1")]
@@ -162,14 +173,14 @@ impl Refusal {
         use Refusal::{
             AdoptSourceActive, AlreadyCertified, AlreadyDisposed, AlreadyWaived, AuditIdMismatch,
             AuthorityUnrecognized, AwaitingHuman, BudgetExhausted, CoveredTasksMismatch,
-            CoveredTasksRequired, DecisionRecordMissing, DeliveryAlreadyApplied, EvidenceRequired,
-            FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking, HandoffUnderHardened,
-            Inconsistent, InvocationRefReused, IssueRequired, LimitationNotAccepted,
-            LimitationWithoutAuthority, NoCoveredTasks, NoRun, NotAwaitingHuman, NotCrossRemit,
-            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused, SelfAudit,
-            StaleCandidate, TaskOverlap, UnknownFinding, UnknownLimitation, VetoRoundZero,
-            VetoedFinding, WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest,
-            ZeroBudget,
+            CoveredTasksRequired, DecisionRecordMissing, DeliveryAlreadyApplied, DisposeVetoed,
+            EvidenceRequired, FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking,
+            HandoffUnderHardened, Inconsistent, InvocationFailuresSpent, InvocationRefReused,
+            IssueRequired, LimitationNotAccepted, LimitationWithoutAuthority, NoCoveredTasks,
+            NoRun, NotAwaitingHuman, NotCrossRemit, NothingNamed, OverrideTooLow, PullHasRecord,
+            ReceiptRequired, ReceiptReused, SelfAudit, StaleCandidate, TaskOverlap, UnknownFinding,
+            UnknownLimitation, VetoRoundZero, VetoedFinding, WaiveVetoed, WorkUnitHasRecord,
+            WorkUnitMismatch, WrongPullRequest, ZeroBudget,
         };
         match self {
             PullHasRecord { .. } => "pull-has-record",
@@ -192,6 +203,7 @@ impl Refusal {
             HandoffUnderHardened => "handoff-under-hardened",
             AwaitingHuman { .. } => "awaiting-human",
             BudgetExhausted { .. } => "budget-exhausted",
+            InvocationFailuresSpent { .. } => "invocation-failures-spent",
             AlreadyCertified { .. } => "already-certified",
             VetoedFinding { .. } => "vetoed-finding",
             LimitationWithoutAuthority { .. } => "limitation-without-authority",
@@ -208,6 +220,7 @@ impl Refusal {
             OverrideTooLow { .. } => "override-too-low",
             NotCrossRemit { .. } => "not-cross-remit",
             WaiveVetoed { .. } => "waive-vetoed",
+            DisposeVetoed { .. } => "dispose-vetoed",
             AlreadyWaived { .. } => "already-waived",
             VetoRoundZero => "veto-round-zero",
             AlreadyDisposed { .. } => "already-disposed",
@@ -223,8 +236,8 @@ impl Refusal {
     #[must_use]
     pub fn what_md(&self) -> Md {
         use Refusal::{
-            AlreadyDisposed, AuthorityUnrecognized, FindingNotRejected, FollowUpBlocking,
-            IssueRequired, StaleCandidate,
+            AlreadyDisposed, AuthorityUnrecognized, DisposeVetoed, FindingNotRejected,
+            FollowUpBlocking, IssueRequired, StaleCandidate,
         };
         match self {
             StaleCandidate { report, current } => md!(
@@ -257,6 +270,18 @@ impl Refusal {
                 id
             ),
             IssueRequired { id } => md!("a `file` disposition of {} needs the issue it opened", id),
+            DisposeVetoed {
+                id,
+                key,
+                from_round,
+                disposition,
+            } => md!(
+                "finding {} has key {}, vetoed from round {}: it takes `fix` only, not {}",
+                id,
+                Md::code(key.as_str()),
+                from_round,
+                Md::code(disposition)
+            ),
             // No Markdown of the app's own in the rest: all of it is escaped as text.
             other => Md::text_max(&other.to_string(), 4_000),
         }
@@ -268,14 +293,14 @@ impl Refusal {
         use Refusal::{
             AdoptSourceActive, AlreadyCertified, AlreadyDisposed, AlreadyWaived, AuditIdMismatch,
             AuthorityUnrecognized, AwaitingHuman, BudgetExhausted, CoveredTasksMismatch,
-            CoveredTasksRequired, DecisionRecordMissing, DeliveryAlreadyApplied, EvidenceRequired,
-            FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking, HandoffUnderHardened,
-            Inconsistent, InvocationRefReused, IssueRequired, LimitationNotAccepted,
-            LimitationWithoutAuthority, NoCoveredTasks, NoRun, NotAwaitingHuman, NotCrossRemit,
-            NothingNamed, OverrideTooLow, PullHasRecord, ReceiptRequired, ReceiptReused, SelfAudit,
-            StaleCandidate, TaskOverlap, UnknownFinding, UnknownLimitation, VetoRoundZero,
-            VetoedFinding, WaiveVetoed, WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest,
-            ZeroBudget,
+            CoveredTasksRequired, DecisionRecordMissing, DeliveryAlreadyApplied, DisposeVetoed,
+            EvidenceRequired, FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking,
+            HandoffUnderHardened, Inconsistent, InvocationFailuresSpent, InvocationRefReused,
+            IssueRequired, LimitationNotAccepted, LimitationWithoutAuthority, NoCoveredTasks,
+            NoRun, NotAwaitingHuman, NotCrossRemit, NothingNamed, OverrideTooLow, PullHasRecord,
+            ReceiptRequired, ReceiptReused, SelfAudit, StaleCandidate, TaskOverlap, UnknownFinding,
+            UnknownLimitation, VetoRoundZero, VetoedFinding, WaiveVetoed, WorkUnitHasRecord,
+            WorkUnitMismatch, WrongPullRequest, ZeroBudget,
         };
         match self {
             PullHasRecord { id, .. } => {
@@ -328,6 +353,10 @@ impl Refusal {
                     used.saturating_add(1)
                 ))
             ),
+            InvocationFailuresSpent { .. } => md!(
+                "find why the auditor fails; a maintainer allows more attempts with {}",
+                Md::code("/audit override --budget N --note \"…\"")
+            ),
             AlreadyCertified { .. } => Md::lit("nothing to do; a new head commit or `/audit baseline` starts a new audit of it"),
             VetoedFinding { key, .. } => {
                 md!("the finding {} must be fixed before the audit can certify", Md::code(key.as_str()))
@@ -363,6 +392,10 @@ impl Refusal {
                 Md::code(&format!("--budget {}", used.saturating_add(1)))
             ),
             NotCrossRemit { .. } => Md::lit("use `--basis triage-threshold`"),
+            DisposeVetoed { id, .. } => md!(
+                "fix the finding and record it with {}; a veto lifts only by a later run that no longer reports the key",
+                Md::code(&format!("/audit dispose {id} fix --note \"…\""))
+            ),
             WaiveVetoed { id, .. } => md!(
                 "fix the finding, or record it with {}",
                 Md::code(&format!("/audit dispose {id} fix --note \"…\""))

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use super::limits::check_authorities;
 use super::{append, Applied, EventContext, Refusal};
 use crate::engine::record::{
-    canonical_tasks, AuditState, EventKind, FindingSummary, Grade, Index, InvocationFailure,
-    LimitationSummary, Record, ReportRun,
+    canonical_tasks, AuditState, EventKind, FindingSummary, Grade, HandoffCounts, HandoffMark,
+    Index, InvocationFailure, LimitationSummary, Record, ReportRun,
 };
 use crate::engine::repo_config::Assurance;
 use crate::engine::report::{Receipt, Report, Verdict};
@@ -28,8 +28,8 @@ pub struct ReportInput<'a> {
     /// `sha256:` digest of the normalized report.
     pub digest: &'a str,
     pub receipt: Option<&'a VerifiedReceipt>,
-    /// The report came as a plan-audit handoff block.
-    pub handoff: bool,
+    /// The report came as a plan-audit handoff block, with its finding counts.
+    pub handoff: Option<HandoffCounts>,
     /// Numbers `n` of the decision records `D-<n>` that exist.
     pub decisions: &'a BTreeSet<u32>,
     /// The pull request's author, as GitHub names it.
@@ -143,7 +143,7 @@ pub fn accept_report(
 ) -> Result<Applied, Refusal> {
     let report = input.report;
     if policy.assurance == Assurance::Hardened {
-        if input.handoff {
+        if input.handoff.is_some() {
             return Err(Refusal::HandoffUnderHardened);
         }
         if input.receipt.is_none() {
@@ -224,46 +224,51 @@ pub fn accept_report(
     } else {
         Grade::SessionReported
     };
-    let event = ReportRun {
-        run,
-        invocation_ref: report.invocation.reference.clone(),
-        invocation_mode: report.invocation.mode,
-        candidate_artifact: report.candidate_artifact.clone(),
-        covered_tasks: tasks,
-        verdict: report.verdict,
-        report_digest: input.digest.to_owned(),
-        grade,
-        report: report_path(&record.id, run),
-        receipt_id: input.receipt.map(|r| r.receipt_id.clone()),
-        receipt: input
-            .receipt
-            .and(input.receipt_whole.cloned().map(Box::new)),
-        self_audit,
-        handoff: input.handoff,
-        findings: report
-            .findings
-            .iter()
-            .map(|f| FindingSummary {
-                id: f.id.clone(),
-                key: f.key.clone(),
-                severity: f.severity,
-                blocking: f.blocking,
-                cross_remit: f.cross_remit.unwrap_or(false),
-                claim: f.claim.clone(),
-                evidence_refs: f.evidence_refs.clone(),
-            })
-            .collect(),
-        limitations: limitations
-            .into_iter()
-            .map(|l| LimitationSummary {
-                id: l.id,
-                key: l.key,
-                text: l.text,
-                authority: l.authority,
-            })
-            .collect(),
-        elegance: report.elegance.as_ref().map(|e| e.score),
-    };
+    let event =
+        ReportRun {
+            run,
+            invocation_ref: report.invocation.reference.clone(),
+            invocation_mode: report.invocation.mode,
+            candidate_artifact: report.candidate_artifact.clone(),
+            covered_tasks: tasks,
+            verdict: report.verdict,
+            report_digest: input.digest.to_owned(),
+            grade,
+            report: report_path(&record.id, run),
+            receipt_id: input.receipt.map(|r| r.receipt_id.clone()),
+            receipt: input
+                .receipt
+                .and(input.receipt_whole.cloned().map(Box::new)),
+            self_audit,
+            handoff: input.handoff.map_or(HandoffMark::Flag(false), |findings| {
+                HandoffMark::Counts { findings }
+            }),
+            findings: report
+                .findings
+                .iter()
+                .map(|f| FindingSummary {
+                    id: f.id.clone(),
+                    key: f.key.clone(),
+                    severity: f.severity,
+                    blocking: f.blocking,
+                    cross_remit: f.cross_remit.unwrap_or(false),
+                    claim: f.claim.clone(),
+                    evidence_refs: f.evidence_refs.clone(),
+                    required_outcome: Some(f.required_outcome.clone()),
+                    verification_required: Some(f.verification_required.clone()),
+                })
+                .collect(),
+            limitations: limitations
+                .into_iter()
+                .map(|l| LimitationSummary {
+                    id: l.id,
+                    key: l.key,
+                    text: l.text,
+                    authority: l.authority,
+                })
+                .collect(),
+            elegance: report.elegance.as_ref().map(|e| e.score),
+        };
     let mut applied = append(record, EventKind::Report(event), ctx)?;
     let mut next = index.clone();
     next.invocations
@@ -274,6 +279,27 @@ pub fn accept_report(
     }
     applied.index = Some(next);
     Ok(applied)
+}
+
+/// Invocation failures one candidate may record before a maintainer's override: the
+/// fourth is refused (docs/reference.md#the-plan-audit-handoff).
+pub const MAX_INVOCATION_FAILURES: u32 = 3;
+
+/// The invocation failures on the current candidate since the last override.
+fn failures_since_override(record: &Record) -> u32 {
+    let since = record
+        .history
+        .iter()
+        .rposition(|e| matches!(e.kind, EventKind::Override(_)))
+        .map_or(0, |at| at + 1);
+    let n = record.history[since..]
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::InvocationFailure(f)
+                if f.candidate_artifact == record.candidate_artifact)
+        })
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 /// A plan-audit `ERROR` handoff: the invocation failed without a report.
@@ -305,6 +331,13 @@ pub fn record_invocation_failure(
     check_binding(record, &input.audit_id, None, &input.candidate_artifact)?;
     independence(record, &ctx.actor, input.author.as_ref(), false, policy)?;
     check_invocation_unused(record, index, &input.invocation_ref)?;
+    let failed = failures_since_override(record);
+    if failed >= MAX_INVOCATION_FAILURES {
+        return Err(Refusal::InvocationFailuresSpent {
+            failed,
+            candidate: record.candidate_artifact.clone(),
+        });
+    }
     let kind = EventKind::InvocationFailure(InvocationFailure {
         invocation_ref: input.invocation_ref.clone(),
         candidate_artifact: input.candidate_artifact,

@@ -138,6 +138,19 @@ pub fn check_dispose(
             disposition: existing.disposition,
         });
     }
+    // A vetoed key is disposed `fix` (docs/reference.md#commands): filing, rejecting or
+    // following it up would let it out of the next round.
+    let next_run = record.runs_used().saturating_add(1);
+    if let Some(veto) = f.key.as_ref().and_then(|k| record.veto_on(k, next_run)) {
+        if disposition != DispositionKind::Fix {
+            return Err(Refusal::DisposeVetoed {
+                id: id.clone(),
+                key: veto.key.clone(),
+                from_round: veto.effective_from_round,
+                disposition: disposition.as_str(),
+            });
+        }
+    }
     if disposition == DispositionKind::FollowUp && f.blocking {
         return Err(Refusal::FollowUpBlocking { id: id.clone() });
     }

@@ -295,7 +295,12 @@ fn findings_text(
         ctx.commit_link(&run.candidate_artifact),
         words::posted_by(&event.actor, run).as_markdown()
     );
-    if run.findings.is_empty() {
+    if let Some(c) = run.handoff.counts() {
+        out.push_str(&format!(
+            "A handoff: critical={}, warning={}, info={} ({} blocking); its findings are in the auditor's output.\n",
+            c.critical, c.warning, c.info, c.critical
+        ));
+    } else if run.findings.is_empty() {
         out.push_str("No findings.\n");
     } else {
         out.push_str(FINDING_HEADER);

@@ -10,6 +10,7 @@ use super::links::ViewContext;
 
 const CLAIM_CHARS: usize = 300;
 const TEXT_CHARS: usize = 200;
+const CRITERIA_CHARS: usize = 600;
 
 fn rank(severity: Severity) -> usize {
     Severity::ALL
@@ -61,9 +62,11 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
         .and_then(|k| record.latest_vetoes().into_iter().find(|v| &v.key == k));
     if let Some(v) = veto {
         parts.push(format!(
-            "vetoed from round {}: must be fixed",
+            "must fix (veto), from round {}",
             v.effective_from_round
         ));
+    } else if f.blocking && parts.is_empty() {
+        parts.push("blocking, no disposition yet".to_owned());
     }
     if parts.is_empty() {
         "—".to_owned()
@@ -96,5 +99,31 @@ pub fn render(record: &Record, ctx: &ViewContext) -> String {
         ));
     }
     out.push('\n');
+    out.push_str(&criteria(&ordered(&run.findings)));
     out
+}
+
+/// What done means for each finding (`required_outcome`, `verification_required`),
+/// folded: the table stays narrow, the criteria a click away.
+fn criteria(findings: &[&FindingSummary]) -> String {
+    let rows: Vec<String> = findings
+        .iter()
+        .filter_map(|f| {
+            let outcome = f.required_outcome.as_deref()?;
+            let verify = f.verification_required.as_deref().unwrap_or("—");
+            Some(format!(
+                "- **{}**: required outcome: {}; verification: {}\n",
+                f.id,
+                inline(outcome, CRITERIA_CHARS),
+                inline(verify, CRITERIA_CHARS)
+            ))
+        })
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!(
+        "<details><summary>What done means for each finding</summary>\n\n{}\n</details>\n\n",
+        rows.concat()
+    )
 }

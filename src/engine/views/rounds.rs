@@ -31,7 +31,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
         out.push_str("| --- | --- | --- | --- | --- |\n");
         for (_, run) in &runs {
             let mut verdict = legend::verdict(run.verdict);
-            if run.handoff {
+            if run.handoff.is_handoff() {
                 verdict.push(&Md::lit(" (handoff)"));
             }
             out.push_str(&format!(
@@ -39,8 +39,8 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
                 run.run,
                 ctx.commit_link(&run.candidate_artifact),
                 verdict.as_markdown(),
-                run.findings.iter().filter(|f| f.blocking).count(),
-                run.findings.len(),
+                words::tally(run).0,
+                words::tally(run).1,
                 legend::grade(run.grade).as_markdown(),
             ));
         }
@@ -52,7 +52,7 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
                 words::time(&event.at),
                 words::posted_by(&event.actor, run).as_markdown(),
                 Md::code(&truncate(&run.invocation_ref, REF_CHARS)).as_markdown(),
-                words::finding_counts(&run.findings),
+                words::run_finding_counts(run),
                 dispositions_of(record, run.run, ctx),
             ));
         }

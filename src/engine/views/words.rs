@@ -67,6 +67,30 @@ pub(crate) fn finding_counts(findings: &[FindingSummary]) -> String {
     format!("{} ({blocking} blocking)", counts.join(", "))
 }
 
+/// A run's blocking and total findings; a handoff's are its counts, critical as blocking.
+#[must_use]
+pub(crate) fn tally(run: &crate::engine::record::ReportRun) -> (u32, u32) {
+    if let Some(c) = run.handoff.counts() {
+        return (c.critical, c.critical + c.warning + c.info);
+    }
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    (
+        count(run.findings.iter().filter(|f| f.blocking).count()),
+        count(run.findings.len()),
+    )
+}
+
+/// [`finding_counts`] of a run; a handoff's from its `Findings:` line.
+pub(crate) fn run_finding_counts(run: &crate::engine::record::ReportRun) -> String {
+    match run.handoff.counts() {
+        Some(c) => format!(
+            "critical={}, warning={}, info={} ({} blocking)",
+            c.critical, c.warning, c.info, c.critical
+        ),
+        None => finding_counts(&run.findings),
+    }
+}
+
 /// Literal `/audit new` usage, for views shown before any record exists.
 pub(crate) const START_HINT: &str =
     "No audit record exists for this pull request yet. Start one with a comment:\n\n```\n/audit new --goal \"what this change must achieve\" --oracle \"how completion is judged\"\n```";

@@ -100,6 +100,8 @@ pub fn finding(id: &str, key_name: Option<&str>, blocking: bool) -> FindingSumma
         blocking,
         cross_remit: false,
         claim: "a claim".into(),
+        required_outcome: None,
+        verification_required: None,
         evidence_refs: vec!["src/lib.rs:1".into()],
     }
 }
@@ -127,7 +129,7 @@ pub fn report_run(run: u32, verdict: Verdict, artifact: Artifact) -> ReportRun {
         receipt_id: None,
         receipt: None,
         self_audit: false,
-        handoff: false,
+        handoff: auditloop::engine::record::HandoffMark::Flag(false),
         findings: Vec::new(),
         limitations: Vec::new(),
         elegance: None,
@@ -243,6 +245,8 @@ impl Scenario {
             closing_issues: &self.closing,
             checks: &self.checks,
             trust: self.trust.as_ref(),
+            certified_report: None,
+            decisions: None,
         };
         evaluate(&input)
     }

@@ -185,7 +185,7 @@ impl Fx {
             report,
             digest: "sha256:00",
             receipt,
-            handoff,
+            handoff: handoff.then(auditloop::engine::record::HandoffCounts::default),
             decisions: &self.decisions,
             author: None,
             receipt_whole: None,

@@ -166,6 +166,11 @@ impl FakeGitHub {
         self.state().files.insert(path.to_owned(), text.to_owned());
     }
 
+    /// Deletes a file of the default branch, as a push that removes it would.
+    pub fn remove_file(&self, path: &str) {
+        self.state().files.remove(path);
+    }
+
     /// A file as a PR's head branch holds it, served for any `ref` but the default branch.
     pub fn set_head_file(&self, path: &str, text: &str) {
         self.state()

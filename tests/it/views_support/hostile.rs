@@ -27,7 +27,7 @@ pub fn hostile_record() -> Record {
                 receipt_id: None,
                 receipt: None,
                 self_audit: false,
-                handoff: false,
+                handoff: auditloop::engine::record::HandoffMark::Flag(false),
                 findings: vec![
                     finding("A-01", Some("k1"), Severity::High, true, bad, &[bad]),
                     finding("A-02", Some("k2"), Severity::Low, false, bad, &[]),

@@ -67,6 +67,8 @@ pub fn finding(
         cross_remit: false,
         claim: claim.to_owned(),
         evidence_refs: refs.iter().map(std::string::ToString::to_string).collect(),
+        required_outcome: Some(format!("{claim} no longer holds")),
+        verification_required: Some("a test shows it".to_owned()),
     }
 }
 
@@ -100,7 +102,7 @@ pub fn run(
         receipt_id: None,
         receipt: None,
         self_audit: false,
-        handoff: false,
+        handoff: auditloop::engine::record::HandoffMark::Flag(false),
         findings,
         limitations,
         elegance: None,
@@ -198,6 +200,8 @@ pub fn evaluated(
         closing_issues: &[],
         checks,
         trust: None,
+        certified_report: None,
+        decisions: None,
     })
 }
 

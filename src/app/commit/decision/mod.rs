@@ -27,12 +27,10 @@ use crate::commands::{ParsedCommand, ReportPayload};
 use crate::engine::record::{has_delivery, Record};
 use crate::engine::transition as t;
 use crate::events::IssueCommentEvent;
-use crate::github::rest::{self, Pull};
+use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{Artifact, AuditId, DeliveryId, IssueNumber, Login, PrNumber};
 use crate::records::Change;
-
-pub use report::decision_number;
 
 /// Why a decision did not give a change.
 pub type Halt = Unwritten<Refused, Need>;
@@ -120,7 +118,7 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
             lock().pulls.insert(number, pull);
         }
         Need::DecisionRecords => {
-            let found = decision_records(ctx).await?;
+            let found = crate::app::decision_records::read(ctx).await?;
             lock().decisions = Some(found);
         }
         Need::Issue(wanted) => {
@@ -134,21 +132,6 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
         }
     }
     Ok(())
-}
-
-/// `D-<n>` decision records that exist under `decisions_path` on the default branch.
-async fn decision_records(ctx: &Ctx) -> Result<BTreeSet<u32>, GitHubError> {
-    let Ok(config) = &ctx.config else {
-        return Ok(BTreeSet::new());
-    };
-    let names = rest::list_dir(
-        &ctx.api,
-        &ctx.repo,
-        &config.decisions_path,
-        &ctx.default_branch,
-    )
-    .await?;
-    Ok(names.iter().filter_map(|n| decision_number(n)).collect())
 }
 
 /// The decision `command` makes, by family. Nothing here reads GitHub: what a decision

@@ -119,15 +119,16 @@ fn dispose(
     Box::new(move |record, facts, ev| {
         let issue = if disposition == DispositionKind::File {
             t::check_dispose(record, &finding, disposition).map_err(refusal)?;
+            let found = record.latest_finding(&finding);
             facts.issue(IssueToFile {
                 record: record.id.clone(),
                 run: record.latest_run().map_or(0, |r| r.run),
                 finding: finding.clone(),
-                summary: record
-                    .latest_finding(&finding)
-                    .map(|f| f.claim.clone())
-                    .unwrap_or_default(),
+                summary: found.map(|f| f.claim.clone()).unwrap_or_default(),
                 note: note.clone(),
+                evidence_refs: found.map(|f| f.evidence_refs.clone()).unwrap_or_default(),
+                required_outcome: found.and_then(|f| f.required_outcome.clone()),
+                verification_required: found.and_then(|f| f.verification_required.clone()),
                 pull: number,
                 anchor: anchor.clone(),
             })?

@@ -14,7 +14,7 @@ use crate::app::failure::Refused;
 use crate::app::AuditApp;
 use crate::commands::ReportPayload;
 use crate::engine::receipt::{verify, ReceiptContext, TrustStore};
-use crate::engine::record::EventKind;
+use crate::engine::record::{EventKind, HandoffCounts};
 use crate::engine::report::{
     handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, Handoff,
     HandoffBinding, HandoffStatus, Intake, Report, Verdict,
@@ -83,7 +83,7 @@ fn json(
                 report: &intake.report,
                 digest: intake.digest.as_str(),
                 receipt: verified.as_ref(),
-                handoff: false,
+                handoff: None,
                 decisions,
                 author: author.as_ref(),
                 receipt_whole: intake.receipt.as_ref(),
@@ -189,7 +189,11 @@ fn handoff(
                 report: &report,
                 digest: digest.as_str(),
                 receipt: None,
-                handoff: true,
+                handoff: Some(HandoffCounts {
+                    critical: handoff.critical,
+                    warning: handoff.warning,
+                    info: handoff.info,
+                }),
                 decisions: &BTreeSet::new(),
                 author: author.as_ref(),
                 receipt_whole: None,
@@ -242,16 +246,4 @@ fn stored_report(applied: &Applied, report: &Report) -> Vec<(String, String)> {
         }
         _ => Vec::new(),
     }
-}
-
-/// `D-12-title.md` and `D-12.md` are decision 12.
-#[must_use]
-pub fn decision_number(file: &str) -> Option<u32> {
-    let rest = file.strip_prefix("D-")?.strip_suffix(".md")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let after = &rest[digits.len()..];
-    if digits.is_empty() || !(after.is_empty() || after.starts_with(['-', '_', ' ', '.'])) {
-        return None;
-    }
-    digits.parse().ok().filter(|n| *n > 0)
 }

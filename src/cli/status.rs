@@ -90,11 +90,12 @@ pub async fn status(
         GateNow::Evaluated {
             gate,
             record,
+            certified_report,
             damaged,
-        } => (
-            GateStatus::new(&gate, record.as_deref(), trust.as_ref()),
-            damaged,
-        ),
+        } => {
+            let verified = (trust.as_ref(), certified_report.as_deref());
+            (GateStatus::new(&gate, record.as_deref(), verified), damaged)
+        }
     })
 }
 

@@ -100,7 +100,13 @@ fn word<T: Serialize>(value: &T) -> String {
 impl GateStatus {
     /// The status of an evaluated gate over `record`.
     #[must_use]
-    pub fn new(gate: &GateResult, record: Option<&Record>, trust: Option<&TrustStore>) -> Self {
+    /// `verified`: the trust store and the certifying run's stored report, when known, to
+    /// say the grade as it counts now.
+    pub fn new(
+        gate: &GateResult,
+        record: Option<&Record>,
+        verified: (Option<&TrustStore>, Option<&str>),
+    ) -> Self {
         let conclusion = gate.conclusion;
         GateStatus {
             passes: matches!(conclusion, Conclusion::Success | Conclusion::Neutral),
@@ -117,7 +123,7 @@ impl GateStatus {
                     waits_on: c.waits_on,
                 })
                 .collect(),
-            record: record.map(|r| RecordStatus::new(r, trust)),
+            record: record.map(|r| RecordStatus::new(r, verified)),
         }
     }
 
@@ -196,10 +202,10 @@ impl GateStatus {
 }
 
 impl RecordStatus {
-    fn new(record: &Record, trust: Option<&TrustStore>) -> Self {
+    fn new(record: &Record, (trust, stored): (Option<&TrustStore>, Option<&str>)) -> Self {
         let grade = record
             .certification_grade
-            .map(|_| effective_grade(record, trust, None).0);
+            .map(|_| effective_grade(record, trust, stored).0);
         let waived = record.waived();
         let dispositions = record.latest_dispositions();
         let open_findings = record

@@ -29,6 +29,9 @@ pub enum GateNow {
     Evaluated {
         gate: GateResult,
         record: Option<Box<Record>>,
+        /// The stored report of the record's certifying run, when it was authenticated:
+        /// its digest is verified again with the kept receipt.
+        certified_report: Option<String>,
         /// The records cannot be trusted (missing, unreadable, rewound, edited): condition 1
         /// fails saying so, and this says how to repair them.
         damaged: Option<String>,
@@ -101,9 +104,11 @@ pub async fn gate_now(
     let last_good = damage_of(&state).and_then(|d| d.last_good);
     let damaged =
         broken.map(|why| format!("{why}. {}", repair(&ctx.view(), last_good.as_ref()).plain()));
+    let certified_report = state.as_ref().ok().and_then(|s| s.certified_report.clone());
     Ok(GateNow::Evaluated {
         gate,
         record,
+        certified_report,
         damaged,
     })
 }

@@ -4,19 +4,8 @@
 use std::collections::BTreeSet;
 
 use crate::app::context::Ctx;
+pub use crate::engine::packet_context::decision_number;
 use crate::github::{rest, GitHubError};
-
-/// `D-12-title.md` and `D-12.md` are decision 12.
-#[must_use]
-pub fn decision_number(file: &str) -> Option<u32> {
-    let rest = file.strip_prefix("D-")?.strip_suffix(".md")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    let after = &rest[digits.len()..];
-    if digits.is_empty() || !(after.is_empty() || after.starts_with(['-', '_', ' ', '.'])) {
-        return None;
-    }
-    digits.parse().ok().filter(|n| *n > 0)
-}
 
 /// `D-<n>` decision records that exist under `decisions_path` on the default branch.
 pub async fn read(ctx: &Ctx) -> Result<BTreeSet<u32>, GitHubError> {

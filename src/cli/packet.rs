@@ -1,16 +1,20 @@
 //! `auditloop packet --repo OWNER/REPO --pr N`: the audit packet of the PR's record, read
 //! from the records branch with a token, printed as JSON (docs/reference.md#the-audit-packet), with what
 //! changed since the last audited candidate (one compare call) and the repository's most
-//! seen patterns (docs/reference.md#the-pattern-library). The `audit_packet` tool (`mcp`) answers with the same
+//! seen patterns (docs/reference.md#the-pattern-library), and what the auditor judges
+//! against: the covered issues, the required checks on the candidate and the decision
+//! records (one GraphQL query). The `audit_packet` tool (`mcp`) answers with the same
 //! [`packet_json`].
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use super::remote::{load, run_async, RemoteArgs};
+use super::remote::{load_on, run_async, RemoteArgs, Rules};
 use crate::engine::packet::{packet, PacketSource};
+use crate::engine::packet_context;
 use crate::engine::packet_delta::{changed_since, last_audited, packet_patterns, Delta, DeltaFile};
 use crate::engine::record::Record;
+use crate::github::packet_reads::{packet_reads, Ask};
 use crate::github::rest::{self, COMPARE_FILES_LIMIT};
 use crate::github::Api;
 
@@ -56,7 +60,12 @@ async fn delta(remote: &RemoteArgs, api: &Api, record: &Record) -> anyhow::Resul
 ///
 /// When a GitHub read fails or the PR has no record that loads.
 pub async fn packet_json(remote: &RemoteArgs, api: &Api) -> anyhow::Result<serde_json::Value> {
-    let loaded = load(remote, api, true).await?;
+    let rules = remote.rules(api).await?;
+    let branch = remote
+        .records_branch
+        .clone()
+        .unwrap_or_else(|| rules.config.records_branch.clone());
+    let loaded = load_on(remote, api, true, branch).await?;
     let commit = loaded
         .snapshot
         .commit
@@ -70,7 +79,46 @@ pub async fn packet_json(remote: &RemoteArgs, api: &Api) -> anyhow::Result<serde
     let delta = delta(remote, api, &loaded.record).await?;
     value["changed_since"] = changed_since(&loaded.record, delta.as_ref());
     value["patterns"] = packet_patterns(loaded.patterns.as_ref());
+    context(remote, api, &rules, &loaded.record, &mut value).await?;
     Ok(value)
+}
+
+/// `tasks`, `checks` and `decisions`: the covered issues, the required checks on the
+/// candidate and the decision records, in one query.
+async fn context(
+    remote: &RemoteArgs,
+    api: &Api,
+    rules: &Rules,
+    record: &Record,
+    value: &mut serde_json::Value,
+) -> anyhow::Result<()> {
+    let config = &rules.config;
+    let numbers: Vec<u64> = record
+        .covered_tasks
+        .iter()
+        .filter_map(packet_context::issue_number)
+        .collect();
+    let required = &config.evidence.required_checks;
+    let ask = Ask {
+        repo: &remote.repo,
+        decisions: format!("{}:{}", rules.default_branch, config.decisions_path),
+        candidate: (!required.is_empty()).then(|| record.candidate_artifact.sha()),
+        issues: &numbers,
+    };
+    let read = packet_reads(api, &ask).await?;
+    let issues = read.issues.unwrap_or_default();
+    value["tasks"] = packet_context::tasks(&record.covered_tasks, &|n| {
+        issues
+            .iter()
+            .find(|(asked, _)| *asked == n)
+            .and_then(|(_, i)| i.clone())
+    });
+    value["checks"] = packet_context::checks(required, read.runs.as_deref());
+    value["decisions"] = packet_context::decisions(
+        &config.decisions_path,
+        read.decisions.as_deref().unwrap_or_default(),
+    );
+    Ok(())
 }
 
 /// # Errors

@@ -57,7 +57,17 @@ impl RemoteArgs {
         if let Some(b) = &self.records_branch {
             return Ok(b.clone());
         }
-        // The rules live on the default branch, never a PR's head.
+        Ok(self.rules(api).await?.config.records_branch)
+    }
+
+    /// The repository's default branch and its configuration there (the rules live on
+    /// the default branch, never a PR's head).
+    ///
+    /// # Errors
+    ///
+    /// When the repository or its configuration cannot be read from GitHub, or the
+    /// configuration does not parse.
+    pub async fn rules(&self, api: &Api) -> anyhow::Result<Rules> {
         let repo = rest::get_repo(api, &self.repo)
             .await
             .with_context(|| format!("reading {}", self.repo))?;
@@ -71,8 +81,17 @@ impl RemoteArgs {
             }
             _ => RepoConfig::default(),
         };
-        Ok(config.records_branch)
+        Ok(Rules {
+            default_branch,
+            config,
+        })
     }
+}
+
+/// The repository's default branch and the configuration on it.
+pub struct Rules {
+    pub default_branch: String,
+    pub config: RepoConfig,
 }
 
 /// The PR's record, the snapshot it was read from, and its stored reports by run.
@@ -93,6 +112,20 @@ pub struct Loaded {
 /// When a GitHub read fails or the stored record does not load.
 pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
     let branch = args.records_branch(api).await?;
+    load_on(args, api, reports, branch).await
+}
+
+/// [`load`] from the records branch `branch`.
+///
+/// # Errors
+///
+/// When a GitHub read fails or the stored record does not load.
+pub async fn load_on(
+    args: &RemoteArgs,
+    api: &Api,
+    reports: bool,
+    branch: String,
+) -> anyhow::Result<Loaded> {
     let pr = PrNumber(args.pr);
     let wanted = records::PerRound(move |files: &records::Files| {
         let id = files

@@ -3,6 +3,7 @@
 pub mod closing;
 pub mod gate;
 pub mod packet;
+pub mod packet_context;
 pub mod packet_delta;
 pub mod patterns;
 pub mod policy;

@@ -186,6 +186,29 @@ pub struct CheckRun {
     /// Empty for pull requests from forks: match by `head_sha` instead.
     #[serde(default)]
     pub pull_requests: Vec<PullRequestRef>,
+    #[serde(default)]
+    pub check_suite: Option<RunSuite>,
+}
+
+/// The suite a check run belongs to: its branch names a merge group's queue.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RunSuite {
+    #[serde(default)]
+    pub head_branch: Option<String>,
+}
+
+impl CheckRun {
+    /// The PR a merge group's commit last queued, when this run is on one: its suite's
+    /// branch is `gh-readonly-queue/<base>/pr-<N>-<sha>`.
+    #[must_use]
+    pub fn merge_group_pull(&self) -> Option<PrNumber> {
+        let branch = self.check_suite.as_ref()?.head_branch.as_deref()?;
+        let branch = branch.strip_prefix("refs/heads/").unwrap_or(branch);
+        branch
+            .starts_with("gh-readonly-queue/")
+            .then(|| queued_pull(branch))
+            .flatten()
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -274,9 +297,14 @@ impl MergeGroup {
     /// The PR number in `gh-readonly-queue/<base>/pr-<N>-<sha>`.
     #[must_use]
     pub fn queued_pull(&self) -> Option<PrNumber> {
-        let last = self.head_ref.rsplit('/').next()?;
-        let rest = last.strip_prefix("pr-")?;
-        let (number, _sha) = rest.split_once('-')?;
-        number.parse().ok().map(PrNumber)
+        queued_pull(&self.head_ref)
     }
+}
+
+/// The `N` of a queue branch's last segment, `pr-<N>-<sha>`.
+fn queued_pull(branch: &str) -> Option<PrNumber> {
+    let last = branch.rsplit('/').next()?;
+    let rest = last.strip_prefix("pr-")?;
+    let (number, _sha) = rest.split_once('-')?;
+    number.parse().ok().map(PrNumber)
 }

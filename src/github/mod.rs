@@ -11,6 +11,7 @@ pub mod error;
 pub mod first_reads;
 pub mod governor;
 pub mod graphql;
+pub mod packet_reads;
 pub mod pages;
 pub mod records_listing;
 pub mod rest;

@@ -110,7 +110,7 @@ impl Tools {
     /// The audit packet of a PR's record, as `auditloop packet` prints it.
     #[tool(
         name = "audit_packet",
-        description = "The audit packet of a pull request's audit record, read from the records branch: goal, completion oracle, evidence, the candidate to audit, covered tasks, budget left, previous runs with their findings and what became of them, vetoes and accepted limitations, and how to bind a report. The same JSON `auditloop packet` prints.",
+        description = "The audit packet of a pull request's audit record, read from the records branch: goal, completion oracle, evidence, the candidate to audit, covered tasks, budget left, previous runs with their findings and what became of them, vetoes and accepted limitations, the covered issues' text, the required checks on the candidate, the decision records to cite, and how to bind a report. The same JSON `auditloop packet` prints.",
         input_schema = input::<PullInput>(),
         output_schema = schema_for_output::<Packet>(),
         annotations(read_only_hint = true, open_world_hint = true)

@@ -153,3 +153,64 @@ async fn a_merge_group_head_gets_the_queued_prs_gate() {
         "no annotations on the group head"
     );
 }
+
+/// `check_run.completed` of `name` on the merge-group commit GROUP, which queued PR 42.
+fn on_group(name: &str, conclusion: &str) -> Value {
+    let mut v = check_run("completed", name, GROUP, Some(conclusion));
+    v["check_run"]["check_suite"]["head_branch"] =
+        serde_json::json!(format!("gh-readonly-queue/main/pr-42-{SHA1}"));
+    v
+}
+
+#[tokio::test]
+async fn a_merge_group_waits_for_the_required_checks_on_its_own_commit() {
+    let mut l = certified_needing_test().await;
+    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+    l.comment(42, "reader", "/audit gate").await;
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
+
+    let history = l.record("AUD-1")["history"].clone();
+    // The PR passes; the group commit has not run `test` yet.
+    l.deliver("merge_group", &merge_group(42, SHA1, GROUP))
+        .await;
+    let run = l.gate(GROUP);
+    assert_eq!(run["status"], "in_progress", "{run:#}");
+    let summary = run["output"]["summary"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains("Integrated candidate") && summary.contains("`test`"),
+        "{summary}"
+    );
+
+    // CI succeeds on the group commit: the same run passes.
+    l.gh.add_ci_check(GROUP, "test", "completed", Some("success"));
+    l.deliver("check_run", &on_group("test", "success")).await;
+    let runs = l.gh.gate_runs(GROUP);
+    assert_eq!(runs.len(), 1, "updated, not created again: {runs:#?}");
+    assert_eq!(runs[0]["status"], "completed", "{:#}", runs[0]);
+    assert_eq!(runs[0]["conclusion"], "success", "{:#}", runs[0]);
+    // Nothing is recorded for the group: no audit is spent on it.
+    assert_eq!(l.record("AUD-1")["history"], history);
+}
+
+#[tokio::test]
+async fn a_required_check_failing_on_the_merge_group_fails_its_run_by_name() {
+    let mut l = certified_needing_test().await;
+    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+    l.comment(42, "reader", "/audit gate").await;
+    l.deliver("merge_group", &merge_group(42, SHA1, GROUP))
+        .await;
+    assert_eq!(l.gate(GROUP)["status"], "in_progress");
+
+    l.gh.add_ci_check(GROUP, "test", "completed", Some("failure"));
+    l.deliver("check_run", &on_group("test", "failure")).await;
+    let run = l.gate(GROUP);
+    assert_eq!(run["conclusion"], "failure", "{run:#}");
+    let title = run["output"]["title"].as_str().unwrap_or_default();
+    assert!(
+        title.starts_with("#42") && title.contains("test") && title.contains("failure"),
+        "{title}"
+    );
+    // The PR's own certification stands.
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
+    assert_eq!(l.record("AUD-1")["audit_state"], "certified");
+}

@@ -16,6 +16,7 @@ mod api_conformance;
 mod architecture_map;
 mod cli_binary;
 mod cli_offline;
+mod cli_packet_context;
 mod cli_packet_delta;
 mod cli_remote;
 mod cli_status;

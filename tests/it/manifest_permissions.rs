@@ -100,6 +100,9 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     // The first reads read a file, a ref, a pull request and check runs: `contents`,
     // `pull_requests` and `checks` read, the last two named already by their REST routes.
     ("POST /graphql FirstReads", Some(("contents", Level::Read))),
+    // The packet's context (issues, check runs, the decisions folder) is read by `packet`
+    // with the workflow's own token, never by the App.
+    ("POST /graphql PacketReads", None),
     // The body's update needs `pull_requests: write`; a reaction on a PR's comment is
     // covered by it too (as REST's reaction route, named by its own entry); the check run
     // needs `checks: write`, named by the REST check-run routes.

@@ -6,6 +6,7 @@
 use crate::support;
 
 use auditloop::engine::packet::{packet, PacketSource, StoredReports};
+use auditloop::engine::packet_context;
 use auditloop::engine::packet_delta::{changed_since, packet_patterns};
 use auditloop::engine::patterns::Library;
 use auditloop::engine::record::{load_record, Index};
@@ -184,6 +185,9 @@ async fn a_packet_that_breaks_its_schema_is_refused() {
     let mut p = packet(&record, &StoredReports::new(), &source);
     p["changed_since"] = changed_since(&record, None);
     p["patterns"] = packet_patterns(None);
+    p["tasks"] = packet_context::tasks(&record.covered_tasks, &|_| None);
+    p["checks"] = packet_context::checks(&["test".to_owned()], None);
+    p["decisions"] = packet_context::decisions("docs/decisions", &[]);
     assert_eq!(schemas::check_packet(&p), Ok(()));
 
     let mut missing = p.clone();

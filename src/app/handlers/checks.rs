@@ -1,6 +1,7 @@
 //! Check events: a re-requested check or the "Re-run gate" button re-evaluates the gate; a
 //! required evidence check completing re-evaluates the PRs on its head; a merge group's
-//! head gets the conclusion of the last queued PR's gate.
+//! head gets the conclusion of the last queued PR's gate, and waits for the required checks
+//! on the group commit itself.
 
 use crate::app::commit::store;
 use crate::app::context::Ctx;
@@ -8,8 +9,10 @@ use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::{views, write};
 use crate::app::AuditApp;
 use crate::delivery::Handled;
-use crate::engine::gate::{CheckObservation, Conclusion};
-use crate::engine::views::check_run::{check_run, disabled, invalid_config, CheckRunView};
+use crate::engine::gate::{integrated_checks, CheckObservation, Conclusion};
+use crate::engine::views::check_run::{
+    check_run, disabled, integrated_candidate, invalid_config, CheckRunView,
+};
 use crate::events::{
     CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, Event, MergeGroupAction,
     MergeGroupEvent,
@@ -148,6 +151,13 @@ pub async fn check_run_event(
             if !evidence || run.name == config.check_name {
                 return Ok(Handled::Ignored);
             }
+            // A required check on a merge group's commit: that group's run is evaluated again.
+            if let Some(number) = run.merge_group_pull() {
+                let Ok(group) = CommitSha::new(run.head_sha.clone()) else {
+                    return Ok(Handled::Ignored);
+                };
+                return merge_group_gate(app, ctx, number, &group, RunMode::Update).await;
+            }
             // The evidence check that completes the required set makes the record ready.
             regate(app, ctx, &run.head_sha, RunMode::Update, true).await
         }
@@ -169,7 +179,8 @@ pub async fn check_suite_event(
 }
 
 /// The merge-group head gets PR N's gate, evaluated for PR N's own head, so the queue
-/// never waits on the required check.
+/// never waits on the audit; with required checks, they must also succeed on the group
+/// commit, the integrated candidate.
 pub async fn merge_group_event(
     app: &AuditApp,
     ctx: &Ctx,
@@ -184,6 +195,18 @@ pub async fn merge_group_event(
     let Ok(head) = CommitSha::new(e.merge_group.head_sha.clone()) else {
         return Ok(Handled::Ignored);
     };
+    merge_group_gate(app, ctx, number, &head, RunMode::Create).await
+}
+
+/// Publishes the check run on the merge-group commit `group`, which last queued PR
+/// `number`: created on `checks_requested`, updated when a required check concludes there.
+async fn merge_group_gate(
+    app: &AuditApp,
+    ctx: &Ctx,
+    number: PrNumber,
+    group: &CommitSha,
+    mode: RunMode,
+) -> Result<Handled, GitHubError> {
     let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
     let state = store::load(ctx, number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
@@ -192,30 +215,52 @@ pub async fn merge_group_event(
     // A rewound branch fails the merge group as it fails the PR.
     let named = views::our_named_commit(&checks, &own_check(ctx), slug);
     let (state, _) = store::verified(ctx, number, state, named.as_ref()).await?;
+    views::read_decisions_if_cited(ctx, &state).await?;
     let observed = views::observations(&checks, &own_check(ctx));
-    let Some(view) = merge_group_view(app, ctx, number, &pull, &state, &observed) else {
+    let Some(mut view) = merge_group_view(app, ctx, &pull, &state, &observed) else {
         return Ok(Handled::Ignored);
     };
     let check_name = own_check(ctx);
+    // The group commit's own runs: the required checks there, and our run to update.
+    let required = ctx
+        .config
+        .as_ref()
+        .ok()
+        .filter(|c| !c.evidence.required_checks.is_empty());
+    let mut ours = None;
+    if let Some(config) = required {
+        let on_group = rest::check_runs(&ctx.api, &ctx.repo, group).await?;
+        ours = crate::app::publish::runs::our_run(&on_group, &check_name, slug)
+            .or_else(|| ctx.memory.run_of(&ctx.repo, group, &check_name));
+        if view.conclusion == Conclusion::Success {
+            let result = integrated_checks(config, &views::observations(&on_group, &check_name));
+            view = integrated_candidate(view, group, &result);
+        }
+    }
+    view.title = format!("{number}: {}", view.title);
+    let mode = if ours.is_some() {
+        mode
+    } else {
+        RunMode::Create
+    };
     let run = write::Publish {
         check_name: &check_name,
-        head: &head,
+        head: group,
         head_pull: number,
-        ours: None,
+        ours,
         records_commit: commit.as_ref(),
-        mode: RunMode::Create,
+        mode,
     };
     write::publish(ctx, run, &view).await?;
     Ok(Handled::Done)
 }
 
-/// The check run of a merge group's head: PR `number`'s gate, marked as its, with no
-/// annotations and never in progress (the queue must not wait); `None` when the gate
-/// cannot be evaluated.
+/// The check run of a merge group's head: PR `number`'s gate, with no annotations and
+/// never in progress for the PR's own sake (the queue must not wait on the audit); `None`
+/// when the gate cannot be evaluated.
 fn merge_group_view(
     app: &AuditApp,
     ctx: &Ctx,
-    number: PrNumber,
     pull: &rest::Pull,
     state: &store::Loaded,
     observed: &[CheckObservation],
@@ -246,7 +291,6 @@ fn merge_group_view(
             &crate::engine::views::md::Md::text_max(&why.why, 2_000),
         );
     }
-    view.title = format!("{number}: {}", view.title);
     view.annotations.clear();
     if view.conclusion == Conclusion::InProgress {
         view.conclusion = Conclusion::Failure;

@@ -188,3 +188,42 @@ fn completion_gate(
         ),
     )
 }
+
+/// What a merge group's commit shows of the required checks (docs/reference.md#the-check-run): the merge-group
+/// commit is the integrated candidate, so each required check must succeed on it too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Integrated {
+    /// No required checks, or every one succeeded on the group commit.
+    Passed,
+    /// These have not concluded on the group commit yet (no run counts as not yet).
+    Waiting(Vec<String>),
+    /// The first required check that concluded otherwise, with its conclusion.
+    Failed { check: String, conclusion: String },
+}
+
+/// The required checks of `config` as observed on a merge group's commit. A check with no
+/// run yet waits: CI queues its runs on the group commit after GitHub asks for ours.
+#[must_use]
+pub fn integrated_checks(config: &RepoConfig, checks: &[CheckObservation]) -> Integrated {
+    let mut waiting = Vec::new();
+    for name in &config.evidence.required_checks {
+        match find(checks, name, &config.check_name) {
+            Some(c) if c.succeeded() => {}
+            Some(c) if !c.running() => {
+                return Integrated::Failed {
+                    check: name.clone(),
+                    conclusion: c
+                        .conclusion
+                        .clone()
+                        .unwrap_or_else(|| "without a conclusion".to_owned()),
+                }
+            }
+            _ => waiting.push(name.clone()),
+        }
+    }
+    if waiting.is_empty() {
+        Integrated::Passed
+    } else {
+        Integrated::Waiting(waiting)
+    }
+}

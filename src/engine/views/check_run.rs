@@ -335,3 +335,53 @@ pub(crate) fn cap(text: &str, max: usize, record_link: Option<&str>) -> String {
     };
     format!("{head}{note}")
 }
+
+/// A merge group's check run once the queued PR's gate passed: it passes only when the
+/// required checks succeeded on the group commit `group` itself (docs/reference.md#the-check-run), waits while
+/// they run, and fails naming the check that failed. The PR's certification stands either
+/// way: the line says the integrated commit is what fell short.
+#[must_use]
+pub fn integrated_candidate(
+    mut view: CheckRunView,
+    group: &crate::ids::CommitSha,
+    result: &crate::engine::gate::Integrated,
+) -> CheckRunView {
+    use crate::engine::gate::Integrated;
+    let commit = Md::code(group.short());
+    let line = match result {
+        Integrated::Passed => return view,
+        Integrated::Waiting(names) => {
+            let list: Vec<Md> = names.iter().map(|n| Md::code(n)).collect();
+            view.conclusion = Conclusion::InProgress;
+            view.title = format!(
+                "waiting for required checks on the merge group {}",
+                group.short()
+            );
+            crate::md!(
+                "⏳ **Integrated candidate** {}: waiting for {} to conclude on the merge-group commit; the PR's certification stands.",
+                commit,
+                Md::join(&list, ", ")
+            )
+        }
+        Integrated::Failed { check, conclusion } => {
+            view.conclusion = Conclusion::Failure;
+            view.title = format!(
+                "required check {check} concluded {conclusion} on the merge group {}",
+                group.short()
+            );
+            crate::md!(
+                "❌ **Integrated candidate** {}: required check {} concluded {} on the merge-group commit; the PR's certification stands, fix the integration and queue it again.",
+                commit,
+                Md::code(check),
+                Md::code(conclusion)
+            )
+        }
+    };
+    view.title = truncate(&view.title, TITLE_LIMIT);
+    view.summary = cap(
+        &format!("{}\n\n{}", line.as_markdown(), view.summary),
+        SUMMARY_LIMIT,
+        None,
+    );
+    view
+}

@@ -22,7 +22,22 @@ pub enum Obj {
         repo: String,
         oid: String,
     },
-    Tree(String),
+    /// A directory of a branch's files (the contents API's), by its listing's id.
+    Tree {
+        oid: String,
+        branch: String,
+        dir: String,
+    },
+    /// An entry of such a directory: a file or a directory at `path`.
+    FileEntry {
+        branch: String,
+        path: String,
+        dir: bool,
+    },
+    /// An issue, as the fake's state holds it.
+    Issue(Value),
+    Labels(Vec<String>),
+    Label(String),
     /// A directory `dir` (`""`: the root) of commit tree `root`, as GraphQL lists it.
     GitTree {
         repo: String,
@@ -122,8 +137,11 @@ impl Obj {
             Obj::Repository(_) => "Repository",
             Obj::Ref { .. } => "Ref",
             Obj::Commit { .. } => "Commit",
-            Obj::Tree(_) | Obj::GitTree { .. } => "Tree",
-            Obj::Entry { .. } => "TreeEntry",
+            Obj::Tree { .. } | Obj::GitTree { .. } => "Tree",
+            Obj::Issue(_) => "Issue",
+            Obj::Labels(_) => "LabelConnection",
+            Obj::Label(_) => "Label",
+            Obj::Entry { .. } | Obj::FileEntry { .. } => "TreeEntry",
             Obj::History { .. } => "CommitHistoryConnection",
             Obj::PageInfo { .. } => "PageInfo",
             Obj::RateLimit => "RateLimit",
@@ -225,6 +243,7 @@ pub fn served(ty: &str, field: &str, given: &[&str]) -> Result<(), FieldError> {
         .chain(super::fake_graphql_writes::SERVED)
         .chain(super::fake_graphql_checks::SERVED)
         .chain(super::fake_graphql_trees::SERVED)
+        .chain(super::fake_graphql_packet::SERVED)
         .find(|(t, f, _)| *t == ty && *f == field)
     else {
         return Err(FieldError::unserved(&format!("{ty}.{field}")));
@@ -289,7 +308,7 @@ pub fn resolve(
             repo: repo.clone(),
             oid: oid.clone(),
         }),
-        (Obj::Commit { oid, .. } | Obj::Tree(oid), "oid") => leaf(oid.as_str()),
+        (Obj::Commit { oid, .. } | Obj::Tree { oid, .. }, "oid") => leaf(oid.as_str()),
         (Obj::Commit { repo, oid }, "message" | "tree") => {
             let Some(commit) = state.git.get(repo).and_then(|g| g.commits.get(oid)) else {
                 return Err(FieldError::plain(format!("no commit {oid} in {repo}")));
@@ -368,6 +387,9 @@ pub fn resolve(
                 return done;
             }
             if let Some(done) = super::fake_graphql_trees::resolve(state, obj, field, args) {
+                return done;
+            }
+            if let Some(done) = super::fake_graphql_packet::resolve(state, obj, field, args) {
                 return done;
             }
             return super::fake_graphql_reads::resolve(state, obj, field, args);

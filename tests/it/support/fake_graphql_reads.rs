@@ -12,7 +12,7 @@ use super::fake_repo::{blob_sha, files_at, latest_check_runs};
 
 /// Type, field and the arguments a document may give it: what `FirstReads` asks of them.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
-    ("Repository", "object", &["expression"]),
+    ("Repository", "object", &["expression", "oid"]),
     ("Repository", "pullRequest", &["number"]),
     ("Blob", "oid", &[]),
     ("Blob", "text", &[]),
@@ -143,6 +143,9 @@ fn is_branch_name(name: &str) -> bool {
 /// `object(expression: "<branch>:<path>")`: the file at `path` of `branch` as the contents
 /// API serves it (the same blob SHA), a `Tree` for a directory, or null.
 fn object(state: &State, args: &Map<String, Value>) -> Result<Resolved, FieldError> {
+    if let Some(oid) = args.get("oid").and_then(Value::as_str) {
+        return Ok(super::fake_graphql_packet::commit_by_oid(state, oid));
+    }
     let expression = args
         .get("expression")
         .and_then(Value::as_str)
@@ -169,7 +172,11 @@ fn object(state: &State, args: &Map<String, Value>) -> Result<Resolved, FieldErr
     }
     let listing = format!("tree\0{branch}:{path}\0{inside:?}");
     let oid = hex::encode(&Sha256::digest(listing.as_bytes())[..20]);
-    Ok(Resolved::Object(Obj::Tree(oid)))
+    Ok(Resolved::Object(Obj::Tree {
+        oid,
+        branch: branch.to_owned(),
+        dir: path.to_owned(),
+    }))
 }
 
 /// A field of the pull request `pr` (REST's object, as `GET .../pulls/{n}` answers it).

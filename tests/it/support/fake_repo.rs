@@ -194,6 +194,13 @@ impl FakeGitHub {
         state.check_runs.push(super::fake::CheckRun { id, body });
     }
 
+    /// Issue `number` of the repository, opened by someone with `labels`.
+    pub fn add_issue(&self, number: u64, title: &str, body: &str, labels: &[&str], open: bool) {
+        let issue = json!({"number": number, "title": title, "body": body, "labels": labels,
+            "state": if open { "open" } else { "closed" }});
+        self.state().issues.push(issue);
+    }
+
     /// A check run named `name` that another App (`slug`) made on `sha`.
     pub fn add_foreign_check(&self, sha: &str, name: &str, slug: &str, conclusion: &str) {
         let mut state = self.state();

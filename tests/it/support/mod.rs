@@ -14,6 +14,7 @@ pub mod fake_graphql_checks;
 pub mod fake_graphql_commit;
 pub mod fake_graphql_exec;
 pub mod fake_graphql_fields;
+pub mod fake_graphql_packet;
 pub mod fake_graphql_reads;
 pub mod fake_graphql_trees;
 pub mod fake_graphql_writes;

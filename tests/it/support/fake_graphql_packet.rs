@@ -1,0 +1,142 @@
+//! What the packet's one query reads (`PacketReads`): a commit by its id, a directory of the
+//! default branch's files, and issues by number, from the same state as the REST routes.
+
+use serde_json::{json, Map, Value};
+
+use super::fake::State;
+use super::fake_graphql_fields::{FieldError, Obj, Resolved};
+use super::fake_repo::{blob_sha, files_at as files_of_branch};
+
+/// Type, field and the arguments a document may give it.
+pub const SERVED: &[(&str, &str, &[&str])] = &[
+    ("Repository", "issueOrPullRequest", &["number"]),
+    ("Issue", "title", &[]),
+    ("Issue", "state", &[]),
+    ("Issue", "body", &[]),
+    ("Issue", "labels", &["first"]),
+    ("LabelConnection", "nodes", &[]),
+    ("Label", "name", &[]),
+    ("CheckRun", "permalink", &[]),
+];
+
+/// `object(oid:)`: a commit the fake knows of (a pull request's head, a commit with check
+/// runs, or one of the records branch), else null.
+pub fn commit_by_oid(state: &State, oid: &str) -> Resolved {
+    let known = state.pulls.values().any(|p| p["head"]["sha"] == oid)
+        || state.check_runs.iter().any(|c| c.body["head_sha"] == oid)
+        || state.git.values().any(|g| g.commits.contains_key(oid));
+    let repo = super::deliveries::REPO.to_owned();
+    if known {
+        Resolved::Object(Obj::Commit {
+            repo,
+            oid: oid.to_owned(),
+        })
+    } else {
+        Resolved::Leaf(Value::Null)
+    }
+}
+
+pub fn resolve(
+    state: &mut State,
+    obj: &Obj,
+    field: &str,
+    args: &Map<String, Value>,
+) -> Option<Result<Resolved, FieldError>> {
+    Some(Ok(match (obj, field) {
+        (Obj::Tree { branch, dir, .. }, "entries") => {
+            let files = files_of_branch(state, branch);
+            let prefix = format!("{dir}/");
+            let mut names: Vec<(String, bool)> = files
+                .keys()
+                .filter_map(|k| k.strip_prefix(&prefix))
+                .map(|rest| match rest.split_once('/') {
+                    Some((d, _)) => (d.to_owned(), true),
+                    None => (rest.to_owned(), false),
+                })
+                .collect();
+            names.dedup();
+            Resolved::List(
+                names
+                    .into_iter()
+                    .map(|(name, is_dir)| {
+                        Resolved::Object(Obj::FileEntry {
+                            branch: branch.clone(),
+                            path: format!("{prefix}{name}"),
+                            dir: is_dir,
+                        })
+                    })
+                    .collect(),
+            )
+        }
+        (Obj::FileEntry { path, .. }, "name") => {
+            Resolved::Leaf(json!(path.rsplit('/').next().unwrap_or(path)))
+        }
+        (Obj::FileEntry { dir, .. }, "type") => {
+            Resolved::Leaf(json!(if *dir { "tree" } else { "blob" }))
+        }
+        (Obj::FileEntry { branch, path, dir }, "object") => {
+            if *dir {
+                return Some(Err(FieldError::unserved(
+                    "a directory's object in a folder",
+                )));
+            }
+            let text = files_of_branch(state, branch)
+                .get(path)
+                .cloned()
+                .unwrap_or_default();
+            Resolved::Object(Obj::Blob {
+                oid: blob_sha(&text),
+                text,
+            })
+        }
+        (Obj::Repository(repo), "issueOrPullRequest") => {
+            let number = args.get("number").and_then(Value::as_u64).unwrap_or(0);
+            if let Some(issue) = state.issues.iter().find(|i| i["number"] == number) {
+                Resolved::Object(Obj::Issue(issue.clone()))
+            } else if state.pulls.contains_key(&number) {
+                Resolved::Object(Obj::PullRequest {
+                    repo: repo.clone(),
+                    number,
+                })
+            } else {
+                let message = format!(
+                    "Could not resolve to an issue or pull request with the number of {number}."
+                );
+                return Some(Err(FieldError::github("NOT_FOUND", message, true)));
+            }
+        }
+        (Obj::Issue(i), "title") => Resolved::Leaf(i["title"].clone()),
+        (Obj::Issue(i), "body") => Resolved::Leaf(json!(i["body"].as_str().unwrap_or_default())),
+        (Obj::Issue(i), "state") => {
+            Resolved::Leaf(json!(if i["state"].as_str().unwrap_or("open") == "open" {
+                "OPEN"
+            } else {
+                "CLOSED"
+            }))
+        }
+        (Obj::Issue(i), "labels") => {
+            let first = match super::fake_graphql_fields::page_size(args, "first", "labels") {
+                Ok(n) => n,
+                Err(e) => return Some(Err(e)),
+            };
+            let names = i["labels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|l| l.as_str().or_else(|| l["name"].as_str()))
+                .take(first)
+                .map(str::to_owned)
+                .collect();
+            Resolved::Object(Obj::Labels(names))
+        }
+        (Obj::Labels(names), "nodes") => Resolved::List(
+            names
+                .iter()
+                .map(|n| Resolved::Object(Obj::Label(n.clone())))
+                .collect(),
+        ),
+        (Obj::Label(name), "name") => Resolved::Leaf(json!(name)),
+        (Obj::CheckRun(run), "permalink") => Resolved::Leaf(run["html_url"].clone()),
+        _ => return None,
+    }))
+}

@@ -6,32 +6,10 @@ use crate::support;
 
 use serde_json::Value;
 use support::audit::{Loop, SHA1};
-use support::deliveries::REPO;
-
-use crate::cli_remote::auditloop;
 
 /// The packet of PR 42, and the GraphQL queries named `PacketReads` it sent.
 async fn packet(l: &Loop) -> (Value, usize) {
-    let dir = tempfile::tempdir().unwrap();
-    let before = l.gh.requests().len();
-    let out = auditloop(
-        &l.gh.api_url(),
-        dir.path(),
-        &["packet", "--repo", REPO, "--pr", "42"],
-    )
-    .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let graphql = l.gh.requests()[before..]
-        .iter()
-        .filter(|r| reads_context(r))
-        .count();
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
-    support::schemas::assert_packet(&printed);
-    (printed, graphql)
+    crate::cli_packet_delta::packet_counting(l, reads_context).await
 }
 
 fn reads_context(r: &support::fake::Recorded) -> bool {

@@ -13,6 +13,15 @@ use crate::cli_remote::auditloop;
 const SHA3: &str = "3333333333333333333333333333333333333333";
 
 async fn packet(l: &Loop) -> (Value, usize) {
+    packet_counting(l, |r| r.path.contains("/compare/")).await
+}
+
+/// PR 42's packet as `auditloop packet` prints it (checked against its schema), and how
+/// many of the requests it sent `counted` picks.
+pub async fn packet_counting(
+    l: &Loop,
+    counted: impl Fn(&support::fake::Recorded) -> bool,
+) -> (Value, usize) {
     let dir = tempfile::tempdir().unwrap();
     let before = l.gh.requests().len();
     let out = auditloop(
@@ -26,13 +35,13 @@ async fn packet(l: &Loop) -> (Value, usize) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let compares = l.gh.requests()[before..]
+    let picked = l.gh.requests()[before..]
         .iter()
-        .filter(|r| r.path.contains("/compare/"))
+        .filter(|r| counted(r))
         .count();
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
     support::schemas::assert_packet(&printed);
-    (printed, compares)
+    (printed, picked)
 }
 
 /// PR 43's record certified after its blocking `webhook-replay` finding (a pattern); PR 42

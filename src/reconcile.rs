@@ -1,5 +1,6 @@
 //! The reconcile sweep's schedule: once at start, then every interval, until shutdown.
-//! What a sweep does is `AuditApp::reconcile` (src/app/handlers/sweep.rs).
+//! What a sweep does is `AuditApp::reconcile` (src/app/handlers/sweep.rs). Beside it, the
+//! dashboards' flush (`AuditApp::flush_dashboards`, src/app/dashboard.rs).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -75,6 +76,23 @@ pub fn spawn(
         async move {
             // Counted and logged by `sweep_once`; the next sweep tries again.
             let _ = sweep_once(&app, ReconcileLimits::default(), &metrics).await;
+        }
+    })
+}
+
+/// How often changed dashboards are looked for; each is rebuilt at most once a
+/// [`DASHBOARD_INTERVAL`] (docs/reference.md#the-audit-dashboard).
+pub const DASHBOARD_TICK: Duration = Duration::from_secs(5);
+pub const DASHBOARD_INTERVAL: Duration = Duration::from_secs(60);
+
+/// Rebuilds the dashboards that changes marked, every [`DASHBOARD_TICK`], until shutdown.
+pub fn spawn_dashboards(app: Arc<AuditApp>, shutdown: watch::Receiver<bool>) -> JoinHandle<()> {
+    crate::schedule::every(DASHBOARD_TICK, shutdown, move || {
+        let app = app.clone();
+        async move {
+            for (repo, outcome) in app.flush_dashboards(DASHBOARD_INTERVAL).await {
+                tracing::debug!(repo = %repo, ?outcome, "audit dashboard rebuilt");
+            }
         }
     })
 }

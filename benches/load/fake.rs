@@ -267,7 +267,7 @@ impl Fake {
     pub fn add_pull(&self, repo: &str, number: u64, head: &str) {
         self.data.lock().unwrap().pulls.insert(
             (repo.to_owned(), number),
-            json!({"number": number, "node_id": pull_node(repo, number), "state": "open", "body": format!("Change {number}.\n\nCloses #{}\n", 100_000 + number),
+            json!({"number": number, "node_id": pull_node(repo, number), "state": "open", "title": format!("Change {number}"), "body": format!("Change {number}.\n\nCloses #{}\n", 100_000 + number),
                    "user": {"login": "alice", "type": "User"},
                    "head": {"sha": head, "ref": format!("feature-{number}")},
                    "base": {"sha": "0".repeat(40), "ref": "main"}}),

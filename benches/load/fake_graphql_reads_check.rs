@@ -161,7 +161,7 @@ fn pull(c: &mut Check, what: &str, got: &Value, rest: &Value) {
         (_, true) => "MERGED",
         _ => "CLOSED",
     };
-    let want = json!({"id": rest["node_id"], "number": rest["number"], "state": state, "merged": merged, "body": rest["body"],
+    let want = json!({"id": rest["node_id"], "number": rest["number"], "state": state, "merged": merged, "title": rest["title"], "body": rest["body"],
         "headRefOid": rest["head"]["sha"], "baseRefName": rest["base"]["ref"],
         "author": {"__typename": "User", "login": rest["user"]["login"]}});
     let mut got = got.clone();

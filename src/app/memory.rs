@@ -27,6 +27,29 @@ pub struct Memory {
     /// The head each pull request had when last read, to list its check runs while the
     /// pull request itself is read again (a wrong guess costs a second listing).
     heads: Mutex<HashMap<String, CommitSha>>,
+    /// Per repository, the dashboard's next rebuild and when it was last rebuilt (see
+    /// [`crate::app::dashboard`]).
+    dashboards: Mutex<HashMap<String, DashboardSlot>>,
+}
+
+/// A repository whose dashboard is to be rebuilt (see [`crate::app::dashboard`]), as a
+/// change left it.
+#[derive(Clone)]
+pub struct DashboardDue {
+    pub api: crate::github::Api,
+    pub repo: RepoName,
+    pub default_branch: String,
+    pub html_base: String,
+}
+
+/// A repository's dashboard: a change waiting to be shown, and the last rebuild.
+#[derive(Default)]
+struct DashboardSlot {
+    due: Option<DashboardDue>,
+    last: Option<std::time::Instant>,
+    /// The setting was seen off with no dashboard open: the sweep need not look again
+    /// until it is seen on.
+    settled_off: bool,
 }
 
 /// A check run of ours: its id and the records commit it was computed from.
@@ -50,6 +73,59 @@ fn run_key(repo: &RepoName, head: &CommitSha, name: &str) -> String {
 }
 
 impl Memory {
+    /// A record of `due`'s repository changed: its dashboard is rebuilt on a later flush.
+    pub fn dashboard_changed(&self, due: DashboardDue) {
+        let key = due.repo.as_str().to_ascii_lowercase();
+        let mut slots = self
+            .dashboards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if slots.len() >= MAX_MARKED_REPOS && !slots.contains_key(&key) {
+            slots.retain(|_, s| s.due.is_some());
+        }
+        slots.entry(key).or_default().due = Some(due);
+    }
+
+    /// Whether the sweep found `repo`'s dashboard settled off before (see
+    /// [`Memory::dashboard_off`]).
+    pub fn dashboard_settled_off(&self, repo: &RepoName) -> bool {
+        self.dashboards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&repo.as_str().to_ascii_lowercase())
+            .is_some_and(|s| s.settled_off)
+    }
+
+    /// Notes whether `repo`'s dashboard setting is off with no dashboard left open.
+    pub fn dashboard_off(&self, repo: &RepoName, off: bool) {
+        let key = repo.as_str().to_ascii_lowercase();
+        let mut slots = self
+            .dashboards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if off || slots.contains_key(&key) {
+            slots.entry(key).or_default().settled_off = off;
+        }
+    }
+
+    /// The dashboards to rebuild now: changed, and last rebuilt `interval` ago or more.
+    /// Each is taken (a change after this is due again) and stamped as rebuilt now.
+    pub fn dashboards_due(&self, interval: std::time::Duration) -> Vec<DashboardDue> {
+        let now = std::time::Instant::now();
+        let mut slots = self
+            .dashboards
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slots
+            .values_mut()
+            .filter(|s| s.due.is_some() && s.last.is_none_or(|l| now.duration_since(l) >= interval))
+            .filter_map(|s| {
+                s.last = Some(now);
+                s.due.take()
+            })
+            .collect()
+    }
+
     /// The newest mark of this process in `repo`, if it made a records commit there.
     pub fn mark(&self, repo: &RepoName) -> Option<CommitSha> {
         let marks = self

@@ -12,6 +12,7 @@
 mod claim;
 mod commit;
 mod context;
+pub mod dashboard;
 mod decision_records;
 mod failure;
 mod handlers;
@@ -119,6 +120,40 @@ impl AuditApp {
         }
         let slug = self.slug_with(api).await?;
         Ok(sender.login.eq_ignore_ascii_case(&format!("{slug}[bot]")))
+    }
+
+    /// A closed PR leaves the dashboard's open set: its repository's dashboard is rebuilt,
+    /// when the configuration this process last read turns it on. No call is made here.
+    async fn pull_closed(&self, e: &crate::events::PullRequestEvent) {
+        let Some(installation) = e.installation.as_ref().map(|i| i.id) else {
+            return;
+        };
+        let Ok(repo) = RepoName::new(e.repository.full_name.clone()) else {
+            return;
+        };
+        let on = self
+            .configs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&repo.as_str().to_ascii_lowercase())
+            .is_some_and(|(_, c)| c.as_ref().is_ok_and(|c| c.dashboard));
+        if !on {
+            return;
+        }
+        // The installation's client comes from the token cache.
+        let Ok(api) = self.github.installation(installation, None).await else {
+            return;
+        };
+        self.memory.dashboard_changed(dashboard::Due {
+            api,
+            default_branch: e
+                .repository
+                .default_branch
+                .clone()
+                .unwrap_or_else(|| "main".to_owned()),
+            html_base: context::html_base(e.repository.html_url.as_deref()),
+            repo,
+        });
     }
 
     /// The repository configuration from the default branch, never from a PR's head.
@@ -303,6 +338,10 @@ impl Handler for AuditApp {
             }
             Event::Ping => return Ok(Handled::Done),
             Event::Unhandled { .. } => return Ok(Handled::Ignored),
+            Event::PullRequest(e) if e.action == crate::events::PullRequestAction::Closed => {
+                self.pull_closed(e).await;
+                return Ok(Handled::Ignored);
+            }
             _ => {}
         }
         if !relevant(&delivery.event)

@@ -83,6 +83,7 @@ pub fn build(config: &ServeConfig) -> anyhow::Result<Running> {
         trust,
         config.min_assurance,
     ));
+    sweeps.push(reconcile::spawn_dashboards(app.clone(), stopped.clone()));
     if !config.reconcile_interval.is_zero() {
         sweeps.push(reconcile::spawn(
             app.clone(),

@@ -1,4 +1,5 @@
-//! `auditloop status --repo OWNER/REPO --pr N [--json]`: the gate of the PR's head as the
+//! `auditloop status --repo OWNER/REPO [--pr N] [--json]`: without `--pr`, every audited
+//! open PR in the dashboard's sections; with it, the gate of the PR's head as the
 //! app computes it now, read-only (docs/reference.md#command-line). Exits 0 when it passes, 1 when it does
 //! not, 2 when it cannot tell (no access, damaged records). The `gate_status` tool (`mcp`)
 //! answers with the same [`status`].
@@ -10,21 +11,51 @@ use anyhow::{bail, Context as _};
 
 use super::remote::{run_async, RemoteArgs};
 use super::status_view::GateStatus;
+use crate::app::dashboard::RepoNow;
 use crate::app::{gate_now, GateNow};
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::Assurance;
 use crate::github::Api;
-use crate::ids::PrNumber;
+use crate::ids::{PrNumber, RepoName};
 
 #[derive(clap::Args, Debug)]
 pub struct StatusArgs {
-    #[command(flatten)]
-    pub remote: RemoteArgs,
-    /// Print `{"passes", "conclusion", "conditions", "record"}` as JSON.
+    /// The repository, OWNER/REPO.
+    #[arg(long)]
+    pub repo: RepoName,
+    /// The pull request number; without it, every open PR of the repository that has an
+    /// audit record, in the dashboard's sections.
+    #[arg(long)]
+    pub pr: Option<u64>,
+    /// A token that can read the repository.
+    #[arg(long, env = "GITHUB_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// REST base URL; GitHub Enterprise Server is `https://HOST/api/v3`.
+    #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
+    pub github_api_url: String,
+    /// The records branch; by default the one `.github/auditloop.yml` names on the
+    /// default branch.
+    #[arg(long)]
+    pub records_branch: Option<String>,
+    /// Print `{"passes", "conclusion", "conditions", "record"}` as JSON (with `--pr`), or
+    /// `{"pulls": [...]}` (without).
     #[arg(long)]
     pub json: bool,
     #[command(flatten)]
     pub assurance: AssuranceArg,
+}
+
+impl StatusArgs {
+    /// The PR's target, as `packet` and `post` take it.
+    fn remote(&self, pr: u64) -> RemoteArgs {
+        RemoteArgs {
+            repo: self.repo.clone(),
+            pr,
+            token: self.token.clone(),
+            github_api_url: self.github_api_url.clone(),
+            records_branch: self.records_branch.clone(),
+        }
+    }
 }
 
 /// The operator's minimum assurance, which the gate holds a repository to (condition 9).
@@ -107,12 +138,87 @@ pub fn damaged_words(why: &str) -> String {
 
 const CANNOT_TELL: u8 = 2;
 
-/// Prints the gate and exits 0, 1 or 2; every failure is said on standard error.
-pub fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
+/// Every open PR with a record, in the dashboard's sections (docs/reference.md#the-audit-dashboard).
+///
+/// # Errors
+///
+/// When the repository, its open PRs or the records branch cannot be read.
+pub async fn repo_status(
+    remote: &RemoteArgs,
+    api: &Api,
+    operator_min: Assurance,
+) -> anyhow::Result<RepoNow> {
+    let trust = trust_in_force()?;
+    crate::app::dashboard::repo_now(
+        api,
+        &remote.repo,
+        remote.records_branch.as_deref(),
+        operator_min,
+        trust.as_ref(),
+    )
+    .await
+    .with_context(|| format!("reading the audits of {}", remote.repo))
+}
+
+/// `{"pulls": [...]}`, as `status --repo --json` prints it and `list_audits` answers.
+#[must_use]
+pub fn repo_json(now: &RepoNow) -> serde_json::Value {
+    serde_json::json!({ "pulls": now.pulls })
+}
+
+/// Prints every audited PR and exits 0 when all pass, 1 when one does not, 2 when it
+/// cannot tell.
+fn run_repo(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
+    let remote = args.remote(0);
     let read = args.assurance.resolve().and_then(|min| {
         run_async(async {
-            let api = args.remote.api()?;
-            status(&args.remote, &api, min).await
+            let api = remote.api()?;
+            repo_status(&remote, &api, min).await
+        })
+    });
+    let now = match read {
+        Ok(now) => now,
+        Err(e) => {
+            eprintln!("auditloop: cannot tell: {e:#}");
+            return ExitCode::from(CANNOT_TELL);
+        }
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&repo_json(&now)).map(|t| t + "\n")
+    } else {
+        Ok(crate::engine::dashboard::terminal(
+            &now.pulls,
+            remote.repo.as_str(),
+        ))
+    };
+    let written = text
+        .map_err(anyhow::Error::from)
+        .and_then(|t| Ok(out.write_all(t.as_bytes())?));
+    if let Err(e) = written {
+        eprintln!("auditloop: {e}");
+        return ExitCode::from(CANNOT_TELL);
+    }
+    if now.damaged {
+        eprintln!("auditloop: cannot tell: some audit records are damaged; `auditloop status --repo {} --pr N` says which and how to repair them", remote.repo);
+        return ExitCode::from(CANNOT_TELL);
+    }
+    if now.pulls.iter().all(|p| p.passes) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// Prints the gate and exits 0, 1 or 2; every failure is said on standard error.
+pub fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
+    let Some(pr) = args.pr else {
+        return run_repo(args, out);
+    };
+    let remote = args.remote(pr);
+    let read = args.assurance.resolve().and_then(|min| {
+        run_async(async {
+            let api = remote.api()?;
+            status(&remote, &api, min).await
         })
     });
     let (status, damaged) = match read {

@@ -1,6 +1,7 @@
 //! The rules of the audit loop, with no I/O: the GitHub layer only calls into here.
 
 pub mod closing;
+pub mod dashboard;
 pub mod gate;
 pub mod packet;
 pub mod packet_context;

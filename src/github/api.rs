@@ -132,6 +132,17 @@ impl Api {
         self.deadline
     }
 
+    /// This client for work after its delivery is answered (a dashboard's rebuild): no
+    /// deadline and no booking of the delivery's, still through the same governor.
+    #[must_use]
+    pub fn detached(&self) -> Self {
+        Self {
+            deadline: None,
+            booking: Arc::default(),
+            ..self.clone()
+        }
+    }
+
     /// This client, for the calls that give back what a failed handling began: a little
     /// past the work's deadline, still inside GitHub's window.
     #[must_use]

@@ -80,6 +80,7 @@ pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!,
       number
       state
       merged
+      title
       body
       headRefOid
       baseRefName
@@ -251,6 +252,7 @@ fn pull_of(p: PullNode) -> Option<Pull> {
         head_sha: CommitSha::new(p.head_ref_oid).ok()?,
         base_ref: p.base_ref_name,
         node_id: p.id.and_then(|id| NodeId::new(id).ok()),
+        title: p.title,
     })
 }
 
@@ -319,6 +321,7 @@ struct PullNode {
     number: u64,
     state: String,
     merged: bool,
+    title: String,
     body: String,
     head_ref_oid: String,
     base_ref_name: String,

@@ -83,6 +83,50 @@ pub struct PostOutput {
     pub problems: Vec<ProblemOut>,
 }
 
+/// A repository.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RepoInput {
+    /// The repository, `OWNER/REPO`.
+    pub repo: String,
+}
+
+/// Every audited open PR, exactly as `auditloop status --repo --json` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct AuditList(pub Value);
+
+impl JsonSchema for AuditList {
+    fn schema_name() -> Cow<'static, str> {
+        "AuditList".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "object",
+            "description": "Every open pull request with an audit record, in the dashboard's sections",
+            "properties": {
+                "pulls": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {
+                        "number": {"type": "integer"},
+                        "title": {"type": "string"},
+                        "record": {"type": "string"},
+                        "state": {"type": "string"},
+                        "section": {"enum": ["waiting_on_maintainer", "blocked", "needs_remediation", "waiting_on_auditor", "certified"]},
+                        "verdict_line": {"type": "string"},
+                        "waits_on": {"enum": ["maintainer", "fixer", "auditor", "merge"]},
+                        "since": {"type": ["string", "null"]},
+                        "passes": {"type": "boolean"}
+                    },
+                    "required": ["number", "title", "record", "state", "section", "verdict_line", "waits_on", "since", "passes"]
+                }}
+            },
+            "required": ["pulls"]
+        })
+    }
+}
+
 /// The audit packet, exactly as `auditloop packet` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]

@@ -5,7 +5,10 @@
 mod io;
 mod tools;
 
-pub use io::{Packet, PostInput, PostOutput, ProblemOut, PullInput, ValidateInput, ValidateOutput};
+pub use io::{
+    AuditList, Packet, PostInput, PostOutput, ProblemOut, PullInput, RepoInput, ValidateInput,
+    ValidateOutput,
+};
 pub use tools::{Remote, Tools};
 
 /// Serves the tools until the client closes standard input.

@@ -15,12 +15,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::io::{
-    Packet, PostInput, PostOutput, ProblemOut, PullInput, ValidateInput, ValidateOutput,
+    AuditList, Packet, PostInput, PostOutput, ProblemOut, PullInput, RepoInput, ValidateInput,
+    ValidateOutput,
 };
 use crate::cli::packet::packet_json;
 use crate::cli::post::{prepare, send, Unpostable};
 use crate::cli::remote::RemoteArgs;
-use crate::cli::status::{damaged_words, status};
+use crate::cli::status::{damaged_words, repo_json, repo_status, status};
 use crate::cli::status_view::GateStatus;
 use crate::engine::repo_config::Assurance;
 use crate::engine::report::parse_report;
@@ -194,6 +195,32 @@ impl Tools {
         run.await.unwrap_or_else(|e| e)
     }
 
+    /// Every audited open PR of a repository, as `auditloop status --repo --json` prints it.
+    #[tool(
+        name = "list_audits",
+        description = "Every open pull request of a repository that has an audit record, in the audit dashboard's sections: its number and title, its record, its state and section (waiting on a maintainer, blocked, needs remediation, waiting on the auditor, certified), the check run's verdict line, who acts next (`waits_on`), since when, and whether its gate passes now. Use it to pick the next pull request to audit or fix. The same JSON `auditloop status --repo --json` prints.",
+        input_schema = input::<RepoInput>(),
+        output_schema = schema_for_output::<AuditList>(),
+        annotations(read_only_hint = true, open_world_hint = true)
+    )]
+    async fn list_audits(&self, Parameters(raw): Parameters<JsonObject>) -> CallToolResult {
+        let run = async {
+            let RepoInput { repo } = args(raw)?;
+            let remote = self.remote_args(&repo, 0)?;
+            let read = async {
+                let api = remote.api()?;
+                repo_status(&remote, &api, self.remote.operator_min).await
+            };
+            let now = read
+                .await
+                .map_err(|e| failure(format!("auditloop: cannot tell: {e:#}")))?;
+            let list = AuditList(repo_json(&now));
+            let text = serde_json::to_string_pretty(&list).unwrap_or_default();
+            Ok::<_, CallToolResult>(answer(text, &list, false))
+        };
+        run.await.unwrap_or_else(|e| e)
+    }
+
     /// Checks a report and posts it as one `/audit report` comment, as `auditloop post`.
     #[tool(
         name = "post_report",
@@ -267,7 +294,7 @@ impl ServerHandler for Tools {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("auditloop", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "auditloop's audit loop as tools: read a pull request's audit packet, validate a report, post it, and read the gate.",
+                "auditloop's audit loop as tools: list a repository's audits, read a pull request's audit packet, validate a report, post it, and read the gate.",
             )
     }
 }

@@ -257,7 +257,7 @@ async fn first_reads_pages_are_bounded_and_the_unserved_refused() {
     assert_eq!(nodes[1]["app"]["slug"], "linter");
     assert!(gh.state().graphql_problems.is_empty());
     let unserved = [
-        "pullRequest(number: 7) { title }",
+        "pullRequest(number: 7) { additions }",
         "object(expression: \"main~1:.github/auditloop.yml\") { oid }",
         "pullRequest(number: 7) { commits(last: 2) { totalCount } }",
     ];
@@ -270,7 +270,7 @@ async fn first_reads_pages_are_bounded_and_the_unserved_refused() {
     assert_eq!(
         found,
         [
-            "the fake GitHub does not serve PullRequest.title",
+            "the fake GitHub does not serve PullRequest.additions",
             "the fake GitHub does not serve Repository.object(expression: \"main~1:.github/auditloop.yml\"): only `<branch>:<path>` is served",
             "the fake GitHub does not serve PullRequest.commits(last:) other than 1",
         ]

@@ -59,6 +59,7 @@ mod loop_commands;
 mod loop_commands_triage;
 mod loop_config;
 mod loop_costs;
+mod loop_dashboard;
 mod loop_dispatch;
 mod loop_dispatch_robust;
 mod loop_economy;

@@ -144,6 +144,10 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         Some(("issues", Level::Write)),
     ),
     (
+        "PATCH /repos/{owner}/{repo}/issues/{issue_number}",
+        Some(("issues", Level::Write)),
+    ),
+    (
         "GET /repos/{owner}/{repo}/issues/{issue_number}/comments",
         Some(("issues", Level::Read)),
     ),

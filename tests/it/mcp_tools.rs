@@ -16,9 +16,9 @@ use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1};
 use support::deliveries::{pr_comment, REPO};
 
-type Client = RunningService<RoleClient, ()>;
+pub type Client = RunningService<RoleClient, ()>;
 
-async fn connect(api_url: &str, token: &str) -> Client {
+pub async fn connect(api_url: &str, token: &str) -> Client {
     let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_auditloop")).configure(|c| {
         c.arg("mcp")
             .env_clear()
@@ -32,7 +32,7 @@ async fn connect(api_url: &str, token: &str) -> Client {
 }
 
 /// Calls `tool` and gives the result as it went over the wire.
-async fn call(client: &Client, tool: &'static str, args: Value) -> Value {
+pub async fn call(client: &Client, tool: &'static str, args: Value) -> Value {
     let params = CallToolRequestParams::new(tool).with_arguments(args.as_object().unwrap().clone());
     let result = client.call_tool(params).await.unwrap();
     serde_json::to_value(result).unwrap()
@@ -65,7 +65,7 @@ fn broken_report() -> Value {
 }
 
 #[tokio::test]
-async fn tools_list_shows_the_four_tools_with_schemas_and_hints() {
+async fn tools_list_shows_the_five_tools_with_schemas_and_hints() {
     let l = Loop::start(42).await;
     let client = connect(&l.gh.api_url(), TOKEN).await;
     let info = serde_json::to_value(client.peer_info().unwrap()).unwrap();
@@ -80,6 +80,7 @@ async fn tools_list_shows_the_four_tools_with_schemas_and_hints() {
         [
             "audit_packet",
             "gate_status",
+            "list_audits",
             "post_report",
             "validate_report"
         ]
@@ -88,6 +89,7 @@ async fn tools_list_shows_the_four_tools_with_schemas_and_hints() {
         ("audit_packet", true, vec!["pr", "repo"]),
         ("validate_report", true, vec!["report"]),
         ("gate_status", true, vec!["pr", "repo"]),
+        ("list_audits", true, vec!["repo"]),
         ("post_report", false, vec!["pr", "repo", "report"]),
     ];
     for (name, read_only, required) in wanted {

@@ -90,6 +90,7 @@ fn views_to_show() -> Vec<(&'static str, String)> {
         "check-certified",
         format!("## {}\n\n{}\n\n{}", v.title, v.summary, v.text),
     ));
+    out.push(("dashboard", dashboard_body(&rich)));
     out
 }
 

@@ -148,6 +148,26 @@ fn bound_to(
     })
 }
 
+/// The files a sweep reads: the index, the records of the `open` PRs and, when kept
+/// (`patterns`), the pattern library, so a republished check run marks what the one it
+/// replaces marked.
+pub(crate) fn open_records(open: Vec<PrNumber>, patterns: bool) -> impl Wanted {
+    PerRound(move |files: &Files| {
+        let mut paths: Vec<String> = index_of(files)
+            .map(|index| {
+                open.iter()
+                    .filter_map(|pr| index.record_for_pull(*pr))
+                    .map(record_path)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if patterns && !paths.is_empty() {
+            paths.push(crate::engine::patterns::PATTERNS_PATH.to_owned());
+        }
+        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
+    })
+}
+
 pub(crate) fn state_of(
     snapshot: &Snapshot,
     pr: PrNumber,

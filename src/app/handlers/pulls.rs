@@ -146,6 +146,7 @@ async fn current_pull(
                 .node_id
                 .clone()
                 .and_then(|id| crate::ids::NodeId::new(id).ok()),
+            title: String::new(),
         };
         return Ok((pull, cause, mode));
     }

@@ -178,10 +178,16 @@ impl Sweep<'_> {
             return Ok(());
         };
         let open: Vec<PrNumber> = pulls.iter().map(|p| p.number).collect();
-        let wanted = open_records(open, ctx.settings().patterns);
+        let wanted = state::open_records(open, ctx.settings().patterns);
         let snapshot = records::read(&ctx.api, &ctx.repo, ctx.records_branch(), wanted).await?;
         if snapshot.commit.is_none() {
             return Ok(());
+        }
+        // The dashboard from the same reads; its failure is the repository's, reported.
+        if let Err(e) = crate::app::dashboard::from_sweep(&ctx, &pulls, &snapshot).await {
+            self.report
+                .failed
+                .push((format!("{} dashboard", ctx.repo), e.to_string()));
         }
         let bot = self.app.bot_slug(&ctx).await?.to_owned();
         let check_name = ctx
@@ -294,26 +300,6 @@ impl Sweep<'_> {
 struct Ours<'a> {
     bot: &'a str,
     check_name: &'a str,
-}
-
-/// The files a sweep reads: the index, the records of the `open` PRs and, when kept
-/// (`patterns`), the pattern library, so a republished check run marks what the one it
-/// replaces marked.
-fn open_records(open: Vec<PrNumber>, patterns: bool) -> impl records::Wanted {
-    records::PerRound(move |files: &records::Files| {
-        let mut paths: Vec<String> = state::index_of(files)
-            .map(|index| {
-                open.iter()
-                    .filter_map(|pr| index.record_for_pull(*pr))
-                    .map(state::record_path)
-                    .collect()
-            })
-            .unwrap_or_default();
-        if patterns && !paths.is_empty() {
-            paths.push(crate::engine::patterns::PATTERNS_PATH.to_owned());
-        }
-        move |path: &str| path == "index.json" || paths.iter().any(|p| p == path)
-    })
 }
 
 /// Whether our check run names a records commit other than the one the record was last

@@ -80,6 +80,8 @@ pub struct RepoConfig {
     #[serde(deserialize_with = "label")]
     pub tech_debt_label: String,
     pub auditor: auditor::AuditorConfig,
+    /// Keep one "Audit dashboard" issue of the repository's open audits (docs/reference.md#the-audit-dashboard).
+    pub dashboard: bool,
 }
 
 impl Default for RepoConfig {
@@ -100,6 +102,7 @@ impl Default for RepoConfig {
             decisions_path: "docs/decisions".into(),
             tech_debt_label: "tech-debt".into(),
             auditor: auditor::AuditorConfig::default(),
+            dashboard: false,
         }
     }
 }

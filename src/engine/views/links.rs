@@ -44,6 +44,12 @@ impl ViewContext {
         super::escape::url(&format!("{}/issues/{}", self.base(), number.0))
     }
 
+    /// A pull request's page.
+    #[must_use]
+    pub fn pull_url(&self, number: crate::ids::PrNumber) -> String {
+        super::escape::url(&format!("{}/pull/{}", self.base(), number.0))
+    }
+
     /// `records/AUD-n.json` on the records branch: the audit packet.
     #[must_use]
     pub fn record_url(&self, id: &AuditId) -> String {

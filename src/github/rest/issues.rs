@@ -3,7 +3,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{path, User, LIST_COMMENTS, LIST_ISSUES, POST_COMMENT, POST_ISSUE, POST_REACTION};
+use super::{
+    path, User, LIST_COMMENTS, LIST_ISSUES, PATCH_ISSUE, POST_COMMENT, POST_ISSUE, POST_REACTION,
+};
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::{CommentId, IssueNumber, PrNumber, RepoName};
 
@@ -189,9 +191,36 @@ pub async fn find_issue(
     label: &str,
     marker: &str,
 ) -> Result<Option<IssueNumber>, GitHubError> {
+    Ok(find_marked(api, repo, label, marker)
+        .await?
+        .map(|i| i.number))
+}
+
+/// An issue as the listing shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkedIssue {
+    pub number: IssueNumber,
+    pub open: bool,
+    pub body: String,
+}
+
+/// [`find_issue`], with the issue's state and body.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub async fn find_marked(
+    api: &Api,
+    repo: &RepoName,
+    label: &str,
+    marker: &str,
+) -> Result<Option<MarkedIssue>, GitHubError> {
     #[derive(Deserialize)]
     struct Listed {
         number: IssueNumber,
+        #[serde(default)]
+        state: Option<String>,
         #[serde(default)]
         body: Option<String>,
         #[serde(default)]
@@ -212,7 +241,44 @@ pub async fn find_issue(
     Ok(list
         .into_iter()
         .find(|i| i.pull_request.is_none() && i.body.as_deref().is_some_and(|b| b.contains(marker)))
-        .map(|i| i.number))
+        .map(|i| MarkedIssue {
+            number: i.number,
+            open: i.state.as_deref() != Some("closed"),
+            body: i.body.unwrap_or_default(),
+        }))
+}
+
+/// The body of an issue update: its text and whether it is open.
+#[derive(Debug, Serialize)]
+struct IssuePatch<'a> {
+    body: &'a str,
+    state: &'static str,
+}
+
+/// Sets issue `number`'s body, and opens or closes it.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub async fn update_issue(
+    api: &Api,
+    repo: &RepoName,
+    number: IssueNumber,
+    body: &str,
+    open: bool,
+) -> Result<(), GitHubError> {
+    let patch = IssuePatch {
+        body,
+        state: if open { "open" } else { "closed" },
+    };
+    api.send_ok(Call::patch(
+        PATCH_ISSUE,
+        path(repo, &format!("issues/{}", number.0)),
+        &patch,
+    ))
+    .await?;
+    Ok(())
 }
 
 /// Percent-encodes a query value (everything but RFC 3986 unreserved characters).

@@ -39,6 +39,7 @@ pub const LIST_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{issue_number}
 pub const POST_REACTION: &str = "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions";
 pub const POST_ISSUE: &str = "POST /repos/{owner}/{repo}/issues";
 pub const LIST_ISSUES: &str = "GET /repos/{owner}/{repo}/issues";
+pub const PATCH_ISSUE: &str = "PATCH /repos/{owner}/{repo}/issues/{issue_number}";
 pub const LIST_CHECKS: &str = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs";
 pub const POST_CHECK: &str = "POST /repos/{owner}/{repo}/check-runs";
 pub const PATCH_CHECK: &str = "PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}";

@@ -34,6 +34,8 @@ struct PullBody {
     base: Head,
     #[serde(default)]
     node_id: Option<String>,
+    #[serde(default)]
+    title: Option<String>,
 }
 
 /// The body of a pull request update: only the description is ever changed.
@@ -54,6 +56,8 @@ pub struct Pull {
     pub base_ref: String,
     /// Its GraphQL id, when GitHub gave one that looks like one: what a mutation names it by.
     pub node_id: Option<NodeId>,
+    /// Its title (empty where the read that made it does not carry one).
+    pub title: String,
 }
 
 impl From<PullBody> for Pull {
@@ -67,6 +71,7 @@ impl From<PullBody> for Pull {
             head_sha: p.head.sha,
             base_ref: p.base.name,
             node_id: p.node_id.and_then(|id| NodeId::new(id).ok()),
+            title: p.title.unwrap_or_default(),
         }
     }
 }

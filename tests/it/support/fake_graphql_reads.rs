@@ -21,6 +21,7 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
     ("PullRequest", "number", &[]),
     ("PullRequest", "state", &[]),
     ("PullRequest", "merged", &[]),
+    ("PullRequest", "title", &[]),
     ("PullRequest", "body", &[]),
     ("PullRequest", "headRefOid", &[]),
     ("PullRequest", "baseRefName", &[]),
@@ -197,6 +198,7 @@ fn pull_field(
         })),
         "merged" => leaf(json!(merged)),
         // A description left empty is REST's null and GraphQL's "".
+        "title" => leaf(pr["title"].clone()),
         "body" => leaf(json!(pr["body"].as_str().unwrap_or_default())),
         "headRefOid" => leaf(pr["head"]["sha"].clone()),
         "baseRefName" => leaf(pr["base"]["ref"].clone()),

@@ -92,7 +92,23 @@ pub fn route(
                 .collect();
             reply(200, Value::Array(list))
         }
-        ("GET", ["repos", _o, _r, "issues"]) => reply(200, state.issue_listing()),
+        ("GET", ["repos", _o, _r, "issues"]) => reply(200, state.issue_listing_for(query)),
+        ("PATCH", ["repos", o, r, "issues", n]) => {
+            let number: u64 = n.parse().unwrap_or(0);
+            let Some(issue) = state.issues.iter_mut().find(|i| i["number"] == number) else {
+                return Some(reply(404, json!({"message": "Not Found"})));
+            };
+            for field in ["title", "body", "state"] {
+                if let Some(v) = body.get(field) {
+                    issue[field] = v.clone();
+                }
+            }
+            let issue = issue.clone();
+            reply(
+                200,
+                gh::issue(&format!("{o}/{r}"), number, APP_SLUG, &issue),
+            )
+        }
         ("POST", ["app-manifests", code, "conversions"]) => {
             if *code != "goodcode" {
                 return Some(reply(404, json!({"message": "Not Found"})));
@@ -152,9 +168,37 @@ impl State {
     /// The issues opened so far as `GET /repos/{o}/{r}/issues` lists them, newest first
     /// (as `sort=created&direction=desc` asks).
     pub fn issue_listing(&self) -> Value {
+        self.issue_listing_for("state=all")
+    }
+
+    /// The listing as `query` asks it: `labels` (every one named), `state` (`open` when
+    /// not given, `closed` or `all`).
+    pub fn issue_listing_for(&self, query: &str) -> Value {
+        let param = |name: &str| {
+            query.split('&').find_map(|kv| {
+                kv.strip_prefix(name)
+                    .and_then(|v| v.strip_prefix('='))
+                    .map(|v| v.replace("%2C", ",").replace("%2c", ","))
+            })
+        };
+        let wanted_state = param("state").unwrap_or_else(|| "open".to_owned());
+        let labels: Vec<String> = param("labels")
+            .map(|l| l.split(',').map(str::to_owned).collect())
+            .unwrap_or_default();
         self.issues
             .iter()
             .rev()
+            .filter(|i| {
+                let state = i["state"].as_str().unwrap_or("open");
+                wanted_state == "all" || wanted_state == state
+            })
+            .filter(|i| {
+                labels.iter().all(|l| {
+                    i["labels"]
+                        .as_array()
+                        .is_some_and(|ls| ls.iter().any(|x| x.as_str() == Some(l.as_str())))
+                })
+            })
             .map(|i| gh::issue(REPO, i["number"].as_u64().unwrap_or(0), APP_SLUG, i))
             .collect()
     }
@@ -199,6 +243,39 @@ impl FakeGitHub {
         let issue = json!({"number": number, "title": title, "body": body, "labels": labels,
             "state": if open { "open" } else { "closed" }});
         self.state().issues.push(issue);
+    }
+
+    /// The issues whose body holds the dashboard's marker, oldest first.
+    pub fn dashboards(&self) -> Vec<Value> {
+        self.state()
+            .issues
+            .iter()
+            .filter(|i| {
+                i["body"]
+                    .as_str()
+                    .is_some_and(|b| b.contains("<!-- auditloop:dashboard -->"))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Pull request `number`'s title, as its author edits it.
+    pub fn set_pull_title(&self, number: u64, title: &str) {
+        if let Some(p) = self.state().pulls.get_mut(&number) {
+            p["title"] = json!(title);
+        }
+    }
+
+    /// Issue `number` closed by hand.
+    pub fn close_issue(&self, number: u64) {
+        if let Some(i) = self
+            .state()
+            .issues
+            .iter_mut()
+            .find(|i| i["number"] == number)
+        {
+            i["state"] = json!("closed");
+        }
     }
 
     /// A check run named `name` that another App (`slug`) made on `sha`.

@@ -314,13 +314,15 @@ pub fn issue(repo: &str, number: u64, app_slug: &str, fields: &Value) -> Value {
                    "url": format!("{API}/repos/{repo}/labels/{name}")})
         })
         .collect();
+    let state = fields["state"].as_str().unwrap_or("open");
+    let closed_at = (state == "closed").then_some(CREATED);
     let obj = json!({
-        "id": id, "node_id": node_id("I", id), "number": number, "state": "open",
+        "id": id, "node_id": node_id("I", id), "number": number, "state": state,
         "state_reason": null, "locked": false, "active_lock_reason": null,
         "title": fields["title"].as_str().unwrap_or_default(),
         "body": fields["body"].clone(), "user": bot(app_slug), "labels": labels,
         "assignee": null, "assignees": [], "milestone": null, "comments": 0,
-        "author_association": "NONE", "closed_at": null,
+        "author_association": "NONE", "closed_at": closed_at,
         "created_at": CREATED, "updated_at": CREATED,
         "repository_url": format!("{API}/repos/{repo}"),
         "html_url": format!("{WEB}/{repo}/issues/{number}"),

@@ -31,6 +31,8 @@ pub fn app_key() -> String {
 pub struct TestApp {
     pub addr: SocketAddr,
     pub http: reqwest::Client,
+    /// The app behind the router, for what runs beside deliveries (the dashboards' flush).
+    pub app: Arc<AuditApp>,
 }
 
 impl TestApp {
@@ -83,10 +85,11 @@ impl TestApp {
             metrics.clone(),
         )
         .expect("client");
+        let app = Arc::new(AuditApp::with_policy(Arc::new(gh), trust, min));
         let state = AppState::new(
             WebhookSecrets::parse(secrets).unwrap(),
             metrics,
-            Arc::new(AuditApp::with_policy(Arc::new(gh), trust, min)),
+            app.clone(),
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -94,6 +97,7 @@ impl TestApp {
         Self {
             addr,
             http: reqwest::Client::new(),
+            app,
         }
     }
 

@@ -223,3 +223,70 @@ pub fn gate(
         title: title.to_owned().into(),
     }
 }
+
+/// The audit dashboard of four PRs: certified, needing remediation, awaiting a human, and
+/// one whose record is damaged.
+pub fn dashboard_body(rich: &auditloop::engine::record::Record) -> String {
+    use auditloop::engine::dashboard::{body, rows, OpenPull, Sources};
+    use auditloop::engine::record::AuditState;
+    use auditloop::engine::record::{DispositionKind, EventKind};
+    // A rejection still contested would put every row under "Waiting on a maintainer":
+    // the picture shows one PR in each state instead.
+    let uncontested = |history: &[auditloop::engine::record::Event]| -> Vec<_> {
+        history
+            .iter()
+            .filter(|e| {
+                !matches!(&e.kind, EventKind::Disposition(d) if d.disposition == DispositionKind::Reject)
+            })
+            .cloned()
+            .collect()
+    };
+    let mut certified = rich.clone();
+    certified.history = uncontested(&rich.history);
+    crate::gate_support::rechain(&mut certified);
+    let rich = &certified;
+    let with = |upto: usize, state: AuditState, id: &str| {
+        let mut r = record(uncontested(&rich.history[..upto]), 3, state);
+        crate::gate_support::rechain(&mut r);
+        r.id = auditloop::ids::AuditId::new(id.to_owned()).unwrap();
+        r
+    };
+    let remediation = with(7, AuditState::Open, "AUD-2");
+    let awaiting = with(9, AuditState::AwaitingHuman, "AUD-3");
+    let damaged = auditloop::ids::AuditId::new("AUD-4".to_owned()).unwrap();
+    let pulls = [
+        OpenPull {
+            number: auditloop::ids::PrNumber(42),
+            title: "Refuse replayed webhook deliveries",
+            record_id: &rich.id,
+            record: Ok(rich),
+        },
+        OpenPull {
+            number: auditloop::ids::PrNumber(43),
+            title: "Bound the retry queue | and log what was dropped",
+            record_id: &remediation.id,
+            record: Ok(&remediation),
+        },
+        OpenPull {
+            number: auditloop::ids::PrNumber(44),
+            title: "Move the records branch to the new layout",
+            record_id: &awaiting.id,
+            record: Ok(&awaiting),
+        },
+        OpenPull {
+            number: auditloop::ids::PrNumber(45),
+            title: "Rotate the webhook secret",
+            record_id: &damaged,
+            record: Err("records/AUD-4.json: expected value at line 1 column 1".to_owned()),
+        },
+    ];
+    let view = ctx();
+    body(
+        &rows(&pulls),
+        &Sources {
+            view: &view,
+            patterns: None,
+            records_commit: None,
+        },
+    )
+}

@@ -15,6 +15,7 @@ pub mod operator_config;
 pub mod reconcile;
 pub mod records;
 pub mod redeliver;
+pub mod remote;
 pub mod schedule;
 pub mod server;
 pub mod setup;

@@ -38,6 +38,20 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// What a change in this repository leaves for the dashboard's next flush, when the
+    /// dashboard is on. No call is made here.
+    pub fn dashboard_changed(&self) {
+        if self.config.as_ref().is_ok_and(|c| c.dashboard) {
+            self.memory
+                .dashboard_changed(crate::app::memory::DashboardDue {
+                    api: self.api.detached(),
+                    repo: self.repo.clone(),
+                    default_branch: self.default_branch.clone(),
+                    html_base: self.html_base.clone(),
+                });
+        }
+    }
+
     /// The repository's settings, or the defaults while its file is invalid. The one place
     /// that falls back: nothing else repeats a default.
     pub fn settings(&self) -> &RepoConfig {

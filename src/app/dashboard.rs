@@ -230,18 +230,6 @@ impl AuditApp {
 /// Pages of open pull requests (100 each) a dashboard lists.
 const OPEN_PULL_PAGES: usize = 10;
 
-/// What a change in `ctx`'s repository leaves for the next flush, when the dashboard is on.
-pub fn changed(ctx: &Ctx) {
-    if ctx.config.as_ref().is_ok_and(|c| c.dashboard) {
-        ctx.memory.dashboard_changed(Due {
-            api: ctx.api.detached(),
-            repo: ctx.repo.clone(),
-            default_branch: ctx.default_branch.clone(),
-            html_base: ctx.html_base.clone(),
-        });
-    }
-}
-
 /// The sweep's rebuild, from the open PRs and records it read: with a context whose claim
 /// every replica shares.
 ///

@@ -9,6 +9,7 @@
 // lines as read; clippy counts the lines of code, against `clippy.toml`'s threshold).
 #![warn(clippy::too_many_lines)]
 
+mod audit_app;
 mod claim;
 mod commit;
 mod context;
@@ -20,51 +21,18 @@ mod memory;
 mod publish;
 mod seen;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use tokio::sync::OnceCell;
-
 use crate::commands::{parse_comment, Parsed};
 use crate::delivery::{Delivery, Handled, Handler, HandlerError};
-use crate::engine::receipt::TrustStore;
-use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
 use crate::events::{Event, Repository};
 use crate::github::deadline::Deadline;
-use crate::github::first_reads::ConfigBlob;
-use crate::github::rest::{self, FileRead};
-use crate::github::{Api, GitHubApp, GitHubError};
+use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
 
+pub use audit_app::AuditApp;
 pub use context::Ctx;
 pub use decision_records::decision_number;
 pub use handlers::gate_now::{gate_now, GateNow};
 pub use handlers::sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
-
-type CachedConfig = (Validator, Result<RepoConfig, ConfigError>);
-
-/// What tells a cached configuration is still the file's.
-#[derive(Clone, PartialEq, Eq)]
-enum Validator {
-    /// No file, or REST gave no `ETag`.
-    None,
-    /// REST's `ETag`, sent back as `If-None-Match`.
-    ETag(String),
-    /// The blob SHA, when GraphQL read the file.
-    Blob(String),
-}
-
-pub struct AuditApp {
-    github: Arc<GitHubApp>,
-    trust: Arc<TrustStore>,
-    operator_min: Assurance,
-    /// The App's slug, read once from `GET /app`: to know its own check runs and events.
-    slug: OnceCell<String>,
-    /// `.github/auditloop.yml` per repository, revalidated with its `ETag` on every event
-    /// (a 304 costs no rate limit).
-    configs: Mutex<HashMap<String, CachedConfig>>,
-    memory: Arc<memory::Memory>,
-}
 
 impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {
@@ -73,162 +41,6 @@ impl From<GitHubError> for HandlerError {
 }
 
 impl AuditApp {
-    pub fn new(github: Arc<GitHubApp>) -> Self {
-        Self::with_policy(github, TrustStore::default(), Assurance::Standard)
-    }
-
-    pub fn with_policy(github: Arc<GitHubApp>, trust: TrustStore, operator_min: Assurance) -> Self {
-        Self {
-            github,
-            trust: Arc::new(trust),
-            operator_min,
-            slug: OnceCell::new(),
-            configs: Mutex::new(HashMap::new()),
-            memory: Arc::new(memory::Memory::default()),
-        }
-    }
-
-    async fn slug_with(&self, api: &Api) -> Result<&str, GitHubError> {
-        self.slug
-            .get_or_try_init(|| async {
-                let app = self.github.app_api(api.delivery().cloned());
-                rest::app_slug(&app).await
-            })
-            .await
-            .map(String::as_str)
-    }
-
-    pub(crate) fn app_id(&self) -> u64 {
-        self.github.app_id()
-    }
-
-    pub(crate) async fn bot_slug(&self, ctx: &Ctx) -> Result<&str, GitHubError> {
-        self.slug_with(&ctx.api).await
-    }
-
-    async fn caused_by_self(&self, delivery: &Delivery, api: &Api) -> Result<bool, GitHubError> {
-        let sender = match &delivery.event {
-            Event::PullRequest(e) => &e.sender,
-            Event::IssueComment(e) => &e.comment.user,
-            Event::CheckRun(e) => &e.sender,
-            Event::CheckSuite(e) => &e.sender,
-            Event::MergeGroup(e) => &e.sender,
-            _ => return Ok(false),
-        };
-        if sender.kind.as_deref() != Some("Bot") {
-            return Ok(false);
-        }
-        let slug = self.slug_with(api).await?;
-        Ok(sender.login.eq_ignore_ascii_case(&format!("{slug}[bot]")))
-    }
-
-    /// A closed PR leaves the dashboard's open set: its repository's dashboard is rebuilt,
-    /// when the configuration this process last read turns it on. No call is made here.
-    async fn pull_closed(&self, e: &crate::events::PullRequestEvent) {
-        let Some(installation) = e.installation.as_ref().map(|i| i.id) else {
-            return;
-        };
-        let Ok(repo) = RepoName::new(e.repository.full_name.clone()) else {
-            return;
-        };
-        let on = self
-            .configs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&repo.as_str().to_ascii_lowercase())
-            .is_some_and(|(_, c)| c.as_ref().is_ok_and(|c| c.dashboard));
-        if !on {
-            return;
-        }
-        // The installation's client comes from the token cache.
-        let Ok(api) = self.github.installation(installation, None).await else {
-            return;
-        };
-        self.memory.dashboard_changed(dashboard::Due {
-            api,
-            default_branch: e
-                .repository
-                .default_branch
-                .clone()
-                .unwrap_or_else(|| "main".to_owned()),
-            html_base: context::html_base(e.repository.html_url.as_deref()),
-            repo,
-        });
-    }
-
-    /// The repository configuration from the default branch, never from a PR's head.
-    async fn config(
-        &self,
-        api: &Api,
-        repo: &RepoName,
-        default_branch: &str,
-    ) -> Result<Result<RepoConfig, ConfigError>, GitHubError> {
-        let key = repo.as_str().to_ascii_lowercase();
-        let cached = self
-            .configs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&key)
-            .cloned();
-        let etag = match &cached {
-            Some((Validator::ETag(tag), _)) => Some(tag.as_str()),
-            _ => None,
-        };
-        let parsed = match rest::read_file(api, repo, CONFIG_PATH, default_branch, etag).await? {
-            FileRead::NotModified => match cached {
-                Some((_, parsed)) => return Ok(parsed),
-                None => return Ok(Ok(RepoConfig::default())),
-            },
-            FileRead::Missing => (Validator::None, Ok(RepoConfig::default())),
-            FileRead::Found { text, etag } => (
-                etag.filter(|t| !t.is_empty())
-                    .map_or(Validator::None, Validator::ETag),
-                RepoConfig::from_yaml(&text),
-            ),
-        };
-        self.configs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .insert(key, parsed.clone());
-        Ok(parsed.1)
-    }
-
-    /// The configuration from the file the first reads brought, parsed again only when its
-    /// blob changed.
-    fn config_from(&self, repo: &RepoName, blob: ConfigBlob) -> Result<RepoConfig, ConfigError> {
-        let key = repo.as_str().to_ascii_lowercase();
-        let mut configs = self
-            .configs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (validator, parsed) = match blob {
-            ConfigBlob::Missing => (Validator::None, Ok(RepoConfig::default())),
-            ConfigBlob::Found { oid, text } => {
-                let validator = Validator::Blob(oid);
-                match configs.get(&key) {
-                    Some((v, parsed)) if *v == validator => return parsed.clone(),
-                    _ => (validator, RepoConfig::from_yaml(&text)),
-                }
-            }
-        };
-        configs.insert(key, (validator, parsed.clone()));
-        parsed
-    }
-
-    /// The configuration last read for `repo`, to start reads that depend on it (the
-    /// records branch) while it is read again; they are redone if it changed.
-    fn last_config(&self, repo: &RepoName) -> Result<RepoConfig, ConfigError> {
-        let key = repo.as_str().to_ascii_lowercase();
-        let configs = self
-            .configs
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match configs.get(&key) {
-            Some((_, parsed)) => parsed.clone(),
-            None => Ok(RepoConfig::default()),
-        }
-    }
-
     /// The context of a delivery: the configuration is read again while the reads the
     /// event needs anyway start (see [`prefetch`]), which are kept only when the records
     /// branch they assumed is still the configured one.

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
-use super::status::AssuranceArg;
 use crate::mcp::{serve, Remote};
+use crate::remote::status::AssuranceArg;
 
 #[derive(clap::Args, Debug)]
 pub struct McpArgs {

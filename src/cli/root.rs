@@ -42,11 +42,11 @@ pub enum Command {
     /// Offline shape check of a report: prints its digest, or every problem found.
     Validate(crate::cli::validate::ValidateArgs),
     /// Print the audit packet of a PR's record as JSON, read from the records branch.
-    Packet(crate::cli::packet::PacketArgs),
+    Packet(crate::remote::packet::PacketArgs),
     /// Check a report as `validate` does, then post it as one `/audit report` comment.
-    Post(crate::cli::post::PostArgs),
+    Post(crate::remote::post::PostArgs),
     /// Read-only: the gate of a PR's head now; exits 0 when it passes, 1 when not, 2 when it cannot tell.
-    Status(crate::cli::status::StatusArgs),
+    Status(crate::remote::status::StatusArgs),
     /// A Model Context Protocol server on standard input and output: packet, validate, status and post as tools.
     Mcp(crate::cli::mcp::McpArgs),
 }
@@ -107,10 +107,12 @@ pub fn run() -> ExitCode {
             offline(crate::cli::validate::run(&args, &mut std::io::stdout()))
         }
         Some(Command::Packet(args)) => {
-            offline(crate::cli::packet::run(&args, &mut std::io::stdout()))
+            offline(crate::remote::packet::run(&args, &mut std::io::stdout()))
         }
-        Some(Command::Post(args)) => offline(crate::cli::post::run(&args, &mut std::io::stdout())),
-        Some(Command::Status(args)) => crate::cli::status::run(&args, &mut std::io::stdout()),
+        Some(Command::Post(args)) => {
+            offline(crate::remote::post::run(&args, &mut std::io::stdout()))
+        }
+        Some(Command::Status(args)) => crate::remote::status::run(&args, &mut std::io::stdout()),
         Some(Command::Mcp(args)) => crate::cli::mcp::run(&args),
     }
 }

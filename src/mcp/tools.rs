@@ -18,14 +18,14 @@ use super::io::{
     AuditList, Packet, PostInput, PostOutput, ProblemOut, PullInput, RepoInput, ValidateInput,
     ValidateOutput,
 };
-use crate::cli::packet::packet_json;
-use crate::cli::post::{prepare, send, Unpostable};
-use crate::cli::remote::RemoteArgs;
-use crate::cli::status::{damaged_words, repo_json, repo_status, status};
-use crate::cli::status_view::GateStatus;
 use crate::engine::repo_config::Assurance;
 use crate::engine::report::parse_report;
 use crate::ids::RepoName;
+use crate::remote::connection::RemoteArgs;
+use crate::remote::packet::packet_json;
+use crate::remote::post::{prepare, send, Unpostable};
+use crate::remote::status::{damaged_words, repo_json, repo_status, status};
+use crate::remote::status_view::GateStatus;
 
 /// How the tools reach GitHub: the rules `packet` and `post` follow (docs/reference.md#command-line). No
 /// `Debug`: it holds the token.

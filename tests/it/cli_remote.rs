@@ -283,7 +283,7 @@ async fn post_refuses_an_invalid_or_oversize_report_and_posts_nothing() {
     let path = dir.path().join("big.json");
     std::fs::write(&path, serde_json::to_string(&big).unwrap()).unwrap();
     let text_len = support::audit::report_comment(&big).len();
-    let body = auditloop::cli::post::comment_body(&std::fs::read_to_string(&path).unwrap());
+    let body = auditloop::remote::post::comment_body(&std::fs::read_to_string(&path).unwrap());
     let over = body.chars().count() - 65_536;
     assert!(text_len > 65_536);
     let out = auditloop(

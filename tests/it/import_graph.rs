@@ -1,14 +1,16 @@
-//! The import graph of `src/` has no cycle: every module can be read knowing only the
-//! modules it names, never the ones that name it. The layers call downward only, the rooms
-//! of `app/` keep their rules, `engine/` names only the typed ids, and only `github/` and
-//! `records/` build GitHub routes.
+//! The import graph of `src/` has no cycle, of files or of top-level modules: every module
+//! can be read knowing only the modules it names, never the ones that name it. The layers
+//! call downward only, the rooms of `app/` keep their rules, `engine/` names only the typed
+//! ids, and only `github/` and `records/` build GitHub routes.
 //!
 //! A module is a file (`store.rs`, `decision/mod.rs`). Its edges are the modules its code
-//! names through `crate::app::…`/`crate::engine::…`, `super::…` and `self::…` paths, in
-//! `use` items (braces expanded) and inline alike; comments, strings and the `#[cfg(test)]`
-//! tail are skipped. A path names the deepest module it reaches. Edges between a module
-//! and its own ancestors or descendants are left out: a `mod.rs` declares and re-exports
-//! its children, and a child uses what its parent holds, by construction.
+//! names through `crate::…`, `super::…` and `self::…` paths and bare paths into the children
+//! it declares (`handlers::comment::handle`), in `use` items (braces expanded) and inline
+//! alike; comments, strings and the `#[cfg(test)]` tail are skipped. A path names the file
+//! that defines what it names: a name a `mod.rs` re-exports (`pub use context::Ctx`, `pub
+//! use model::*`) is followed to the child that defines it, and a re-export is not itself
+//! an edge. So a child naming its parent's own item while the parent calls the child is the
+//! cycle of files it is.
 
 use crate::support::sources::rust_sources;
 use std::collections::{BTreeMap, BTreeSet};
@@ -175,13 +177,26 @@ fn use_tree(text: &str) -> (Vec<Vec<String>>, usize) {
 }
 
 /// Every path the code names from `module`, as absolute module paths (`crate` dropped).
-fn named_paths(module: &Module, code: &str) -> Vec<Vec<String>> {
+fn named_paths(module: &Module, children: &BTreeSet<String>, code: &str) -> Vec<Vec<String>> {
     let mut found = Vec::new();
+    let bare = children.iter().map(|c| {
+        (
+            format!("{c}::"),
+            module.iter().chain([c]).cloned().collect(),
+        )
+    });
     for (anchor, base) in [
-        ("crate::", Vec::new()),
-        ("super::", module[..module.len().saturating_sub(1)].to_vec()),
-        ("self::", module.clone()),
-    ] {
+        ("crate::".to_owned(), Vec::new()),
+        (
+            "super::".to_owned(),
+            module[..module.len().saturating_sub(1)].to_vec(),
+        ),
+        ("self::".to_owned(), module.clone()),
+    ]
+    .into_iter()
+    .chain(bare)
+    {
+        let anchor = anchor.as_str();
         let mut from = 0;
         while let Some(at) = code[from..].find(anchor) {
             let at = from + at;
@@ -210,21 +225,179 @@ fn is_prefix(a: &[String], b: &[String]) -> bool {
     a.len() <= b.len() && b[..a.len()] == *a
 }
 
-fn graph(files: &[(Module, String)]) -> Graph {
-    let known: BTreeSet<&Module> = files.iter().map(|(m, _)| m).collect();
-    let mut graph = Graph::new();
-    for (module, source) in files {
-        let edges = graph.entry(module.clone()).or_default();
-        for path in named_paths(module, &code_of(source)) {
-            let Some(target) = (1..=path.len())
-                .rev()
-                .map(|n| path[..n].to_vec())
-                .find(|p| known.contains(p))
-            else {
+/// What one file says about its names: the child modules it declares (`mod x;`), the items
+/// it defines, and what it re-exports (`pub use x::Y;`, `pub use x::*;`), as absolute paths.
+#[derive(Default)]
+struct Names {
+    children: BTreeSet<String>,
+    defines: BTreeSet<String>,
+    exports: BTreeMap<String, Vec<String>>,
+    globs: Vec<Vec<String>>,
+}
+
+/// The statements of `code` that start with `pub use`/`pub(…) use`, each up to its `;`.
+fn reexport_items(code: &str) -> Vec<(usize, usize)> {
+    let mut found = Vec::new();
+    for anchor in ["pub use ", "pub(crate) use ", "pub(super) use "] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(anchor) {
+            let at = from + at;
+            let end = code[at..].find(';').map_or(code.len(), |e| at + e + 1);
+            found.push((at, end));
+            from = end;
+        }
+    }
+    found
+}
+
+/// A path as written in `module` (`child::x`, `crate::a`, `super::b`, `self::c`), made
+/// absolute; `None` for a path into another crate.
+fn absolute(module: &Module, children: &BTreeSet<String>, path: &[String]) -> Option<Vec<String>> {
+    let (mut base, mut rest) = match path.first().map(String::as_str) {
+        Some("crate") => (Vec::new(), &path[1..]),
+        Some("self") => (module.clone(), &path[1..]),
+        Some("super") => (module.clone(), path),
+        Some(first) if children.contains(first) => (module.clone(), path),
+        _ => return None,
+    };
+    while rest.first().is_some_and(|s| s == "super") {
+        base.pop();
+        rest = &rest[1..];
+    }
+    Some(base.into_iter().chain(rest.iter().cloned()).collect())
+}
+
+fn names_of(module: &Module, code: &str) -> Names {
+    let mut names = Names::default();
+    for statement in code.split(';') {
+        let line = statement.lines().last().unwrap_or_default().trim();
+        let line = ["pub(crate) ", "pub(super) ", "pub "]
+            .iter()
+            .find_map(|p| line.strip_prefix(p))
+            .unwrap_or(line);
+        if let Some(child) = line.strip_prefix("mod ") {
+            names.children.insert(child.trim().to_owned());
+        }
+    }
+    let words: Vec<&str> = code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '!'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for pair in words.windows(2) {
+        if matches!(
+            pair[0],
+            "struct"
+                | "enum"
+                | "fn"
+                | "trait"
+                | "type"
+                | "const"
+                | "static"
+                | "union"
+                | "macro_rules!"
+        ) {
+            names.defines.insert(pair[1].to_owned());
+        }
+    }
+    for (at, end) in reexport_items(code) {
+        let item = &code[at..end];
+        let Some(tree) = item.find("use ").map(|u| &item[u + 4..]) else {
+            continue;
+        };
+        let (paths, _) = use_tree(tree);
+        // `pub use x::*;` re-exports whatever `x` defines.
+        let glob = item.trim_end_matches(';').trim_end().ends_with("::*");
+        for p in paths {
+            let Some(mut path) = absolute(module, &names.children, &p) else {
                 continue;
             };
-            if !is_prefix(&target, module) && !is_prefix(module, &target) {
-                edges.insert(target);
+            if glob {
+                names.globs.push(path);
+                continue;
+            }
+            if path.last().is_some_and(|l| l == "self") {
+                path.pop();
+            }
+            if let Some(name) = path.last() {
+                names.exports.insert(name.clone(), path.clone());
+            }
+        }
+        // `pub use a::B as C;` names `C` where `B` is.
+        let words: Vec<&str> = item
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        for w in words.windows(3) {
+            if w[1] == "as" {
+                if let Some(to) = names.exports.get(w[0]).cloned() {
+                    names.exports.insert(w[2].to_owned(), to);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The file a path names: the deepest known module it reaches, through the re-exports of
+/// the modules along it, or `None` when it names a module enclosing `from` as a whole
+/// (`use super::*`, `crate::app`).
+fn resolve(
+    path: &[String],
+    from: &Module,
+    known: &BTreeSet<&Module>,
+    names: &BTreeMap<Module, Names>,
+    depth: usize,
+) -> Option<Module> {
+    let target = (1..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|p| known.contains(p))?;
+    let Some(name) = path.get(target.len()) else {
+        return (!is_prefix(&target, from)).then_some(target);
+    };
+    let rest = &path[target.len() + 1..];
+    let here = &names[&target];
+    let through = |to: &[String]| {
+        let next: Vec<String> = to.iter().chain(rest).cloned().collect();
+        resolve(&next, from, known, names, depth + 1)
+    };
+    if depth < 8 && !here.defines.contains(name) {
+        if let Some(to) = here.exports.get(name) {
+            return through(to);
+        }
+        for glob in &here.globs {
+            let mut to = glob.clone();
+            to.push(name.clone());
+            if known.contains(glob) && names[glob].defines.contains(name) || known.contains(&to) {
+                return through(&to);
+            }
+        }
+    }
+    Some(target)
+}
+
+fn graph(files: &[(Module, String)]) -> Graph {
+    let known: BTreeSet<&Module> = files.iter().map(|(m, _)| m).collect();
+    let codes: Vec<String> = files.iter().map(|(_, s)| code_of(s)).collect();
+    let names: BTreeMap<Module, Names> = files
+        .iter()
+        .zip(&codes)
+        .map(|((m, _), code)| (m.clone(), names_of(m, code)))
+        .collect();
+    let mut graph = Graph::new();
+    for ((module, _), code) in files.iter().zip(&codes) {
+        // A re-export is not a use: who names it is linked to what it names.
+        let mut code = code.clone();
+        for (at, end) in reexport_items(&code.clone()) {
+            code.replace_range(at..end, &" ".repeat(end - at));
+        }
+        let edges = graph.entry(module.clone()).or_default();
+        let children = &names[module].children;
+        for path in named_paths(module, children, &code) {
+            if let Some(target) = resolve(&path, module, &known, &names, 0) {
+                if target != *module {
+                    edges.insert(target);
+                }
             }
         }
     }
@@ -283,7 +456,8 @@ type Rule = (&'static str, &'static [&'static str]);
 /// publishing shows what was committed and never commits.
 const RULES: &[Rule] = &[
     ("server", &["app", "cli", "setup", "mcp"]),
-    ("app", &["server", "cli", "setup", "mcp"]),
+    ("app", &["server", "cli", "setup", "mcp", "remote"]),
+    ("remote", &["server", "cli", "setup", "mcp"]),
     ("records", &["app", "server", "cli", "setup", "mcp"]),
     (
         "github",
@@ -383,6 +557,31 @@ fn src_imports_without_a_cycle() {
     assert!(edge("server::routes", "delivery"));
     if let Some(found) = cycle(&graph) {
         panic!("import cycle in src: {}", shown(&found));
+    }
+}
+
+/// The graph of the top-level modules (`cli`, `mcp`, `app`…), each file's edges folded
+/// into its module's.
+fn top_level(graph: &Graph) -> Graph {
+    let mut folded = Graph::new();
+    for (from, targets) in graph {
+        let top = from[..1].to_vec();
+        let edges = folded.entry(top.clone()).or_default();
+        for to in targets {
+            if to[..1] != top[..] {
+                edges.insert(to[..1].to_vec());
+            }
+        }
+    }
+    folded
+}
+
+#[test]
+fn top_level_modules_import_each_other_without_a_cycle() {
+    let graph = top_level(&graph(&modules("")));
+    assert!(graph[&module("cli")].contains(&module("engine")));
+    if let Some(found) = cycle(&graph) {
+        panic!("import cycle between the modules of src: {}", shown(&found));
     }
 }
 
@@ -499,4 +698,49 @@ fn the_check_finds_cycles_through_groups_super_and_inline_paths() {
         file("engine::gate", "pub mod evaluate;"),
     ];
     assert!(cycle(&graph(&nested)).is_some(), "{:#?}", graph(&nested));
+}
+
+#[test]
+fn a_cycle_through_a_parent_file_or_between_top_level_modules_is_found() {
+    let file = |m: &str, text: &str| (module(m), text.to_owned());
+    // The parent's own item, named by a child its code calls: a cycle of files.
+    let through_parent = [
+        file(
+            "app",
+            "mod commit; mod handlers; mod context; pub use context::Ctx;\n\
+             pub struct AuditApp;\n\
+             fn handle() { handlers::comment::handle() }",
+        ),
+        file("app::handlers", "pub mod comment;"),
+        file(
+            "app::handlers::comment",
+            "use crate::app::Ctx; use crate::app::commit::decision::decide;",
+        ),
+        file("app::commit", "pub mod decision;"),
+        file("app::commit::decision", "use crate::app::AuditApp;"),
+        file("app::context", "pub struct Ctx;"),
+    ];
+    let g = graph(&through_parent);
+    // Through a re-export a name reaches the file that defines it.
+    assert!(g[&module("app::handlers::comment")].contains(&module("app::context")));
+    let found = cycle(&g).expect("the cycle through app/mod.rs");
+    assert_eq!(
+        shown(&found),
+        "app -> app::handlers::comment -> app::commit::decision -> app"
+    );
+    // Without the parent's item the same files are acyclic.
+    let mut fixed = through_parent.clone();
+    fixed[4] = file("app::commit::decision", "use crate::app::Ctx;");
+    assert_eq!(cycle(&graph(&fixed)), None);
+    // Two top-level modules naming each other, with no cycle of files.
+    let between = [
+        file("mcp", "mod tools; pub fn serve() { tools::router() }"),
+        file("mcp::tools", "use crate::cli::post::send;"),
+        file("cli", "pub mod mcp; pub mod post;"),
+        file("cli::mcp", "use crate::mcp::serve;"),
+        file("cli::post", "pub fn send() {}"),
+    ];
+    assert_eq!(cycle(&graph(&between)), None);
+    let found = cycle(&top_level(&graph(&between))).expect("cli and mcp name each other");
+    assert_eq!(shown(&found), "cli -> mcp -> cli");
 }

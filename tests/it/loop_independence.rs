@@ -158,7 +158,8 @@ async fn allow_self_audit_lets_the_author_report_and_every_surface_says_so() {
         certified_report: None,
         decisions: None,
     });
-    let status = auditloop::cli::status_view::GateStatus::new(&gate, Some(&loaded), (None, None));
+    let status =
+        auditloop::remote::status_view::GateStatus::new(&gate, Some(&loaded), (None, None));
     let json = serde_json::to_value(&status).unwrap();
     assert_eq!(json["record"]["self_audit"], true);
     assert_eq!(json["record"]["certification_grade"], "session_reported");

@@ -304,7 +304,7 @@ fn settle<E, N>(
             }
             // A commit only this process made: what its claims point at (see `claim`).
             ctx.memory.add_mark(&ctx.repo, commit.clone());
-            crate::app::dashboard::changed(ctx);
+            ctx.dashboard_changed();
         }
         CommitOutcome::Unchanged { snapshot } => {
             ctx.seen.saw_records(branch, snapshot.commit.as_ref());

@@ -1,7 +1,7 @@
 //! The YAML parser's bounds for `.github/auditloop.yml`, and its errors in the words a
 //! maintainer editing the file reads.
 
-use super::ConfigError;
+use super::error::ConfigError;
 
 /// A configuration file is a few dozen lines: anything far larger, deeper or alias-heavy is
 /// an attack on the parser, and is refused within these bounds instead of expanded.

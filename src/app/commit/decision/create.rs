@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::{refusal, CommandDecision, Facts, Halt, Made};
+use super::basis::{refusal, CommandDecision, Facts, Halt, Made};
 use crate::app::commit::store::{change_files, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;

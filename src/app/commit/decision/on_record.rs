@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{current, refusal, CommandDecision, Facts, Halt, Made};
+use super::basis::{current, refusal, CommandDecision, Facts, Halt, Made};
 use crate::app::commit::filing::IssueToFile;
 use crate::app::commit::store::{change_files, State};
 use crate::app::failure::CommandFailure;

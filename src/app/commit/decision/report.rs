@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::{current, problems_text, refusal, CommandDecision, Facts, Halt, Made};
+use super::basis::{current, problems_text, refusal, CommandDecision, Facts, Halt, Made};
 use crate::app::commit::store::{change_files, State, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;

@@ -9,7 +9,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use super::remote::{load_on, run_async, RemoteArgs, Rules};
+use super::connection::{load_on, run_async, RemoteArgs, Rules};
 use crate::engine::packet::{packet, PacketSource};
 use crate::engine::packet_context;
 use crate::engine::packet_delta::{changed_since, last_audited, packet_patterns, Delta, DeltaFile};

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::anyhow;
 
-use super::remote::{load, run_async, RemoteArgs};
+use super::connection::{load, run_async, RemoteArgs};
 use crate::engine::report::{parse_report, Problem};
 use crate::github::{rest, Api};
 use crate::ids::PrNumber;

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context as _};
 
-use super::remote::{run_async, RemoteArgs};
+use super::connection::{run_async, RemoteArgs};
 use super::status_view::GateStatus;
 use crate::app::dashboard::RepoNow;
 use crate::app::{gate_now, GateNow};

@@ -1,0 +1,134 @@
+//! What every decision is made from and made of: the facts it may ask for, the halt it
+//! may end in, and the helpers each command family shares. Apart from the decision path
+//! itself ([`super::for_command`]), so that the families name this file and not their
+//! parent.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use crate::app::commit::filing::IssueToFile;
+use crate::app::commit::store::{State, Unwritten};
+use crate::app::failure::Refused;
+use crate::engine::record::{has_delivery, Record};
+use crate::engine::transition as t;
+use crate::github::rest::Pull;
+use crate::ids::{Artifact, AuditId, DeliveryId, IssueNumber, Login, PrNumber};
+use crate::records::Change;
+
+/// Why a decision did not give a change.
+pub type Halt = Unwritten<Refused, Need>;
+
+pub type Decide = dyn Fn(&State, &Facts) -> Result<Change, Halt> + Send + Sync;
+
+/// A command made into a decision on the latest records, with what the commit needs.
+pub struct CommandDecision {
+    /// A record named by id (adopt), to load beside the PR's own.
+    pub named: Option<AuditId>,
+    pub message: String,
+    /// An accepted report gets a fresh check run (annotations are never duplicated).
+    pub new_run: bool,
+    /// The change may leave the gate passing or awaiting a human (a report that
+    /// certifies or asks for a decision): the views then combine the gates of the open PRs
+    /// sharing the head, listed beside the commit.
+    pub may_pass: bool,
+    pub decide: Arc<Decide>,
+}
+
+/// What a decision asks GitHub for, in the commit loop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Need {
+    /// Another pull request (the source of an adopted record).
+    Pull(PrNumber),
+    /// The `D-<n>` decision records under `decisions_path` on the default branch.
+    DecisionRecords,
+    /// The tech-debt issue a `file` disposition opens.
+    Issue(Box<IssueToFile>),
+    /// Another record, read at the records commit the decision is made on (the one
+    /// covering a task `/audit new` asks for), with the PR the decision is for.
+    Record(AuditId, PrNumber),
+}
+
+/// What the needs of one decision found; kept across attempts of one commit.
+#[derive(Debug, Default)]
+pub struct Facts {
+    pub(super) pulls: HashMap<PrNumber, Pull>,
+    pub(super) decisions: Option<BTreeSet<u32>>,
+    /// The issue number per [`IssueToFile::key`]; `None`: left to a redelivery.
+    pub(super) issues: HashMap<String, Option<IssueNumber>>,
+    /// Other records by id; `None`: missing or damaged.
+    pub(super) records: HashMap<AuditId, Option<Record>>,
+}
+
+impl Facts {
+    pub fn pull(&self, number: PrNumber) -> Result<&Pull, Halt> {
+        self.pulls
+            .get(&number)
+            .ok_or(Unwritten::Needs(Need::Pull(number)))
+    }
+
+    pub fn decisions(&self) -> Result<&BTreeSet<u32>, Halt> {
+        self.decisions
+            .as_ref()
+            .ok_or(Unwritten::Needs(Need::DecisionRecords))
+    }
+
+    pub fn record(&self, id: &AuditId, pr: PrNumber) -> Result<Option<&Record>, Halt> {
+        match self.records.get(id) {
+            Some(r) => Ok(r.as_ref()),
+            None => Err(Unwritten::Needs(Need::Record(id.clone(), pr))),
+        }
+    }
+
+    pub fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
+        match self.issues.get(&wanted.key()) {
+            Some(n) => Ok(*n),
+            None => Err(Unwritten::Needs(Need::Issue(Box::new(wanted)))),
+        }
+    }
+}
+
+/// What every decision is made with.
+pub(super) struct Made {
+    pub(super) event: t::EventContext,
+    pub(super) view: crate::engine::views::ViewContext,
+    pub(super) policy: t::AuditPolicy,
+    pub(super) delivery: DeliveryId,
+    pub(super) head: Artifact,
+    pub(super) by: String,
+    /// The pull request's author, for the independence rule.
+    pub(super) author: Option<Login>,
+}
+
+/// The problems as a Markdown list, each problem's words escaped (they quote the report).
+pub(super) fn problems_text(
+    problems: &[crate::engine::report::Problem],
+) -> crate::engine::views::md::Md {
+    let items: Vec<crate::engine::views::md::Md> = problems
+        .iter()
+        .take(30)
+        .map(|p| {
+            crate::md!(
+                "- {}",
+                crate::engine::views::md::Md::text_max(&p.to_string(), 2_000)
+            )
+        })
+        .collect();
+    crate::engine::views::md::Md::join(&items, "\n")
+}
+
+/// The PR's record, or why there is none to act on.
+pub(super) fn current<'a>(state: &'a State, delivery: &DeliveryId) -> Result<&'a Record, Halt> {
+    match &state.record {
+        None => Err(Unwritten::Refused(Refused::new(
+            "this pull request has no audit record",
+            "start one with `/audit new --goal \"…\" --oracle \"…\"`",
+        ))),
+        Some(Err(why)) => Err(Unwritten::Damaged(why.clone().into())),
+        Some(Ok(record)) if has_delivery(record, delivery) => Err(Unwritten::AlreadyApplied),
+        Some(Ok(record)) => Ok(record),
+    }
+}
+
+pub(super) fn refusal(r: t::Refusal) -> Halt {
+    Unwritten::Refused(r.into())
+}

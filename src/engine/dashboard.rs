@@ -105,16 +105,6 @@ pub fn section_of(record: &Record) -> Section {
     }
 }
 
-/// `audit_state` as the record stores it.
-fn state_word(state: AuditState) -> &'static str {
-    match state {
-        AuditState::Open => "open",
-        AuditState::AwaitingHuman => "awaiting_human",
-        AuditState::Certified => "certified",
-        AuditState::Blocked => "blocked",
-    }
-}
-
 /// The rows of `pulls`, oldest change first within each section.
 #[must_use]
 pub fn rows(pulls: &[OpenPull<'_>]) -> Vec<Row> {
@@ -125,7 +115,7 @@ pub fn rows(pulls: &[OpenPull<'_>]) -> Vec<Row> {
                 number: p.number,
                 title: p.title.to_owned(),
                 record: p.record_id.clone(),
-                state: state_word(r.audit_state).to_owned(),
+                state: r.audit_state.as_str().to_owned(),
                 section: section_of(r),
                 verdict_line: verdict::of_record(r, None),
                 since: r.history.last().map(|e| e.at),

@@ -191,10 +191,7 @@ fn run_repo(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
             remote.repo.as_str(),
         ))
     };
-    let written = text
-        .map_err(anyhow::Error::from)
-        .and_then(|t| Ok(out.write_all(t.as_bytes())?));
-    if let Err(e) = written {
+    if let Err(e) = write_out(text, out) {
         eprintln!("auditloop: {e}");
         return ExitCode::from(CANNOT_TELL);
     }
@@ -207,6 +204,12 @@ fn run_repo(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Writes what `status` prints, or says why it could not be made.
+fn write_out(text: serde_json::Result<String>, out: &mut dyn Write) -> anyhow::Result<()> {
+    out.write_all(text?.as_bytes())?;
+    Ok(())
 }
 
 /// Prints the gate and exits 0, 1 or 2; every failure is said on standard error.
@@ -233,10 +236,7 @@ pub fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     } else {
         Ok(status.text())
     };
-    let written = text
-        .map_err(anyhow::Error::from)
-        .and_then(|t| Ok(out.write_all(t.as_bytes())?));
-    if let Err(e) = written {
+    if let Err(e) = write_out(text, out) {
         eprintln!("auditloop: {e}");
         return ExitCode::from(CANNOT_TELL);
     }

@@ -55,6 +55,19 @@ pub enum AuditState {
     Blocked,
 }
 
+impl AuditState {
+    /// `audit_state` as the record stores it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AuditState::Open => "open",
+            AuditState::AwaitingHuman => "awaiting_human",
+            AuditState::Certified => "certified",
+            AuditState::Blocked => "blocked",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BlockedReason {

@@ -98,7 +98,7 @@ pub enum Refusal {
     DecisionRecordMissing { id: LimitationId, number: u32 },
 
     // --- human answers and budget
-    #[error("the record {id} is {}, not awaiting a human decision", state_word(*.state))]
+    #[error("the record {id} is {}, not awaiting a human decision", .state.as_str())]
     NotAwaitingHuman { id: AuditId, state: AuditState },
     #[error("the record {id} has no run yet")]
     NoRun { id: AuditId },
@@ -155,15 +155,6 @@ pub enum Refusal {
 
 fn on_pull(pull: Option<PrNumber>) -> String {
     pull.map(|p| format!(" on PR {p}")).unwrap_or_default()
-}
-
-fn state_word(state: AuditState) -> &'static str {
-    match state {
-        AuditState::Open => "open",
-        AuditState::AwaitingHuman => "awaiting_human",
-        AuditState::Certified => "certified",
-        AuditState::Blocked => "blocked",
-    }
 }
 
 impl Refusal {

@@ -1,13 +1,14 @@
 //! auditloop: a GitHub App that runs PR-driven audit loops and reports the gate as a check run.
 
 pub mod app;
+// The rules live in their own crate (`crates/engine`); the app names them as it always has.
+pub use auditloop_engine as engine;
+pub use auditloop_engine::{ids, md};
 pub mod cli;
 pub mod commands;
 pub mod delivery;
-pub mod engine;
 pub mod events;
 pub mod github;
-pub mod ids;
 pub mod locks;
 pub mod mcp;
 pub mod metrics;

@@ -5,9 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::OnceCell;
-
-use crate::app::context::{self, Ctx};
+use crate::app::context::{self, Ctx, Origin, Place, Policy};
 use crate::app::memory;
 use crate::delivery::Delivery;
 use crate::engine::receipt::TrustStore;
@@ -33,10 +31,8 @@ pub(super) enum Validator {
 
 pub struct AuditApp {
     pub(super) github: Arc<GitHubApp>,
-    pub(super) trust: Arc<TrustStore>,
-    pub(super) operator_min: Assurance,
-    /// The App's slug, read once from `GET /app`: to know its own check runs and events.
-    pub(super) slug: OnceCell<String>,
+    /// The policy every context of this App carries (see [`Policy`]).
+    pub(super) policy: Policy,
     /// `.github/auditloop.yml` per repository, revalidated with its `ETag` on every event
     /// (a 304 costs no rate limit).
     pub(super) configs: Mutex<HashMap<String, CachedConfig>>,
@@ -50,31 +46,32 @@ impl AuditApp {
 
     pub fn with_policy(github: Arc<GitHubApp>, trust: TrustStore, operator_min: Assurance) -> Self {
         Self {
+            policy: Policy::of_app(github.clone(), trust, operator_min),
             github,
-            trust: Arc::new(trust),
-            operator_min,
-            slug: OnceCell::new(),
             configs: Mutex::new(HashMap::new()),
             memory: Arc::new(memory::Memory::default()),
         }
-    }
-
-    pub(super) async fn slug_with(&self, api: &Api) -> Result<&str, GitHubError> {
-        self.slug
-            .get_or_try_init(|| async {
-                let app = self.github.app_api(api.delivery().cloned());
-                rest::app_slug(&app).await
-            })
-            .await
-            .map(String::as_str)
     }
 
     pub(crate) fn app_id(&self) -> u64 {
         self.github.app_id()
     }
 
-    pub(crate) async fn bot_slug(&self, ctx: &Ctx) -> Result<&str, GitHubError> {
-        self.slug_with(&ctx.api).await
+    /// The context of `origin`'s work on `place`: the one constructor, with this App's
+    /// policy and memory.
+    pub(super) fn ctx(
+        &self,
+        place: Place,
+        origin: &Origin<'_>,
+        config: Result<RepoConfig, ConfigError>,
+    ) -> Ctx {
+        Ctx::new(
+            place,
+            origin,
+            config,
+            self.policy.clone(),
+            self.memory.clone(),
+        )
     }
 
     pub(super) async fn caused_by_self(
@@ -93,7 +90,7 @@ impl AuditApp {
         if sender.kind.as_deref() != Some("Bot") {
             return Ok(false);
         }
-        let slug = self.slug_with(api).await?;
+        let slug = self.policy.slug(api).await?;
         Ok(sender.login.eq_ignore_ascii_case(&format!("{slug}[bot]")))
     }
 

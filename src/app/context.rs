@@ -4,17 +4,116 @@
 use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
+use tokio::sync::OnceCell;
 
 use crate::app::memory::{Memory, Seen};
-use crate::engine::repo_config::{ConfigError, RepoConfig};
+use crate::engine::receipt::TrustStore;
+use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig};
 use crate::engine::transition::EventContext;
 use crate::engine::views::ViewContext;
-use crate::github::Api;
+use crate::github::{rest, Api, GitHubApp, GitHubError};
 use crate::ids::{DeliveryId, Login, RepoName};
 
 /// The settings in force when the file is invalid: the defaults, so that views and
 /// messages still name the check, branch and label a maintainer would expect.
 static DEFAULTS: LazyLock<RepoConfig> = LazyLock::new(RepoConfig::default);
+
+/// The App's policy, the same for every delivery of a process: the minimum assurance the
+/// operator requires, the trust store kept receipts are verified against, and who the App
+/// is on GitHub (its slug, read once, to know its own check runs).
+#[derive(Clone)]
+pub struct Policy {
+    pub operator_min: Assurance,
+    /// `None` where none is in force (a CLI run without one).
+    pub trust: Option<Arc<TrustStore>>,
+    identity: Option<Arc<Identity>>,
+}
+
+/// The App as GitHub knows it: its slug, read once through its JWT.
+struct Identity {
+    github: Arc<GitHubApp>,
+    slug: OnceCell<String>,
+}
+
+impl Policy {
+    /// The policy of the App `github` is.
+    pub fn of_app(github: Arc<GitHubApp>, trust: TrustStore, operator_min: Assurance) -> Self {
+        Self {
+            operator_min,
+            trust: Some(Arc::new(trust)),
+            identity: Some(Arc::new(Identity {
+                github,
+                slug: OnceCell::new(),
+            })),
+        }
+    }
+
+    /// The policy of a run outside the App (`status`, the MCP server): no App identity.
+    pub fn outside(operator_min: Assurance, trust: Option<&TrustStore>) -> Self {
+        Self {
+            operator_min,
+            trust: trust.map(|t| Arc::new(t.clone())),
+            identity: None,
+        }
+    }
+
+    /// The App's slug, read once from `GET /app`.
+    ///
+    /// # Errors
+    ///
+    /// [`GitHubError`] when `GET /app` fails, or outside the App, which has no identity.
+    pub async fn slug(&self, api: &Api) -> Result<&str, GitHubError> {
+        let Some(identity) = &self.identity else {
+            return Err(GitHubError::Setup(
+                "no App identity outside the App: its slug is unknown".to_owned(),
+            ));
+        };
+        identity
+            .slug
+            .get_or_try_init(|| async {
+                let app = identity.github.app_api(api.delivery().cloned());
+                rest::app_slug(&app).await
+            })
+            .await
+            .map(String::as_str)
+    }
+}
+
+/// Where a context's work comes from: a webhook delivery, or the App's own work with the
+/// name its claims and events carry in place of a delivery id.
+pub enum Origin<'a> {
+    /// A delivery, with its comment's creation time when it is a command.
+    Delivery {
+        id: &'a DeliveryId,
+        command_at: Option<&'a str>,
+    },
+    /// The reconcile sweep.
+    Sweep,
+    /// The dashboard's rebuild: one name every replica shares, so that its claims agree.
+    Dashboard,
+    /// `auditloop status` and the MCP server's reads.
+    Status,
+}
+
+impl Origin<'_> {
+    fn delivery_id(&self) -> DeliveryId {
+        match self {
+            Origin::Delivery { id, .. } => (*id).clone(),
+            Origin::Sweep => DeliveryId("reconcile".to_owned()),
+            Origin::Dashboard => DeliveryId("dashboard".to_owned()),
+            Origin::Status => DeliveryId("auditloop-status".to_owned()),
+        }
+    }
+}
+
+/// The repository a context serves, as the event or listing named it.
+pub struct Place {
+    pub api: Api,
+    pub repo: RepoName,
+    pub default_branch: String,
+    /// `https://github.com`, or the Enterprise host, for links in views.
+    pub html_base: String,
+}
 
 pub struct Ctx {
     pub api: Api,
@@ -32,12 +131,66 @@ pub struct Ctx {
     pub memory: Arc<Memory>,
     /// The reads this delivery made already.
     pub seen: Seen,
-    /// The operator's trust store, against which kept receipts are verified again when
-    /// the gate is evaluated; `None` where none is in force (a CLI run without one).
-    pub trust: Option<Arc<crate::engine::receipt::TrustStore>>,
+    /// The App's policy: minimum assurance, trust store, slug.
+    pub policy: Policy,
 }
 
 impl Ctx {
+    /// The one way a context is made: for `origin`'s work on `place`, under `config`.
+    pub fn new(
+        place: Place,
+        origin: &Origin<'_>,
+        config: Result<RepoConfig, ConfigError>,
+        policy: Policy,
+        memory: Arc<Memory>,
+    ) -> Self {
+        let now = Utc::now();
+        let command_at = match origin {
+            Origin::Delivery { command_at, .. } => *command_at,
+            _ => None,
+        };
+        Self {
+            api: place.api,
+            repo: place.repo,
+            default_branch: place.default_branch,
+            delivery: origin.delivery_id(),
+            config,
+            html_base: place.html_base,
+            now,
+            replies_since: replies_since(now, command_at),
+            memory,
+            seen: Seen::default(),
+            policy,
+        }
+    }
+
+    /// The same repository and time for another origin's work, with nothing seen yet.
+    #[must_use]
+    pub fn for_origin(&self, origin: &Origin<'_>) -> Self {
+        Self {
+            api: self.api.clone(),
+            repo: self.repo.clone(),
+            default_branch: self.default_branch.clone(),
+            delivery: origin.delivery_id(),
+            config: self.config.clone(),
+            html_base: self.html_base.clone(),
+            now: self.now,
+            replies_since: self.replies_since,
+            memory: self.memory.clone(),
+            seen: Seen::default(),
+            policy: self.policy.clone(),
+        }
+    }
+
+    /// The App's slug (see [`Policy::slug`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Policy::slug`].
+    pub async fn bot_slug(&self) -> Result<&str, GitHubError> {
+        self.policy.slug(&self.api).await
+    }
+
     /// What a change in this repository leaves for the dashboard's next flush, when the
     /// dashboard is on. No call is made here.
     pub fn dashboard_changed(&self) {

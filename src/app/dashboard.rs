@@ -9,13 +9,13 @@
 
 use std::time::Duration;
 
-use crate::app::commit::state;
-use crate::app::context::Ctx;
+use crate::app::context::{Ctx, Origin, Place};
+use crate::app::reads::state;
 use crate::app::AuditApp;
 use crate::engine::dashboard::{self, OpenPull, Sources};
 use crate::github::rest::{self, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{DeliveryId, RepoName};
+use crate::ids::RepoName;
 use crate::records::{self, Snapshot};
 
 /// What one rebuild did.
@@ -32,9 +32,6 @@ pub enum Outcome {
     /// The setting is off and no dashboard is open, or the records are not there yet.
     Nothing,
 }
-
-/// The claim's delivery segment: every replica's creation contends for the same claim.
-const CLAIM_DELIVERY: &str = "dashboard";
 
 pub use crate::app::memory::DashboardDue as Due;
 
@@ -206,19 +203,13 @@ impl AuditApp {
         let config = self
             .config(&due.api, &due.repo, &due.default_branch)
             .await?;
-        let ctx = Ctx {
+        let place = Place {
             api: due.api.clone(),
             repo: due.repo.clone(),
             default_branch: due.default_branch.clone(),
-            delivery: DeliveryId(CLAIM_DELIVERY.to_owned()),
-            config,
             html_base: due.html_base.clone(),
-            now: chrono::Utc::now(),
-            replies_since: crate::app::context::replies_since(chrono::Utc::now(), None),
-            memory: self.memory.clone(),
-            seen: crate::app::memory::Seen::default(),
-            trust: Some(self.trust.clone()),
         };
+        let ctx = self.ctx(place, &Origin::Dashboard, config);
         let pulls = rest::open_pulls(&ctx.api, &ctx.repo, OPEN_PULL_PAGES).await?;
         let numbers = pulls.iter().map(|p| p.number).collect();
         let wanted = state::open_records(numbers, true);
@@ -245,19 +236,7 @@ pub async fn from_sweep(
     if !on && ctx.memory.dashboard_settled_off(&ctx.repo) {
         return Ok(Outcome::Nothing);
     }
-    let shared = Ctx {
-        api: ctx.api.clone(),
-        repo: ctx.repo.clone(),
-        default_branch: ctx.default_branch.clone(),
-        delivery: DeliveryId(CLAIM_DELIVERY.to_owned()),
-        config: ctx.config.clone(),
-        html_base: ctx.html_base.clone(),
-        now: ctx.now,
-        replies_since: ctx.replies_since,
-        memory: ctx.memory.clone(),
-        seen: crate::app::memory::Seen::default(),
-        trust: ctx.trust.clone(),
-    };
+    let shared = ctx.for_origin(&Origin::Dashboard);
     let outcome = refresh(&shared, pulls, snapshot).await?;
     ctx.memory
         .dashboard_off(&ctx.repo, !on && ctx.config.is_ok());

@@ -14,12 +14,14 @@ mod claim;
 mod commit;
 mod context;
 pub mod dashboard;
-mod decision_records;
 mod failure;
+mod gate_now;
 mod handlers;
 mod memory;
 mod publish;
+mod reads;
 mod seen;
+mod sweep;
 
 use crate::commands::{parse_comment, Parsed};
 use crate::delivery::{Delivery, Handled, Handler, HandlerError};
@@ -30,9 +32,9 @@ use crate::ids::RepoName;
 
 pub use audit_app::AuditApp;
 pub use context::Ctx;
-pub use decision_records::decision_number;
-pub use handlers::gate_now::{gate_now, GateNow};
-pub use handlers::sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
+pub use gate_now::{gate_now, GateNow};
+pub use reads::decision_records::decision_number;
+pub use sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {
@@ -58,24 +60,22 @@ impl AuditApp {
             .default_branch
             .clone()
             .unwrap_or_else(|| "main".to_owned());
-        let now = chrono::Utc::now();
         let command_at = match &delivery.event {
             Event::IssueComment(e) => e.comment.created_at.as_deref(),
             _ => None,
         };
-        let mut ctx = Ctx {
-            config: self.last_config(&repo),
+        let place = context::Place {
             api,
             repo,
             default_branch,
-            delivery: delivery.id.clone(),
             html_base: context::html_base(repository.html_url.as_deref()),
-            now,
-            replies_since: context::replies_since(now, command_at),
-            memory: self.memory.clone(),
-            seen: memory::Seen::default(),
-            trust: Some(self.trust.clone()),
         };
+        let origin = context::Origin::Delivery {
+            id: &delivery.id,
+            command_at,
+        };
+        let config = self.last_config(&place.repo);
+        let mut ctx = self.ctx(place, &origin, config);
         let assumed = ctx.records_branch().to_owned();
         let queried = handlers::prefetch::reads_config(&delivery.event, parsed);
         let (config, early) = tokio::join!(
@@ -195,14 +195,14 @@ impl Handler for AuditApp {
             return Ok(Handled::Ignored);
         };
         let handled = match &delivery.event {
-            Event::PullRequest(e) => handlers::pulls::handle(self, &ctx, e).await?,
+            Event::PullRequest(e) => handlers::pulls::handle(&ctx, e).await?,
             Event::IssueComment(e) => {
                 let parsed = parsed.unwrap_or(Ok(None));
-                return Box::pin(handlers::comment::handle(self, &ctx, e, parsed)).await;
+                return Box::pin(handlers::comment::handle(&ctx, e, parsed)).await;
             }
-            Event::CheckRun(e) => handlers::checks::check_run_event(self, &ctx, e).await?,
-            Event::CheckSuite(e) => handlers::checks::check_suite_event(self, &ctx, e).await?,
-            Event::MergeGroup(e) => handlers::checks::merge_group_event(self, &ctx, e).await?,
+            Event::CheckRun(e) => handlers::checks::check_run_event(&ctx, e).await?,
+            Event::CheckSuite(e) => handlers::checks::check_suite_event(&ctx, e).await?,
+            Event::MergeGroup(e) => handlers::checks::merge_group_event(&ctx, e).await?,
             _ => Handled::Ignored,
         };
         Ok(handled)

@@ -7,7 +7,8 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context as _};
 use secrecy::SecretString;
 
-use crate::engine::patterns::{Library, PATTERNS_PATH};
+use crate::engine::layout::{record_path, reports_dir, INDEX_PATH, PATTERNS_PATH};
+use crate::engine::patterns::Library;
 use crate::engine::record::{load_record, Index, Record};
 use crate::engine::repo_config::{RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
@@ -129,15 +130,15 @@ pub async fn load_on(
     let pr = PrNumber(args.pr);
     let wanted = records::PerRound(move |files: &records::Files| {
         let id = files
-            .get("index.json")
+            .get(INDEX_PATH)
             .and_then(|t| Index::parse(t).ok())
             .and_then(|i| i.record_for_pull(pr).cloned());
         let (record, stored) = match &id {
-            Some(id) => (format!("records/{id}.json"), format!("reports/{id}/")),
+            Some(id) => (record_path(id), reports_dir(id)),
             None => (String::new(), String::new()),
         };
         move |path: &str| {
-            path == "index.json"
+            path == INDEX_PATH
                 || (id.is_some()
                     && (path == record
                         || (reports && (path == PATTERNS_PATH || path.starts_with(&stored)))))
@@ -153,7 +154,7 @@ pub async fn load_on(
         );
     }
     let index = snapshot
-        .file("index.json")
+        .file(INDEX_PATH)
         .ok_or_else(|| anyhow!("the records branch {branch} has no index.json"))
         .and_then(|t| Index::parse(t).map_err(|e| anyhow!("index.json: {e}")))?;
     let Some(id) = index.record_for_pull(pr).cloned() else {
@@ -163,7 +164,7 @@ pub async fn load_on(
             args.repo
         );
     };
-    let path = format!("records/{id}.json");
+    let path = record_path(&id);
     let text = snapshot
         .file(&path)
         .ok_or_else(|| anyhow!("{path} is missing from the records branch"))?;

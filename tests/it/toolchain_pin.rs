@@ -49,7 +49,14 @@ fn ci_the_image_and_the_release_build_with_the_pinned_toolchain() {
 #[test]
 fn the_pinned_release_is_at_least_the_crates_rust_version() {
     let manifest: toml::Table = file("Cargo.toml").parse().unwrap();
-    let msrv = manifest["package"]["rust-version"].as_str().unwrap();
+    // Every crate of the workspace takes the workspace's rust-version.
+    assert_eq!(
+        manifest["package"]["rust-version"]["workspace"].as_bool(),
+        Some(true)
+    );
+    let msrv = manifest["workspace"]["package"]["rust-version"]
+        .as_str()
+        .unwrap();
     let version = |v: &str| -> Vec<u32> { v.split('.').map(|p| p.parse().unwrap()).collect() };
     let channel = pinned()["channel"].as_str().unwrap().to_owned();
     assert!(

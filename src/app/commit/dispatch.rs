@@ -15,8 +15,9 @@
 //! --expect-run N` makes such a repeat harmless: the second auditor posts nothing, so the
 //! budget is spent once.
 
-use crate::app::commit::store::{self, change_files, Attempt, State, Unwritten};
+use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
+use crate::app::reads::state::{change_files, State};
 use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::gate::{GateResult, Outcome};
 use crate::engine::record::{Dispatch, Event, EventKind, Record};

@@ -3,11 +3,10 @@
 //! gains its Lessons. Applied to every change the commit loop makes, whichever decision
 //! made it, so no path can end a record without the library hearing of it.
 
-use crate::app::commit::state::State;
+use crate::app::reads::state::State;
 use crate::engine::patterns::{apply, learned, Library, PATTERNS_PATH};
 use crate::engine::record::Record;
 use crate::engine::views::lessons;
-use crate::ids::AuditId;
 use crate::records::Change;
 
 /// The record as `state` held it before this change, when it held it.
@@ -34,11 +33,7 @@ pub(crate) fn learn(enabled: bool, state: &State, mut change: Change) -> Change 
     let records: Vec<Record> = change
         .files
         .iter()
-        .filter(|(path, _)| {
-            path.strip_prefix("records/")
-                .and_then(|p| p.strip_suffix(".json"))
-                .is_some_and(|id| AuditId::new(id).is_ok())
-        })
+        .filter(|(path, _)| crate::engine::layout::record_at(path).is_some())
         .filter_map(|(_, text)| serde_json::from_str(text).ok())
         .collect();
     let mut changed = false;
@@ -50,7 +45,7 @@ pub(crate) fn learn(enabled: bool, state: &State, mut change: Change) -> Change 
             library = Some(next);
         }
         let section = lessons::render(after, library.as_ref().filter(|_| enabled));
-        let md = format!("records/{}.md", after.id);
+        let md = crate::engine::layout::record_md_path(&after.id);
         if let (Some(section), Some(text)) = (section, change.files.get_mut(&md)) {
             text.push('\n');
             text.push_str(&section);

@@ -1,11 +1,8 @@
-//! Decisions applied to the records branch: the state read, the lineage checked, one
-//! commit made with a non-forced ref update and made again on conflict.
+//! Decisions applied to the records branch: one commit made with a compare-and-swap on
+//! the head it was decided on, and made again on conflict. What it reads is `reads/`.
 
 pub mod decision;
 pub mod dispatch;
 pub mod filing;
 pub mod learning;
-pub mod lineage;
-pub mod loading;
-pub mod state;
 pub mod store;

@@ -5,17 +5,14 @@ use std::convert::Infallible;
 use std::future::Future;
 
 use crate::app::commit::learning::learn;
-use crate::app::commit::lineage::{Damage, Lineage, Verifier};
-use crate::app::commit::loading::named_records_commit;
-use crate::app::commit::state::{state_of, wanted};
 use crate::app::context::Ctx;
+use crate::app::reads::lineage::{Damage, Lineage, Verifier};
+use crate::app::reads::loading::named_records_commit;
+use crate::app::reads::state::{state_of, wanted, State};
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::records::{self, Change, CommitOutcome, Reuse, Snapshot};
-
-pub use crate::app::commit::loading::{damage_of, damaged, load, verified, Loaded};
-pub use crate::app::commit::state::{change_files, State};
 
 /// Why a change was not written.
 #[derive(Debug)]

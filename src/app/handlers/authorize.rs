@@ -9,6 +9,7 @@ use crate::commands::ParsedCommand;
 use crate::engine::policy::{
     maintainer_self_approval_refused, role_for, CommandName, Permission, Role, RoleThresholds,
 };
+use crate::engine::repo_config::RepoConfig;
 use crate::engine::views::md::Md;
 use crate::github::rest::Pull;
 use crate::ids::Login;
@@ -39,15 +40,8 @@ pub async fn authorize(
         )
         .into());
     }
-    if role == Role::Anyone {
+    if !asks_permission(config, command, actor) {
         return Ok(());
-    }
-    if let ParsedCommand::Report { payload, .. } = command {
-        // A listed auditor may report; so may anyone whose report carries a receipt, which
-        // is verified before anything is recorded.
-        if config.permissions.is_listed_auditor(actor) || decision::carries_receipt(payload) {
-            return Ok(());
-        }
     }
     let held = ctx
         .seen
@@ -65,6 +59,21 @@ pub async fn authorize(
         _ => thresholds.report,
     };
     Err(lacks_permission(ctx, kind, actor, needed, held).into())
+}
+
+/// Whether the commenter's permission decides `command`: not for a command anyone may
+/// run, nor for a report a listed auditor makes or a receipt carries (verified before
+/// anything is recorded). The early reads ask for the permission on the same rule.
+pub(crate) fn asks_permission(config: &RepoConfig, command: &ParsedCommand, actor: &Login) -> bool {
+    if role_for(command.name(), command.asked_budget(), config.audit_budget) == Role::Anyone {
+        return false;
+    }
+    match command {
+        ParsedCommand::Report { payload, .. } => {
+            !config.permissions.is_listed_auditor(actor) && !decision::carries_receipt(payload)
+        }
+        _ => true,
+    }
 }
 
 /// The refusal of a command whose `actor` holds `held` where it needs `needed`.

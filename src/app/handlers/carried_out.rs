@@ -4,20 +4,20 @@
 use std::sync::Mutex;
 
 use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
-use crate::app::commit::store::{self, Attempt, State, Unwritten};
+use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::reply::{Refused, Thanks};
 use crate::app::publish::views;
-use crate::app::AuditApp;
+use crate::app::reads::loading;
+use crate::app::reads::state::State;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 
 /// The views and the +1 of a command carried out: the +1 goes with the body's update.
 pub(super) async fn publish_carried_out(
-    app: &AuditApp,
     ctx: &Ctx,
     target: views::Target<'_>,
     mode: RunMode,
@@ -28,13 +28,12 @@ pub(super) async fn publish_carried_out(
         dispatch,
         thanks: Some(thanks),
     };
-    refresh::refresh_with(app, ctx, target, mode, true, after).await
+    refresh::refresh_with(ctx, target, mode, true, after).await
 }
 
 /// Commits the command's decision, then publishes the views and the +1 from what was
 /// committed.
 pub(super) async fn commit(
-    app: &AuditApp,
     ctx: &Ctx,
     pull: &Pull,
     decision: CommandDecision,
@@ -48,7 +47,7 @@ pub(super) async fn commit(
         .seen
         .head_runs(&ctx.api, &ctx.repo, &pull.head_sha)
         .await?;
-    let slug = app.bot_slug(ctx).await?;
+    let slug = ctx.bot_slug().await?;
     let check_name = ctx.check_name();
     let named = views::our_named_commit(&runs, check_name, slug);
     // What the decision asked GitHub for, answered inside the commit loop.
@@ -93,7 +92,7 @@ pub(super) async fn commit(
         runs: Some(&runs),
         checked,
     };
-    publish_carried_out(app, ctx, target, mode, dispatch, thanks).await?;
+    publish_carried_out(ctx, target, mode, dispatch, thanks).await?;
     Ok(())
 }
 
@@ -108,7 +107,9 @@ async fn committed(
     Ok(match outcome {
         Attempt::Committed { state, commit } => (*state, commit, true),
         Attempt::Unwritten(Unwritten::Refused(why)) => return Err(why.into()),
-        Attempt::Unwritten(Unwritten::Damaged(why)) => return Err(store::damaged(ctx, &why).into()),
+        Attempt::Unwritten(Unwritten::Damaged(why)) => {
+            return Err(loading::damaged(ctx, &why).into())
+        }
         Attempt::Unwritten(Unwritten::Needs(need)) => {
             return Err(CommandFailure::Internal(format!(
                 "the decision still needed {need:?} after {} answers",
@@ -116,11 +117,11 @@ async fn committed(
             )))
         }
         Attempt::Unwritten(Unwritten::AlreadyApplied) => {
-            let state = store::load(ctx, pr, None).await?;
+            let state = loading::load(ctx, pr, None).await?;
             let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
             match state {
                 Ok(s) => (s, commit, false),
-                Err(why) => return Err(store::damaged(ctx, &why).into()),
+                Err(why) => return Err(loading::damaged(ctx, &why).into()),
             }
         }
     })

@@ -3,11 +3,10 @@
 //! head gets the conclusion of the last queued PR's gate, and waits for the required checks
 //! on the group commit itself.
 
-use crate::app::commit::store;
 use crate::app::context::Ctx;
 use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::{views, write};
-use crate::app::AuditApp;
+use crate::app::reads::loading;
 use crate::delivery::Handled;
 use crate::engine::gate::{integrated_checks, CheckObservation, Conclusion};
 use crate::engine::views::check_run::{
@@ -22,7 +21,6 @@ use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 
 async fn regate(
-    app: &AuditApp,
     ctx: &Ctx,
     head: &str,
     mode: RunMode,
@@ -42,10 +40,9 @@ async fn regate(
             // A remembered head that moved since: that PR's own events gate its new head.
             continue;
         }
-        let state = store::load(ctx, full.number, None).await?;
+        let state = loading::load(ctx, full.number, None).await?;
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
         refresh::refresh_with(
-            app,
             ctx,
             views::Target {
                 pull: &full,
@@ -115,15 +112,11 @@ fn own_check(ctx: &Ctx) -> String {
     ctx.settings().check_name.clone()
 }
 
-pub async fn check_run_event(
-    app: &AuditApp,
-    ctx: &Ctx,
-    e: &CheckRunEvent,
-) -> Result<Handled, GitHubError> {
+pub async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Handled, GitHubError> {
     let run = &e.check_run;
     match e.action {
         CheckRunAction::Rerequested if run.name == own_check(ctx) => {
-            regate(app, ctx, &run.head_sha, RunMode::Create, false).await
+            regate(ctx, &run.head_sha, RunMode::Create, false).await
         }
         CheckRunAction::RequestedAction
             if run.name == own_check(ctx)
@@ -131,7 +124,7 @@ pub async fn check_run_event(
                     .as_ref()
                     .is_some_and(|a| a.identifier == "rerun") =>
         {
-            regate(app, ctx, &run.head_sha, RunMode::Update, false).await
+            regate(ctx, &run.head_sha, RunMode::Update, false).await
         }
         CheckRunAction::Completed => {
             let Ok(config) = &ctx.config else {
@@ -156,23 +149,19 @@ pub async fn check_run_event(
                 let Ok(group) = CommitSha::new(run.head_sha.clone()) else {
                     return Ok(Handled::Ignored);
                 };
-                return merge_group_gate(app, ctx, number, &group, RunMode::Update).await;
+                return merge_group_gate(ctx, number, &group, RunMode::Update).await;
             }
             // The evidence check that completes the required set makes the record ready.
-            regate(app, ctx, &run.head_sha, RunMode::Update, true).await
+            regate(ctx, &run.head_sha, RunMode::Update, true).await
         }
         _ => Ok(Handled::Ignored),
     }
 }
 
-pub async fn check_suite_event(
-    app: &AuditApp,
-    ctx: &Ctx,
-    e: &CheckSuiteEvent,
-) -> Result<Handled, GitHubError> {
+pub async fn check_suite_event(ctx: &Ctx, e: &CheckSuiteEvent) -> Result<Handled, GitHubError> {
     match e.action {
         CheckSuiteAction::Rerequested => {
-            regate(app, ctx, &e.check_suite.head_sha, RunMode::Create, false).await
+            regate(ctx, &e.check_suite.head_sha, RunMode::Create, false).await
         }
         CheckSuiteAction::Other => Ok(Handled::Ignored),
     }
@@ -181,11 +170,7 @@ pub async fn check_suite_event(
 /// The merge-group head gets PR N's gate, evaluated for PR N's own head, so the queue
 /// never waits on the audit; with required checks, they must also succeed on the group
 /// commit, the integrated candidate.
-pub async fn merge_group_event(
-    app: &AuditApp,
-    ctx: &Ctx,
-    e: &MergeGroupEvent,
-) -> Result<Handled, GitHubError> {
+pub async fn merge_group_event(ctx: &Ctx, e: &MergeGroupEvent) -> Result<Handled, GitHubError> {
     if e.action != MergeGroupAction::ChecksRequested {
         return Ok(Handled::Ignored);
     }
@@ -195,29 +180,28 @@ pub async fn merge_group_event(
     let Ok(head) = CommitSha::new(e.merge_group.head_sha.clone()) else {
         return Ok(Handled::Ignored);
     };
-    merge_group_gate(app, ctx, number, &head, RunMode::Create).await
+    merge_group_gate(ctx, number, &head, RunMode::Create).await
 }
 
 /// Publishes the check run on the merge-group commit `group`, which last queued PR
 /// `number`: created on `checks_requested`, updated when a required check concludes there.
 async fn merge_group_gate(
-    app: &AuditApp,
     ctx: &Ctx,
     number: PrNumber,
     group: &CommitSha,
     mode: RunMode,
 ) -> Result<Handled, GitHubError> {
     let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
-    let state = store::load(ctx, number, None).await?;
+    let state = loading::load(ctx, number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let checks = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
-    let slug = app.bot_slug(ctx).await?;
+    let slug = ctx.bot_slug().await?;
     // A rewound branch fails the merge group as it fails the PR.
     let named = views::our_named_commit(&checks, &own_check(ctx), slug);
-    let (state, _) = store::verified(ctx, number, state, named.as_ref()).await?;
+    let (state, _) = loading::verified(ctx, number, state, named.as_ref()).await?;
     views::read_decisions_if_cited(ctx, &state).await?;
     let observed = views::observations(&checks, &own_check(ctx));
-    let Some(mut view) = merge_group_view(app, ctx, &pull, &state, &observed) else {
+    let Some(mut view) = merge_group_view(ctx, &pull, &state, &observed) else {
         return Ok(Handled::Ignored);
     };
     let check_name = own_check(ctx);
@@ -259,16 +243,12 @@ async fn merge_group_gate(
 /// never in progress for the PR's own sake (the queue must not wait on the audit); `None`
 /// when the gate cannot be evaluated.
 fn merge_group_view(
-    app: &AuditApp,
     ctx: &Ctx,
     pull: &rest::Pull,
-    state: &store::Loaded,
+    state: &loading::Loaded,
     observed: &[CheckObservation],
 ) -> Option<CheckRunView> {
-    let mut view = match (
-        &ctx.config,
-        views::gate_for(ctx, app.operator_min, pull, state, observed),
-    ) {
+    let mut view = match (&ctx.config, views::gate_for(ctx, pull, state, observed)) {
         (Err(e), _) => invalid_config(&e.to_md(), e.line.map(|l| l as u64)),
         (Ok(c), _) if !c.enabled() => disabled(),
         (Ok(_), Some(g)) => {

@@ -1,16 +1,14 @@
 //! `/audit …` comments: parse, check who may, decide on the latest records, commit, answer.
 
 use crate::app::claim::{self, Turn};
-use crate::app::commit::decision::{self};
-use crate::app::commit::store::{self};
+use crate::app::commit::decision;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::handlers::authorize::authorize;
-use crate::app::handlers::prefetch;
 use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::reply::{self, Refused, Thanks};
 use crate::app::publish::views;
-use crate::app::AuditApp;
+use crate::app::reads::loading;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
 use crate::engine::record::has_delivery;
@@ -24,7 +22,6 @@ use crate::app::handlers::carried_out::{commit, publish_carried_out};
 /// A `/audit` comment on a PR: parsed, then a read-only command answered at once and one
 /// that changes a record decided once (see [`decide_once`]).
 pub async fn handle(
-    app: &AuditApp,
     ctx: &Ctx,
     e: &IssueCommentEvent,
     parsed: Parsed,
@@ -50,17 +47,16 @@ pub async fn handle(
         return Ok(Handled::Ignored);
     };
     if !command.changes_records() {
-        let ran = Box::pin(run(app, ctx, e, &command, &actor, &pull)).await;
+        let ran = Box::pin(run(ctx, e, &command, &actor, &pull)).await;
         return answer(ran, ctx, &pull, false).await;
     }
-    Box::pin(decide_once(app, ctx, e, &command, &actor, &pull)).await
+    Box::pin(decide_once(ctx, e, &command, &actor, &pull)).await
 }
 
 /// A command that changes a record, carried out once per delivery whichever replica or
 /// redelivery handles it: the holder of its outcome claim decides; any other handling
 /// finds what it did.
 async fn decide_once(
-    app: &AuditApp,
     ctx: &Ctx,
     e: &IssueCommentEvent,
     command: &ParsedCommand,
@@ -81,7 +77,7 @@ async fn decide_once(
         .ok()
         .and_then(|c| ctx.seen.records_head(&c.records_branch))
         .map(|head| head.is_some());
-    if early.is_none() && !ctx.api.book_writes(prefetch::writes_to_book(branch)) {
+    if early.is_none() && !ctx.api.book_writes(claim::early::writes_to_book(branch)) {
         return Err(HandlerError::GitHub(
             "this command's writes would wait past the delivery's window; deferred to a redelivery"
                 .to_owned(),
@@ -94,7 +90,7 @@ async fn decide_once(
     .await?;
     match turn {
         Turn::Ours { name } => {
-            let ran = Box::pin(run(app, ctx, e, command, actor, pull)).await;
+            let ran = Box::pin(run(ctx, e, command, actor, pull)).await;
             let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
             let answered = answer(ran, ctx, pull, true).await;
             if answered.is_ok() {
@@ -117,14 +113,13 @@ async fn decide_once(
             }
             answered
         }
-        Turn::Settled(done) => Box::pin(settled_answer(app, ctx, e, command, pull, done)).await,
+        Turn::Settled(done) => Box::pin(settled_answer(ctx, e, command, pull, done)).await,
     }
 }
 
 /// The answer to a delivery another handling decided: nothing more for a refusal; the
 /// views and +1 made again for a command carried out.
 async fn settled_answer(
-    app: &AuditApp,
     ctx: &Ctx,
     e: &IssueCommentEvent,
     command: &ParsedCommand,
@@ -134,14 +129,7 @@ async fn settled_answer(
     match done {
         Settled::Refused => Ok(Handled::Done),
         Settled::Applied => {
-            Box::pin(finish_applied(
-                app,
-                ctx,
-                command,
-                pull,
-                Thanks::of(&e.comment),
-            ))
-            .await?;
+            Box::pin(finish_applied(ctx, command, pull, Thanks::of(&e.comment))).await?;
             Ok(Handled::Done)
         }
     }
@@ -164,7 +152,7 @@ async fn settled(
     ctx.seen.forget_records();
     let (replied, loaded) = futures::try_join!(
         reply::replied_to_delivery(ctx, pr),
-        store::load(ctx, pr, named)
+        loading::load(ctx, pr, named)
     )?;
     if replied {
         return Ok(Some(Settled::Refused));
@@ -179,14 +167,13 @@ async fn settled(
 /// Another handling carried the command out but may not have lived to publish: the views
 /// and the +1 are made again from the records (both are idempotent).
 async fn finish_applied(
-    app: &AuditApp,
     ctx: &Ctx,
     command: &ParsedCommand,
     pull: &Pull,
     thanks: Thanks,
 ) -> Result<(), GitHubError> {
     // Damage, if the records show it now, is shown by the views.
-    let state = store::load(ctx, pull.number, None).await?;
+    let state = loading::load(ctx, pull.number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let mode = if matches!(command, ParsedCommand::Report { .. }) {
         RunMode::Create
@@ -201,7 +188,7 @@ async fn finish_applied(
         checked: false,
     };
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
-    publish_carried_out(app, ctx, target, mode, dispatch, thanks).await
+    publish_carried_out(ctx, target, mode, dispatch, thanks).await
 }
 
 /// Turns how a command ended into the PR's answer: a refusal, or nothing more (a command
@@ -233,7 +220,6 @@ async fn answer(
 
 /// A refusal is the user's mistake, answered on the PR; the other failures are a 5xx.
 async fn run(
-    app: &AuditApp,
     ctx: &Ctx,
     e: &IssueCommentEvent,
     command: &ParsedCommand,
@@ -252,7 +238,7 @@ async fn run(
     refuse_unless_writable(ctx, command, pull)?;
     match command {
         ParsedCommand::Status => {
-            let text = status_reply(app, ctx, pull);
+            let text = status_reply(ctx, pull);
             Box::pin(reply::answer_once(
                 ctx,
                 number,
@@ -265,15 +251,15 @@ async fn run(
         }
         ParsedCommand::Gate => {
             // The +1 rides with the views (one write); a failure is a 5xx, retried.
-            gate(app, ctx, pull, Thanks::of(&e.comment)).await?;
+            gate(ctx, pull, Thanks::of(&e.comment)).await?;
             return Ok(());
         }
         _ => {}
     }
     authorize(ctx, command, actor, pull).await?;
-    let decision = decision::for_command(app, ctx, command, actor, pull, e)?;
+    let decision = decision::for_command(ctx, command, actor, pull, e)?;
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
-    commit(app, ctx, pull, decision, Thanks::of(&e.comment), dispatch).await
+    commit(ctx, pull, decision, Thanks::of(&e.comment), dispatch).await
 }
 
 /// Refuses a command that would write when the records may not be written: the
@@ -313,8 +299,8 @@ fn refuse_unless_writable(
 
 /// `/audit gate`: the gate evaluated again on the records as they are, the views updated
 /// and the command's +1 given with them.
-async fn gate(app: &AuditApp, ctx: &Ctx, pull: &Pull, thanks: Thanks) -> Result<(), GitHubError> {
-    let state = store::load(ctx, pull.number, None).await?;
+async fn gate(ctx: &Ctx, pull: &Pull, thanks: Thanks) -> Result<(), GitHubError> {
+    let state = loading::load(ctx, pull.number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     let target = views::Target {
         pull,
@@ -327,30 +313,30 @@ async fn gate(app: &AuditApp, ctx: &Ctx, pull: &Pull, thanks: Thanks) -> Result<
         dispatch: false,
         thanks: Some(thanks),
     };
-    refresh::refresh_with(app, ctx, target, RunMode::Update, false, after).await
+    refresh::refresh_with(ctx, target, RunMode::Update, false, after).await
 }
 
 /// `/audit status`: damaged records are named first, with how to repair them; then the
 /// record and the gate conditions.
-async fn status_reply(app: &AuditApp, ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
+async fn status_reply(ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
     let (runs, loaded) = futures::try_join!(
         ctx.seen.head_runs(&ctx.api, &ctx.repo, &pull.head_sha),
-        store::load(ctx, pull.number, None),
+        loading::load(ctx, pull.number, None),
     )?;
-    let slug = app.bot_slug(ctx).await?;
+    let slug = ctx.bot_slug().await?;
     let check_name = ctx.check_name();
     let named = views::our_named_commit(&runs, check_name, slug);
-    let (state, _) = store::verified(ctx, pull.number, loaded, named.as_ref()).await?;
-    let damage = store::damage_of(&state);
+    let (state, _) = loading::verified(ctx, pull.number, loaded, named.as_ref()).await?;
+    let damage = loading::damage_of(&state);
     let record = match &state {
         Ok(s) => s.record.as_ref().and_then(|r| r.as_ref().ok()),
         Err(_) => None,
     };
     let checks = views::observations(&runs, check_name);
     let delivery = ctx.delivery.as_str_lossy();
-    Ok(match (views::gate_for(ctx, app.operator_min, pull, &state, &checks), damage) {
+    Ok(match (views::gate_for(ctx, pull, &state, &checks), damage) {
         (Some(g), Some(damage)) => {
-            let refused = store::damaged(ctx, &damage);
+            let refused = loading::damaged(ctx, &damage);
             damaged_status(&damage.why, &refused.fix, &g, delivery)
         }
         (Some(g), None) => status(record, &g, &ctx.view(), delivery),

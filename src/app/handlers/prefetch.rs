@@ -7,18 +7,16 @@
 //! guess that proves wrong is simply not used.
 
 use crate::app::claim;
-use crate::app::commit::state::INDEX_PATH;
-use crate::app::commit::{decision, loading, store};
 use crate::app::context::Ctx;
-use crate::app::memory::EarlyReply;
-use crate::app::publish::reply;
+use crate::app::handlers::authorize;
+use crate::app::reads::loading;
+use crate::app::reads::state::INDEX_PATH;
 use crate::commands::{Parsed, ParsedCommand};
 use crate::engine::patterns::PATTERNS_PATH;
-use crate::engine::policy::{role_for, Role};
 use crate::engine::repo_config::CONFIG_PATH;
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
 use crate::github::first_reads::{first_reads, ConfigBlob, RecordFiles};
-use crate::github::{rest, GitHubError};
+use crate::github::GitHubError;
 use crate::ids::{CommitSha, Login, PrNumber};
 
 /// Whether [`reads`] reads the configuration too (then the caller does not).
@@ -65,7 +63,7 @@ pub async fn reads(
                 }
             };
             let (now, ()) = futures::try_join!(now, async {
-                store::load(ctx, e.number, None).await.map(drop)
+                loading::load(ctx, e.number, None).await.map(drop)
             })?;
             let payload = CommitSha::new(e.pull_request.head.sha.clone()).ok();
             if let Some(head) = now.map(|p| p.head_sha).or(payload) {
@@ -176,7 +174,7 @@ async fn comment_reads(
     let command = match parsed {
         None | Some(Ok(None)) => return Ok(None),
         Some(Ok(Some(ParsedCommand::Help))) => {
-            return with_early_reply(ctx, e, pull_reads(ctx, number)).await;
+            return claim::early::with_early_reply(ctx, e, pull_reads(ctx, number)).await;
         }
         Some(Err(_)) => return pull_reads(ctx, number).await,
         Some(Ok(Some(command))) => command,
@@ -187,7 +185,7 @@ async fn comment_reads(
     };
     let permission = permission(ctx, e, command);
     let outcome = async {
-        outcome_claim(ctx, number, command).await;
+        claim::early::outcome_claim(ctx, number, command).await;
         Ok(())
     };
     // The records are loaded at the ref the query saw: from the cache when this process
@@ -196,7 +194,7 @@ async fn comment_reads(
         let body = e.issue.body.as_deref();
         let config = first(ctx, number, Ahead::Records { body }).await?;
         let (pull, ()) = futures::try_join!(ctx.seen.pull(&ctx.api, &ctx.repo, number), async {
-            store::load(ctx, number, named.as_ref()).await.map(drop)
+            loading::load(ctx, number, named.as_ref()).await.map(drop)
         })?;
         Ok::<_, GitHubError>((config, pull))
     };
@@ -206,7 +204,9 @@ async fn comment_reads(
         Ok(config)
     };
     match command {
-        ParsedCommand::Status => Box::pin(with_early_reply(ctx, e, Box::pin(all))).await,
+        ParsedCommand::Status => {
+            Box::pin(claim::early::with_early_reply(ctx, e, Box::pin(all))).await
+        }
         _ => Box::pin(all).await,
     }
 }
@@ -234,69 +234,6 @@ async fn permission(
     }
 }
 
-/// What a command that changes a record writes: its outcome claim, its records commit,
-/// and its views with its +1.
-pub const WRITES: u32 = 3;
-
-/// What the records branch's first commit takes beyond a later one: a tree and a commit
-/// before the ref, where an existing branch takes one `createCommitOnBranch`.
-pub const FIRST_COMMIT_EXTRA: u32 = 2;
-
-/// The writes a command books: [`WRITES`], and the first commit's extra when the records
-/// branch is missing, or may be (`known` is what the reads or this process saw of it).
-pub fn writes_to_book(known: Option<bool>) -> u32 {
-    match known {
-        Some(true) => WRITES,
-        _ => WRITES + FIRST_COMMIT_EXTRA,
-    }
-}
-
-/// The claim on a command's one outcome, made with the reads when a commit to anchor it is
-/// known (the process's mark, or the PR's head as last read); a create that fails here is
-/// simply made again later, at the head just read.
-async fn outcome_claim(ctx: &Ctx, number: PrNumber, command: &ParsedCommand) {
-    let guess = ctx.memory.head_of(&ctx.repo, number);
-    // A command that cannot make its writes in time claims nothing (see `comment.rs`).
-    let branch_known = ctx.memory.mark(&ctx.repo).map(|_| true);
-    let fits = command.changes_records() && ctx.api.book_writes(writes_to_book(branch_known));
-    if let (Some(head), true, true) = (&guess, command.changes_records(), fits) {
-        let name = claim::first_generation(ctx, &claim::outcome_effect(number));
-        if let Ok(taken) = claim::take(ctx, &name, head).await {
-            ctx.seen.claimed_early(taken);
-        }
-    }
-}
-
-/// `reads`, with what a reply (`status`, `help`) does first made beside them: the +1, and
-/// the reply's claim when a commit to anchor it is known. Each is made again later if it
-/// failed here; a claim made here is given back if the reads fail, so the retry makes it
-/// again.
-async fn with_early_reply<T>(
-    ctx: &Ctx,
-    e: &IssueCommentEvent,
-    reads: impl std::future::Future<Output = Result<T, GitHubError>>,
-) -> Result<T, GitHubError> {
-    let number = PrNumber(e.issue.number);
-    let name = claim::first_generation(ctx, &reply::reply_effect(number));
-    let guess = ctx.memory.head_of(&ctx.repo, number);
-    let claim = async {
-        match &guess {
-            Some(head) => claim::take(ctx, &name, head).await.ok(),
-            None => None,
-        }
-    };
-    let react = rest::react_is_new(&ctx.api, &ctx.repo, e.comment.id, "+1");
-    let (read, taken, new) = futures::join!(reads, claim, react);
-    if read.is_err() && taken == Some(claim::Taken::New) {
-        claim::release(ctx, &name).await;
-    }
-    ctx.seen.replied_early(EarlyReply {
-        taken,
-        reaction_new: new.ok(),
-    });
-    read
-}
-
 /// Whether the event may rebind the record (docs/reference.md#baseline): a push, a reopen, a base change.
 pub fn may_rebind(e: &PullRequestEvent) -> bool {
     match e.action {
@@ -309,16 +246,7 @@ pub fn may_rebind(e: &PullRequestEvent) -> bool {
 /// Whether `authorize` will ask for the commenter's permission, judged on the last known
 /// configuration (a wrong guess costs one call or a later read, never a wrong answer).
 fn needs_permission(ctx: &Ctx, command: &ParsedCommand, login: &Login) -> bool {
-    let Ok(config) = &ctx.config else {
-        return false;
-    };
-    if role_for(command.name(), command.asked_budget(), config.audit_budget) == Role::Anyone {
-        return false;
-    }
-    match command {
-        ParsedCommand::Report { payload, .. } => {
-            !config.permissions.is_listed_auditor(login) && !decision::carries_receipt(payload)
-        }
-        _ => true,
-    }
+    ctx.config
+        .as_ref()
+        .is_ok_and(|config| authorize::asks_permission(config, command, login))
 }

@@ -1,12 +1,12 @@
 //! Pull-request events: a new head gets a new check run (and, with `baseline_on_push`, a
 //! rebound record); a base change rebinds; an edit inside the managed sections is undone.
 
-use crate::app::commit::store::{self, State};
 use crate::app::context::Ctx;
 use crate::app::handlers::prefetch;
 use crate::app::handlers::refresh::{self, RunMode};
 use crate::app::publish::views;
-use crate::app::AuditApp;
+use crate::app::reads::loading;
+use crate::app::reads::state::State;
 use crate::delivery::Handled;
 use crate::engine::record::BaselineCause;
 use crate::engine::repo_config::RepoConfig;
@@ -18,11 +18,7 @@ use crate::ids::CommitSha;
 
 /// A pull-request event: the record rebound when the event may do it, the sections put
 /// back after an edit inside them, then the views refreshed.
-pub async fn handle(
-    app: &AuditApp,
-    ctx: &Ctx,
-    e: &PullRequestEvent,
-) -> Result<Handled, GitHubError> {
+pub async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, GitHubError> {
     use PullRequestAction as A;
     let Some(effect) = effect(e) else {
         return Ok(Handled::Ignored);
@@ -36,7 +32,7 @@ pub async fn handle(
         return Ok(Handled::Ignored);
     };
     let (pull, cause, mode) = current_pull(ctx, e, head_sha, effect.cause, effect.mode).await?;
-    let mut state = store::load(ctx, e.number, None).await?;
+    let mut state = loading::load(ctx, e.number, None).await?;
     let mut commit = state.as_ref().ok().and_then(|s| s.commit.clone());
     // A push rebinds only with `baseline_on_push`.
     let on_push = ctx.config.as_ref().is_ok_and(|c| c.baseline_on_push);
@@ -44,7 +40,7 @@ pub async fn handle(
     let has_record = has_record(&state);
     let enabled = ctx.config.as_ref().is_ok_and(RepoConfig::enabled);
     if let (Some(cause), true, true) = (rebinds, enabled, has_record) {
-        super::rebind::rebind_to_head(app, ctx, e, &pull, cause, (&mut state, &mut commit)).await?;
+        super::rebind::rebind_to_head(ctx, e, &pull, cause, (&mut state, &mut commit)).await?;
     }
     let base_changed = effect.base_changed;
     if e.action == A::Edited && !base_changed {
@@ -58,7 +54,6 @@ pub async fn handle(
     // A rebind (or its redelivery) may make the record ready for the auditor (docs/reference.md#when-the-app-dispatches).
     let dispatch = rebinds.is_some() && has_record;
     refresh::refresh_with(
-        app,
         ctx,
         views::Target {
             pull: &pull,
@@ -79,7 +74,7 @@ pub async fn handle(
 }
 
 /// Whether the PR has a record, read without damage.
-fn has_record(state: &store::Loaded) -> bool {
+fn has_record(state: &loading::Loaded) -> bool {
     matches!(
         state,
         Ok(State {
@@ -171,7 +166,7 @@ enum Restored {
 async fn restore_sections(
     ctx: &Ctx,
     pull: &Pull,
-    state: &store::Loaded,
+    state: &loading::Loaded,
 ) -> Result<Restored, GitHubError> {
     let loaded = state.as_ref().ok().and_then(|s| {
         let record = s.record.as_ref()?.as_ref().ok()?;

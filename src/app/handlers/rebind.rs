@@ -2,10 +2,11 @@
 //! never onto a branch without the records commit our run names, keeping a certification
 //! whose tree the head has, and never back to a head the PR has left.
 
-use crate::app::commit::store::{self, Attempt, State, Unwritten};
+use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::publish::views;
-use crate::app::AuditApp;
+use crate::app::reads::loading;
+use crate::app::reads::state::{self, State};
 use crate::engine::closing::closing_issues;
 use crate::engine::record::Record;
 use crate::engine::record::{has_delivery, BaselineCause};
@@ -20,16 +21,15 @@ use crate::records::Change;
 /// Rebinds the record to `pull`'s head and leaves in `at` the state and records commit
 /// the views are built from.
 pub(super) async fn rebind_to_head(
-    app: &AuditApp,
     ctx: &Ctx,
     e: &PullRequestEvent,
     pull: &Pull,
     cause: BaselineCause,
-    at: (&mut store::Loaded, &mut Option<CommitSha>),
+    at: (&mut loading::Loaded, &mut Option<CommitSha>),
 ) -> Result<(), GitHubError> {
     let (state, commit) = at;
     let (named, same_tree) = futures::try_join!(
-        named_on_candidate(app, ctx, state),
+        named_on_candidate(ctx, state),
         identical_tree(ctx, state, cause, &pull.head_sha),
     )?;
     let rebinding = Rebinding {
@@ -88,9 +88,8 @@ pub(super) async fn rebind_to_head(
 /// The records commit our check run on the record's candidate (the head before this
 /// event) names: a rebind never writes onto a branch that no longer contains it.
 async fn named_on_candidate(
-    app: &AuditApp,
     ctx: &Ctx,
-    state: &store::Loaded,
+    state: &loading::Loaded,
 ) -> Result<Option<CommitSha>, GitHubError> {
     let Ok(State {
         record: Some(Ok(record)),
@@ -103,7 +102,7 @@ async fn named_on_candidate(
         .seen
         .head_runs(&ctx.api, &ctx.repo, record.candidate_artifact.sha())
         .await?;
-    let slug = app.bot_slug(ctx).await?;
+    let slug = ctx.bot_slug().await?;
     let check_name = ctx.check_name();
     Ok(views::our_named_commit(&runs, check_name, slug))
 }
@@ -112,7 +111,7 @@ async fn named_on_candidate(
 /// could keep its certification on it (see [`t::may_carry`]): one comparison.
 async fn identical_tree(
     ctx: &Ctx,
-    state: &store::Loaded,
+    state: &loading::Loaded,
     cause: BaselineCause,
     head: &CommitSha,
 ) -> Result<Option<Artifact>, GitHubError> {
@@ -155,7 +154,7 @@ enum Rebound {
     Unchanged,
     /// Someone else rebound the record after this handling read the PR: nothing written.
     Moved,
-    Damaged(crate::app::commit::lineage::Damage),
+    Damaged(crate::app::reads::lineage::Damage),
 }
 
 /// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
@@ -205,7 +204,7 @@ async fn rebind(
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             *refused = None;
-            let change = |a: &_| store::change_files(a, &state.index, &view, Vec::new());
+            let change = |a: &_| state::change_files(a, &state.index, &view, Vec::new());
             match rebound(record, (number, &sha, cause), &event, (same_tree, &closes)) {
                 Ok(Some(applied)) => Ok(change(&applied)),
                 Ok(None) => Ok(Change::default()),
@@ -230,7 +229,7 @@ async fn rebind(
 
 /// The PR's record, unless it is damaged or already holds `delivery`; `None`: no record.
 fn current<'s>(
-    state: &'s store::State,
+    state: &'s state::State,
     delivery: &crate::ids::DeliveryId,
 ) -> Result<Option<&'s crate::engine::record::Record>, Unwritten<MovedUnder>> {
     match &state.record {

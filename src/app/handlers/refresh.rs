@@ -7,7 +7,6 @@ use crate::app::publish::reply::{self, Thanks};
 use crate::app::publish::views::{self, gate_for};
 pub use crate::app::publish::views::{RunMode, Target};
 use crate::app::publish::{plan, write};
-use crate::app::AuditApp;
 use crate::github::GitHubError;
 
 /// Re-evaluates the gate of `target`'s PR and rebuilds its views. Other open PRs on the
@@ -15,13 +14,12 @@ use crate::github::GitHubError;
 /// computed from an older records commit than the one our run shows is not published; a
 /// branch that no longer contains that commit fails condition 1.
 pub async fn refresh(
-    app: &AuditApp,
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,
     update_body: bool,
 ) -> Result<(), GitHubError> {
-    refresh_with(app, ctx, target, mode, update_body, After::default()).await
+    refresh_with(ctx, target, mode, update_body, After::default()).await
 }
 
 /// What a refresh does besides the views.
@@ -38,7 +36,6 @@ pub struct After {
 /// sent before the check run that shows it (docs/reference.md#when-the-app-dispatches).
 /// `after.thanks` is given whether or not the views are published.
 pub async fn refresh_with(
-    app: &AuditApp,
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,
@@ -47,7 +44,7 @@ pub async fn refresh_with(
 ) -> Result<(), GitHubError> {
     let After { dispatch, thanks } = after;
     // Boxed: what was observed is held across the awaits below, and futures stay small.
-    let Some(mut seen) = Box::pin(views::observe(app, ctx, target, update_body))
+    let Some(mut seen) = Box::pin(views::observe(ctx, target, update_body))
         .await?
         .map(Box::new)
     else {
@@ -56,22 +53,22 @@ pub async fn refresh_with(
             None => Ok(()),
         };
     };
+    // The gate is evaluated once on what was observed, and again only when the dispatch
+    // below moved the records.
+    let mut gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     let mut asked = None;
-    if dispatch {
-        let gate = gate_for(ctx, app.operator_min, seen.pull, &seen.state, &seen.checks);
-        if let (Some(gate), Ok(state)) = (gate, &seen.state) {
-            let published = seen.published.as_deref();
-            asked = dispatch::after_gate(ctx, seen.bot_slug, seen.pull, state, &gate, published)
-                .await?;
-        }
+    if let (true, Some(own), Ok(state)) = (dispatch, &gate, &seen.state) {
+        let published = seen.published.as_deref();
+        asked = dispatch::after_gate(ctx, seen.bot_slug, seen.pull, state, own, published).await?;
     }
     // The views show the records as the dispatch left them.
     if let Some((state, commit)) = asked.as_mut().and_then(|a| a.recorded.take()) {
         seen.state = Ok(state);
         seen.records_commit = commit.or(seen.records_commit);
+        gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     }
-    let others = views::others(ctx, app.operator_min, &seen).await?;
-    let plan = plan::plan(ctx, app.operator_min, &seen, &others, mode, asked.is_some());
+    let others = views::others(ctx, gate.as_ref(), &seen).await?;
+    let plan = plan::plan(ctx, gate, &seen, &others, mode, asked.is_some());
     drop(others);
     if let Some(asked) = asked {
         asked.send(ctx).await?;

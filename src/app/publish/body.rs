@@ -7,9 +7,9 @@
 //! one see that the body it read shows a newer records commit than its own and leave it
 //! standing, as the check run's `external_id` does for the check run (`app::lineage`).
 
-use crate::app::commit::lineage;
-use crate::app::commit::state::State;
 use crate::app::context::Ctx;
+use crate::app::reads::lineage;
+use crate::app::reads::state::State;
 use crate::engine::record::Record;
 use crate::engine::views::{body_stamp, sections, splice, BodyStatus, SpliceOutcome, Stamp};
 use crate::github::rest;

@@ -1,12 +1,11 @@
 //! What the views show, decided from what was observed: pure, so that every read happens
 //! before it (`views::observe`) and every write after it (`write::publish_plan`).
 
-use crate::app::commit::lineage::repair;
-use crate::app::commit::loading::{damage_of, Loaded};
 use crate::app::context::Ctx;
 use crate::app::publish::views::{forged, forged_words, gate_for, record_of, Observed, RunMode};
+use crate::app::reads::lineage::repair;
+use crate::app::reads::loading::{damage_of, Loaded};
 use crate::engine::gate::{combine, GateResult};
-use crate::engine::repo_config::Assurance;
 use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
     cap, check_run_with, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
@@ -27,18 +26,19 @@ pub struct Plan {
     pub mode: RunMode,
 }
 
-/// Decides what the views show. Pure: `seen` and `others` hold everything it reads;
-/// `sent_now` says this delivery sent the record's awaited dispatch just before.
+/// Decides what the views show. Pure: `seen` and `others` hold everything it reads, and
+/// `own` is the PR's gate as the caller evaluated it on `seen` (`None`: the configuration
+/// is invalid); `sent_now` says this delivery sent the record's awaited dispatch just before.
 pub fn plan(
     ctx: &Ctx,
-    operator_min: Assurance,
+    own: Option<GateResult>,
     seen: &Observed<'_>,
     others: &[(&Pull, Loaded)],
     mode: RunMode,
     sent_now: bool,
 ) -> Plan {
     let state = &seen.state;
-    let gate = combined_gate(ctx, operator_min, seen, others);
+    let gate = combined_gate(ctx, own, seen, others);
     let (body_status, new_body) = match (&seen.fresh, record_of(state).ok().flatten()) {
         (Some(fresh), Some(r)) => {
             let commit = state.as_ref().ok().and_then(|s| s.commit.as_ref());
@@ -76,18 +76,18 @@ pub fn plan(
 /// only when every one of them passes.
 fn combined_gate(
     ctx: &Ctx,
-    operator_min: Assurance,
+    own: Option<GateResult>,
     seen: &Observed<'_>,
     others: &[(&Pull, Loaded)],
 ) -> Option<GateResult> {
     let (pull, checks) = (seen.pull, &seen.checks[..]);
-    let own = gate_for(ctx, operator_min, pull, &seen.state, checks)?;
+    let own = own?;
     if others.is_empty() {
         return Some(own);
     }
     let mut results = vec![(pull.number, own)];
     for (other, other_state) in others {
-        if let Some(g) = gate_for(ctx, operator_min, other, other_state, checks) {
+        if let Some(g) = gate_for(ctx, other, other_state, checks) {
             results.push((other.number, g));
         }
     }

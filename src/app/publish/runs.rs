@@ -24,7 +24,7 @@ pub fn observations(runs: &[CheckRunInfo], own: &str) -> Vec<CheckObservation> {
 
 /// Our newest run of `check_name` among `runs` names this records commit.
 pub fn our_named_commit(runs: &[CheckRunInfo], check_name: &str, slug: &str) -> Option<CommitSha> {
-    crate::app::commit::loading::named_records_commit(runs, check_name, Some(slug))
+    crate::app::reads::loading::named_records_commit(runs, check_name, Some(slug))
 }
 
 /// Runs named like our check but made by another App or workflow: a gate anyone with

@@ -2,16 +2,14 @@
 //! computed from, read from GitHub (the records, the head's check runs, the PRs sharing
 //! the head, the body). `plan` decides from it; `write` publishes.
 
-use crate::app::commit::lineage::Lineage;
-use crate::app::commit::loading::{load, verified, Loaded};
 use crate::app::context::Ctx;
 use crate::app::memory::OurRun;
 use crate::app::publish::runs::our_run;
 pub use crate::app::publish::runs::{forged, forged_words, observations, our_named_commit};
-use crate::app::AuditApp;
+use crate::app::reads::lineage::Lineage;
+use crate::app::reads::loading::{load, verified, Loaded};
 use crate::engine::gate::{pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
 use crate::engine::record::Record;
-use crate::engine::repo_config::Assurance;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::GitHubError;
 use crate::ids::CommitSha;
@@ -38,7 +36,6 @@ pub fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
 /// The gate for one PR at its head (`auditloop status` calls the same [`pull_gate`]).
 pub fn gate_for(
     ctx: &Ctx,
-    operator_min: Assurance,
     pull: &Pull,
     state: &Loaded,
     checks: &[CheckObservation],
@@ -47,13 +44,13 @@ pub fn gate_for(
     let decisions = ctx.seen.decisions();
     Some(pull_gate(&PullGate {
         config,
-        operator_min,
+        operator_min: ctx.policy.operator_min,
         repo: &ctx.repo,
         head: &pull.head_sha,
         body: &pull.body,
         record: record_of(state),
         checks,
-        trust: ctx.trust.as_deref(),
+        trust: ctx.policy.trust.as_deref(),
         certified_report: state
             .as_ref()
             .ok()
@@ -67,7 +64,7 @@ pub fn gate_for(
 pub async fn read_decisions_if_cited(ctx: &Ctx, state: &Loaded) -> Result<(), GitHubError> {
     let cites = matches!(state, Ok(s) if matches!(&s.record, Some(Ok(r)) if crate::engine::gate::cites_decision(r)));
     if cites && ctx.seen.decisions().is_none() {
-        let found = crate::app::decision_records::read(ctx).await?;
+        let found = crate::app::reads::decision_records::read(ctx).await?;
         ctx.seen.saw_decisions(found);
     }
     Ok(())
@@ -129,8 +126,7 @@ pub struct Observed<'a> {
 /// conclusion (that listing then also serves as the body read); the body, read just before
 /// it is patched (docs/reference.md#the-pr-body).
 pub async fn observe<'a>(
-    app: &'a AuditApp,
-    ctx: &Ctx,
+    ctx: &'a Ctx,
     target: Target<'a>,
     update_body: bool,
 ) -> Result<Option<Observed<'a>>, GitHubError> {
@@ -141,14 +137,14 @@ pub async fn observe<'a>(
         runs: listed,
         checked: already_checked,
     } = target;
-    let bot_slug = app.bot_slug(ctx).await?;
+    let bot_slug = ctx.bot_slug().await?;
     let check_name = ctx.settings().check_name.clone();
     // Our run on the head as this process last made it, for when the listing does not show
     // it yet, so that an update finds it and a redelivered create finds the run it made.
     let known_run = ctx.memory.run_of(&ctx.repo, &pull.head_sha, &check_name);
     let reads = HeadReads {
         listed,
-        sharing: sharing_matters(ctx, app.operator_min, pull, state),
+        sharing: sharing_matters(ctx, pull, state),
         body: update_body && record_of(state).ok().flatten().is_some(),
     };
     let (runs, sharing, fresh) = read_head(ctx, pull, reads).await?;
@@ -193,8 +189,8 @@ pub async fn observe<'a>(
 /// Whether the open PRs on the head could change the conclusion. Without evidence checks
 /// the PR's own gate is known now; the other PRs on its head can only make a passing (or
 /// waiting) gate worse, never a failing one better.
-fn sharing_matters(ctx: &Ctx, operator_min: Assurance, pull: &Pull, state: &Loaded) -> bool {
-    let early = (!reads_checks(ctx)).then(|| gate_for(ctx, operator_min, pull, state, &[]));
+fn sharing_matters(ctx: &Ctx, pull: &Pull, state: &Loaded) -> bool {
+    let early = (!reads_checks(ctx)).then(|| gate_for(ctx, pull, state, &[]));
     match &early {
         Some(gate) => gate
             .as_ref()
@@ -306,11 +302,11 @@ fn published_summary(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) ->
 /// this PR's (it passes only when every one of them passes).
 pub async fn others<'s>(
     ctx: &Ctx,
-    operator_min: Assurance,
+    own: Option<&GateResult>,
     seen: &'s Observed<'_>,
 ) -> Result<Vec<(&'s Pull, Loaded)>, GitHubError> {
     let pull = seen.pull;
-    if gate_for(ctx, operator_min, pull, &seen.state, &seen.checks).is_none() {
+    if own.is_none() {
         return Ok(Vec::new());
     }
     let mut loaded = Vec::new();

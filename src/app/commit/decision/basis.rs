@@ -7,8 +7,9 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::app::commit::filing::IssueToFile;
-use crate::app::commit::store::{State, Unwritten};
+use crate::app::commit::store::Unwritten;
 use crate::app::failure::Refused;
+use crate::app::reads::state::State;
 use crate::engine::record::{has_delivery, Record};
 use crate::engine::transition as t;
 use crate::github::rest::Pull;

@@ -3,10 +3,11 @@
 use std::sync::Arc;
 
 use super::basis::{refusal, CommandDecision, Facts, Halt, Made};
-use crate::app::commit::store::{change_files, State, Unwritten};
+use crate::app::commit::store::Unwritten;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
+use crate::app::reads::state::{change_files, State};
 use crate::commands::ParsedCommand;
 use crate::engine::closing::closing_issues;
 use crate::engine::record::has_delivery;

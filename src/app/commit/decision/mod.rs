@@ -17,11 +17,10 @@ mod report;
 use std::sync::Mutex;
 
 use crate::app::commit::filing::{self};
-use crate::app::commit::loading;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
-use crate::app::AuditApp;
+use crate::app::reads::loading;
 use crate::commands::{ParsedCommand, ReportPayload};
 use crate::engine::transition as t;
 use crate::events::IssueCommentEvent;
@@ -46,7 +45,7 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
             lock().pulls.insert(number, pull);
         }
         Need::DecisionRecords => {
-            let found = crate::app::decision_records::read(ctx).await?;
+            let found = crate::app::reads::decision_records::read(ctx).await?;
             lock().decisions = Some(found);
         }
         Need::Issue(wanted) => {
@@ -65,7 +64,6 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
 /// The decision `command` makes, by family. Nothing here reads GitHub: what a decision
 /// needs, it asks for from the commit loop.
 pub fn for_command(
-    app: &AuditApp,
     ctx: &Ctx,
     command: &ParsedCommand,
     actor: &Login,
@@ -75,7 +73,7 @@ pub fn for_command(
     let made = Made {
         event: ctx.event(actor, e.comment.html_url.clone()),
         view: ctx.view(),
-        policy: policy(app, ctx),
+        policy: policy(ctx),
         delivery: ctx.delivery.clone(),
         head: Artifact::commit(pull.head_sha.clone()),
         by: format!("by {actor} in {}", pull.number),
@@ -90,7 +88,7 @@ pub fn for_command(
             invocation,
             candidate,
             payload,
-        } => report::decide(app, ctx, made, (audit_id, invocation, candidate), payload),
+        } => report::decide(ctx, made, (audit_id, invocation, candidate), payload),
         ParsedCommand::Status | ParsedCommand::Gate | ParsedCommand::Help => {
             Err(Refused::new("this command changes nothing", "").into())
         }
@@ -106,11 +104,11 @@ pub fn carries_receipt(payload: &ReportPayload) -> bool {
     }
 }
 
-fn policy(app: &AuditApp, ctx: &Ctx) -> t::AuditPolicy {
+fn policy(ctx: &Ctx) -> t::AuditPolicy {
     let settings = ctx.settings();
     t::AuditPolicy {
         default_budget: settings.audit_budget,
-        assurance: settings.effective_assurance(app.operator_min),
+        assurance: settings.effective_assurance(ctx.policy.operator_min),
         allow_self_audit: settings.allow_self_audit,
     }
 }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::basis::{current, refusal, CommandDecision, Facts, Halt, Made};
 use crate::app::commit::filing::IssueToFile;
-use crate::app::commit::store::{change_files, State};
 use crate::app::failure::CommandFailure;
+use crate::app::reads::state::{change_files, State};
 use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::record::{BaselineCause, DispositionKind, Record};
 use crate::engine::transition::{self as t, Applied, EventContext};

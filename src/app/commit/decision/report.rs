@@ -7,11 +7,11 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 
 use super::basis::{current, problems_text, refusal, CommandDecision, Facts, Halt, Made};
-use crate::app::commit::store::{change_files, State, Unwritten};
+use crate::app::commit::store::Unwritten;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
-use crate::app::AuditApp;
+use crate::app::reads::state::{change_files, State};
 use crate::commands::ReportPayload;
 use crate::engine::receipt::{verify, ReceiptContext, TrustStore};
 use crate::engine::record::{EventKind, HandoffCounts};
@@ -23,26 +23,20 @@ use crate::engine::transition::{self as t, Applied, FailureInput, ReportInput, V
 use crate::ids::{Artifact, AuditId, RepoName};
 
 pub(super) fn decide(
-    app: &AuditApp,
     ctx: &Ctx,
     made: Made,
     flags: (Option<AuditId>, Option<String>, Option<Artifact>),
     payload: ReportPayload,
 ) -> Result<CommandDecision, CommandFailure> {
     match payload {
-        ReportPayload::Json(text) => json(app, ctx, made, &text),
+        ReportPayload::Json(text) => json(ctx, made, &text),
         ReportPayload::Handoff(text) => handoff(made, flags, &text),
     }
 }
 
 /// A JSON report: parsed and refused now if malformed; its receipt verified and the
 /// decision records it cites read in the commit loop, against the latest index.
-fn json(
-    app: &AuditApp,
-    ctx: &Ctx,
-    made: Made,
-    text: &str,
-) -> Result<CommandDecision, CommandFailure> {
+fn json(ctx: &Ctx, made: Made, text: &str) -> Result<CommandDecision, CommandFailure> {
     let Made {
         event,
         view,
@@ -67,7 +61,8 @@ fn json(
     })?;
     let cites = cites_decision(ctx, &intake);
     let repo = ctx.repo.clone();
-    let trust = app.trust.clone();
+    // The App always has a trust store; an empty one pins no key, so verifies nothing.
+    let trust = ctx.policy.trust.clone().unwrap_or_default();
     let now = ctx.now;
     let none = BTreeSet::new();
     Ok(CommandDecision {

@@ -1,0 +1,348 @@
+//! `/audit report`: the record-dependent rules of an accepted report (docs/reference.md#report-rules,
+//! docs/reference.md#budget) and the effects of a run; and the plan-audit `ERROR` handoff as an invocation failure.
+
+use std::collections::BTreeSet;
+
+use super::limits::check_authorities;
+use super::{append, Applied, EventContext, Refusal};
+use crate::ids::{Artifact, AuditId, Login, TaskId, WorkUnit};
+use crate::record::{
+    canonical_tasks, AuditState, EventKind, FindingSummary, Grade, HandoffCounts, HandoffMark,
+    Index, InvocationFailure, LimitationSummary, Record, ReportRun,
+};
+use crate::repo_config::Assurance;
+use crate::report::{Receipt, Report, Verdict};
+use crate::transition::AuditPolicy;
+
+/// What the receipt verifier established about a report's receipt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedReceipt {
+    pub receipt_id: String,
+    pub key_id: String,
+}
+
+/// A parsed, normalized report that passed every record-independent rule.
+#[derive(Debug, Clone, Copy)]
+pub struct ReportInput<'a> {
+    pub report: &'a Report,
+    /// `sha256:` digest of the normalized report.
+    pub digest: &'a str,
+    pub receipt: Option<&'a VerifiedReceipt>,
+    /// The report came as a plan-audit handoff block, with its finding counts.
+    pub handoff: Option<HandoffCounts>,
+    /// Numbers `n` of the decision records `D-<n>` that exist.
+    pub decisions: &'a BTreeSet<u32>,
+    /// The pull request's author, as GitHub names it.
+    pub author: Option<&'a Login>,
+    /// The verified receipt as it came, kept whole with the run.
+    pub receipt_whole: Option<&'a Receipt>,
+}
+
+/// Whether the poster may grade this candidate (docs/reference.md#independence-of-the-auditor):
+/// `Ok(true)` when the poster is the author or the pusher and only `allow_self_audit`
+/// lets it through, `Ok(false)` for an independent poster or a signed report.
+///
+/// # Errors
+///
+/// [`Refusal::SelfAudit`] when the poster set the candidate or wrote the PR, unsigned.
+pub fn independence(
+    record: &Record,
+    poster: &Login,
+    author: Option<&Login>,
+    signed: bool,
+    policy: &AuditPolicy,
+) -> Result<bool, Refusal> {
+    if signed {
+        return Ok(false);
+    }
+    let same = |other: &Login| other.as_str().eq_ignore_ascii_case(poster.as_str());
+    let role = if author.is_some_and(same) {
+        "is the pull request's author"
+    } else if record.candidate_pushed_by().is_some_and(same) {
+        "set the current candidate"
+    } else {
+        return Ok(false);
+    };
+    if policy.allow_self_audit {
+        return Ok(true);
+    }
+    Err(Refusal::SelfAudit {
+        poster: poster.clone(),
+        role,
+    })
+}
+
+pub use crate::layout::report_path;
+
+fn tasks_word(tasks: &[TaskId]) -> String {
+    tasks
+        .iter()
+        .map(TaskId::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn check_binding(
+    record: &Record,
+    audit_id: &AuditId,
+    work_unit: Option<&WorkUnit>,
+    candidate: &Artifact,
+) -> Result<(), Refusal> {
+    if audit_id != &record.id {
+        return Err(Refusal::AuditIdMismatch {
+            report: audit_id.clone(),
+            record: record.id.clone(),
+        });
+    }
+    if let Some(unit) = work_unit.filter(|u| *u != &record.work_unit) {
+        return Err(Refusal::WorkUnitMismatch {
+            report: unit.clone(),
+            record: record.work_unit.clone(),
+        });
+    }
+    if candidate != &record.candidate_artifact {
+        return Err(Refusal::StaleCandidate {
+            report: candidate.clone(),
+            current: record.candidate_artifact.clone(),
+        });
+    }
+    Ok(())
+}
+
+fn check_invocation_unused(record: &Record, index: &Index, reference: &str) -> Result<(), Refusal> {
+    let used_by = index.invocations.get(reference).cloned().or_else(|| {
+        record
+            .invocation_refs()
+            .any(|r| r == reference)
+            .then(|| record.id.clone())
+    });
+    match used_by {
+        Some(id) => Err(Refusal::InvocationRefReused {
+            reference: reference.to_owned(),
+            id,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Applies an accepted report as the next run, or refuses it naming the rule.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
+pub fn accept_report(
+    record: &Record,
+    index: &Index,
+    input: ReportInput<'_>,
+    ctx: &EventContext,
+    policy: &AuditPolicy,
+) -> Result<Applied, Refusal> {
+    let report = input.report;
+    if policy.assurance == Assurance::Hardened {
+        if input.handoff.is_some() {
+            return Err(Refusal::HandoffUnderHardened);
+        }
+        if input.receipt.is_none() {
+            return Err(Refusal::ReceiptRequired);
+        }
+    }
+    check_binding(
+        record,
+        &report.audit_id,
+        Some(&report.work_unit),
+        &report.candidate_artifact,
+    )?;
+    let tasks = canonical_tasks(report.covered_tasks.iter().cloned());
+    if tasks != record.covered_tasks {
+        return Err(Refusal::CoveredTasksMismatch {
+            report: tasks_word(&tasks),
+            record: tasks_word(&record.covered_tasks),
+        });
+    }
+    let self_audit = independence(
+        record,
+        &ctx.actor,
+        input.author,
+        input.receipt.is_some(),
+        policy,
+    )?;
+    check_invocation_unused(record, index, &report.invocation.reference)?;
+    if let Some(receipt) = input.receipt {
+        if let Some(id) = index.receipts.get(&receipt.receipt_id) {
+            return Err(Refusal::ReceiptReused {
+                receipt_id: receipt.receipt_id.clone(),
+                id: id.clone(),
+            });
+        }
+    }
+    let used = record.runs_used();
+    match record.audit_state {
+        AuditState::AwaitingHuman => {
+            return Err(Refusal::AwaitingHuman {
+                id: record.id.clone(),
+            })
+        }
+        AuditState::Certified => {
+            return Err(Refusal::AlreadyCertified {
+                artifact: record
+                    .certified_artifact
+                    .clone()
+                    .unwrap_or_else(|| record.candidate_artifact.clone()),
+            })
+        }
+        AuditState::Blocked | AuditState::Open => {}
+    }
+    if record.audit_state == AuditState::Blocked || used >= record.audit_budget {
+        return Err(Refusal::BudgetExhausted {
+            used,
+            budget: record.audit_budget,
+        });
+    }
+    let run = used + 1;
+    let limitations = report.limitations.clone().unwrap_or_default();
+    if report.verdict.certifies() {
+        for f in &report.findings {
+            if let Some(veto) = f.key.as_ref().and_then(|k| record.veto_on(k, run)) {
+                return Err(Refusal::VetoedFinding {
+                    finding: f.id.clone(),
+                    key: veto.key.clone(),
+                    from_round: veto.effective_from_round,
+                });
+            }
+        }
+    }
+    if report.verdict == Verdict::CertifiedWithAcceptedLimitations {
+        check_authorities(record, &limitations, input.decisions)?;
+    }
+
+    let grade = if input.receipt.is_some() {
+        Grade::Authenticated
+    } else {
+        Grade::SessionReported
+    };
+    let event =
+        ReportRun {
+            run,
+            invocation_ref: report.invocation.reference.clone(),
+            invocation_mode: report.invocation.mode,
+            candidate_artifact: report.candidate_artifact.clone(),
+            covered_tasks: tasks,
+            verdict: report.verdict,
+            report_digest: input.digest.to_owned(),
+            grade,
+            report: report_path(&record.id, run),
+            receipt_id: input.receipt.map(|r| r.receipt_id.clone()),
+            receipt: input
+                .receipt
+                .and(input.receipt_whole.cloned().map(Box::new)),
+            self_audit,
+            handoff: input.handoff.map_or(HandoffMark::Flag(false), |findings| {
+                HandoffMark::Counts { findings }
+            }),
+            findings: report
+                .findings
+                .iter()
+                .map(|f| FindingSummary {
+                    id: f.id.clone(),
+                    key: f.key.clone(),
+                    severity: f.severity,
+                    blocking: f.blocking,
+                    cross_remit: f.cross_remit.unwrap_or(false),
+                    claim: f.claim.clone(),
+                    evidence_refs: f.evidence_refs.clone(),
+                    required_outcome: Some(f.required_outcome.clone()),
+                    verification_required: Some(f.verification_required.clone()),
+                })
+                .collect(),
+            limitations: limitations
+                .into_iter()
+                .map(|l| LimitationSummary {
+                    id: l.id,
+                    key: l.key,
+                    text: l.text,
+                    authority: l.authority,
+                })
+                .collect(),
+            elegance: report.elegance.as_ref().map(|e| e.score),
+        };
+    let mut applied = append(record, EventKind::Report(event), ctx)?;
+    let mut next = index.clone();
+    next.invocations
+        .insert(report.invocation.reference.clone(), record.id.clone());
+    if let Some(receipt) = input.receipt {
+        next.receipts
+            .insert(receipt.receipt_id.clone(), record.id.clone());
+    }
+    applied.index = Some(next);
+    Ok(applied)
+}
+
+/// Invocation failures one candidate may record before a maintainer's override: the
+/// fourth is refused (docs/reference.md#the-plan-audit-handoff).
+pub const MAX_INVOCATION_FAILURES: u32 = 3;
+
+/// The invocation failures on the current candidate since the last override.
+fn failures_since_override(record: &Record) -> u32 {
+    let since = record
+        .history
+        .iter()
+        .rposition(|e| matches!(e.kind, EventKind::Override(_)))
+        .map_or(0, |at| at + 1);
+    let n = record.history[since..]
+        .iter()
+        .filter(|e| {
+            matches!(&e.kind, EventKind::InvocationFailure(f)
+                if f.candidate_artifact == record.candidate_artifact)
+        })
+        .count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// A plan-audit `ERROR` handoff: the invocation failed without a report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailureInput {
+    pub audit_id: AuditId,
+    pub invocation_ref: String,
+    pub candidate_artifact: Artifact,
+    pub reason: String,
+    /// The pull request's author, as GitHub names it.
+    pub author: Option<Login>,
+}
+
+/// Records an invocation failure: no budget used (docs/reference.md#budget), the ref registered.
+///
+/// # Errors
+///
+/// The [`Refusal`] naming the rule the command breaks, when it is refused.
+pub fn record_invocation_failure(
+    record: &Record,
+    index: &Index,
+    input: FailureInput,
+    ctx: &EventContext,
+    policy: &AuditPolicy,
+) -> Result<Applied, Refusal> {
+    if policy.assurance == Assurance::Hardened {
+        return Err(Refusal::HandoffUnderHardened);
+    }
+    check_binding(record, &input.audit_id, None, &input.candidate_artifact)?;
+    independence(record, &ctx.actor, input.author.as_ref(), false, policy)?;
+    check_invocation_unused(record, index, &input.invocation_ref)?;
+    let failed = failures_since_override(record);
+    if failed >= MAX_INVOCATION_FAILURES {
+        return Err(Refusal::InvocationFailuresSpent {
+            failed,
+            candidate: record.candidate_artifact.clone(),
+        });
+    }
+    let kind = EventKind::InvocationFailure(InvocationFailure {
+        invocation_ref: input.invocation_ref.clone(),
+        candidate_artifact: input.candidate_artifact,
+        reason: input.reason,
+    });
+    let mut applied = append(record, kind, ctx)?;
+    let mut next = index.clone();
+    next.invocations
+        .insert(input.invocation_ref, record.id.clone());
+    applied.index = Some(next);
+    Ok(applied)
+}

@@ -22,10 +22,10 @@ static DEFAULTS: LazyLock<RepoConfig> = LazyLock::new(RepoConfig::default);
 /// operator requires, the trust store kept receipts are verified against, and who the App
 /// is on GitHub (its slug, read once, to know its own check runs).
 #[derive(Clone)]
-pub struct Policy {
-    pub operator_min: Assurance,
+pub(crate) struct Policy {
+    pub(crate) operator_min: Assurance,
     /// `None` where none is in force (a CLI run without one).
-    pub trust: Option<Arc<TrustStore>>,
+    pub(crate) trust: Option<Arc<TrustStore>>,
     identity: Option<Arc<Identity>>,
 }
 
@@ -37,7 +37,11 @@ struct Identity {
 
 impl Policy {
     /// The policy of the App `github` is.
-    pub fn of_app(github: Arc<GitHubApp>, trust: TrustStore, operator_min: Assurance) -> Self {
+    pub(crate) fn of_app(
+        github: Arc<GitHubApp>,
+        trust: TrustStore,
+        operator_min: Assurance,
+    ) -> Self {
         Self {
             operator_min,
             trust: Some(Arc::new(trust)),
@@ -49,7 +53,7 @@ impl Policy {
     }
 
     /// The policy of a run outside the App (`status`, the MCP server): no App identity.
-    pub fn outside(operator_min: Assurance, trust: Option<&TrustStore>) -> Self {
+    pub(crate) fn outside(operator_min: Assurance, trust: Option<&TrustStore>) -> Self {
         Self {
             operator_min,
             trust: trust.map(|t| Arc::new(t.clone())),
@@ -62,7 +66,7 @@ impl Policy {
     /// # Errors
     ///
     /// [`GitHubError`] when `GET /app` fails, or outside the App, which has no identity.
-    pub async fn slug(&self, api: &Api) -> Result<&str, GitHubError> {
+    pub(crate) async fn slug(&self, api: &Api) -> Result<&str, GitHubError> {
         let Some(identity) = &self.identity else {
             return Err(GitHubError::Setup(
                 "no App identity outside the App: its slug is unknown".to_owned(),
@@ -81,7 +85,7 @@ impl Policy {
 
 /// Where a context's work comes from: a webhook delivery, or the App's own work with the
 /// name its claims and events carry in place of a delivery id.
-pub enum Origin<'a> {
+pub(crate) enum Origin<'a> {
     /// A delivery, with its comment's creation time when it is a command.
     Delivery {
         id: &'a DeliveryId,
@@ -107,37 +111,37 @@ impl Origin<'_> {
 }
 
 /// The repository a context serves, as the event or listing named it.
-pub struct Place {
-    pub api: Api,
-    pub repo: RepoName,
-    pub default_branch: String,
+pub(crate) struct Place {
+    pub(crate) api: Api,
+    pub(crate) repo: RepoName,
+    pub(crate) default_branch: String,
     /// `https://github.com`, or the Enterprise host, for links in views.
-    pub html_base: String,
+    pub(crate) html_base: String,
 }
 
-pub struct Ctx {
-    pub api: Api,
-    pub repo: RepoName,
-    pub default_branch: String,
-    pub delivery: DeliveryId,
-    pub config: Result<RepoConfig, ConfigError>,
+pub(crate) struct Ctx {
+    pub(crate) api: Api,
+    pub(crate) repo: RepoName,
+    pub(crate) default_branch: String,
+    pub(crate) delivery: DeliveryId,
+    pub(crate) config: Result<RepoConfig, ConfigError>,
     /// `https://github.com`, or the Enterprise host, for links in views.
-    pub html_base: String,
-    pub now: DateTime<Utc>,
+    pub(crate) html_base: String,
+    pub(crate) now: DateTime<Utc>,
     /// The earliest a reply to this delivery can have been posted: its comment's creation
     /// (less a margin for clocks), else as far back as GitHub redelivers.
-    pub replies_since: DateTime<Utc>,
+    pub(crate) replies_since: DateTime<Utc>,
     /// What the process remembers across deliveries.
-    pub memory: Arc<Memory>,
+    pub(crate) memory: Arc<Memory>,
     /// The reads this delivery made already.
-    pub seen: Seen,
+    pub(crate) seen: Seen,
     /// The App's policy: minimum assurance, trust store, slug.
-    pub policy: Policy,
+    pub(crate) policy: Policy,
 }
 
 impl Ctx {
     /// The one way a context is made: for `origin`'s work on `place`, under `config`.
-    pub fn new(
+    pub(crate) fn new(
         place: Place,
         origin: &Origin<'_>,
         config: Result<RepoConfig, ConfigError>,
@@ -166,7 +170,7 @@ impl Ctx {
 
     /// The same repository and time for another origin's work, with nothing seen yet.
     #[must_use]
-    pub fn for_origin(&self, origin: &Origin<'_>) -> Self {
+    pub(crate) fn for_origin(&self, origin: &Origin<'_>) -> Self {
         Self {
             api: self.api.clone(),
             repo: self.repo.clone(),
@@ -187,13 +191,13 @@ impl Ctx {
     /// # Errors
     ///
     /// As [`Policy::slug`].
-    pub async fn bot_slug(&self) -> Result<&str, GitHubError> {
+    pub(crate) async fn bot_slug(&self) -> Result<&str, GitHubError> {
         self.policy.slug(&self.api).await
     }
 
     /// What a change in this repository leaves for the dashboard's next flush, when the
     /// dashboard is on. No call is made here.
-    pub fn dashboard_changed(&self) {
+    pub(crate) fn dashboard_changed(&self) {
         if self.config.as_ref().is_ok_and(|c| c.dashboard) {
             self.memory
                 .dashboard_changed(crate::app::memory::DashboardDue {
@@ -207,19 +211,19 @@ impl Ctx {
 
     /// The repository's settings, or the defaults while its file is invalid. The one place
     /// that falls back: nothing else repeats a default.
-    pub fn settings(&self) -> &RepoConfig {
+    pub(crate) fn settings(&self) -> &RepoConfig {
         self.config.as_ref().unwrap_or(&DEFAULTS)
     }
 
-    pub fn records_branch(&self) -> &str {
+    pub(crate) fn records_branch(&self) -> &str {
         &self.settings().records_branch
     }
 
-    pub fn check_name(&self) -> &str {
+    pub(crate) fn check_name(&self) -> &str {
         &self.settings().check_name
     }
 
-    pub fn view(&self) -> ViewContext {
+    pub(crate) fn view(&self) -> ViewContext {
         ViewContext {
             html_base: self.html_base.clone(),
             repository: self.repo.clone(),
@@ -227,7 +231,7 @@ impl Ctx {
         }
     }
 
-    pub fn event(&self, actor: &Login, comment_url: Option<String>) -> EventContext {
+    pub(crate) fn event(&self, actor: &Login, comment_url: Option<String>) -> EventContext {
         EventContext {
             at: self.now,
             actor: actor.clone(),
@@ -238,7 +242,7 @@ impl Ctx {
 }
 
 /// How far back a reply to a delivery can be: GitHub redelivers for 3 days.
-pub fn replies_since(now: DateTime<Utc>, command_at: Option<&str>) -> DateTime<Utc> {
+pub(crate) fn replies_since(now: DateTime<Utc>, command_at: Option<&str>) -> DateTime<Utc> {
     let oldest = now - chrono::TimeDelta::days(3);
     command_at
         .and_then(|at| DateTime::parse_from_rfc3339(at).ok())
@@ -247,7 +251,7 @@ pub fn replies_since(now: DateTime<Utc>, command_at: Option<&str>) -> DateTime<U
 }
 
 /// `https://HOST` from a repository's `html_url` (`https://HOST/OWNER/REPO`).
-pub fn html_base(html_url: Option<&str>) -> String {
+pub(crate) fn html_base(html_url: Option<&str>) -> String {
     html_url
         .and_then(|u| {
             let after_scheme = u.find("://")? + 3;

@@ -33,7 +33,7 @@ pub enum Outcome {
     Nothing,
 }
 
-pub use crate::app::memory::DashboardDue as Due;
+pub(crate) use crate::app::memory::DashboardDue as Due;
 
 /// The open PRs with a record in `snapshot`, as the dashboard lists them.
 fn open_pulls<'a>(
@@ -70,7 +70,7 @@ fn open_pulls<'a>(
 
 /// The rows of the open `pulls` read from `snapshot`.
 #[must_use]
-pub fn rows_of(pulls: &[Pull], snapshot: &Snapshot) -> Vec<dashboard::Row> {
+pub(crate) fn rows_of(pulls: &[Pull], snapshot: &Snapshot) -> Vec<dashboard::Row> {
     let index = snapshot
         .file(state::INDEX_PATH)
         .and_then(|t| crate::engine::record::Index::parse(t).ok())
@@ -86,7 +86,7 @@ pub fn rows_of(pulls: &[Pull], snapshot: &Snapshot) -> Vec<dashboard::Row> {
 
 /// The dashboard's body for the open `pulls`, from `snapshot`.
 #[must_use]
-pub fn body_of(ctx: &Ctx, pulls: &[Pull], snapshot: &Snapshot) -> String {
+pub(crate) fn body_of(ctx: &Ctx, pulls: &[Pull], snapshot: &Snapshot) -> String {
     let rows = rows_of(pulls, snapshot);
     let library = snapshot
         .file(crate::engine::patterns::PATTERNS_PATH)
@@ -109,7 +109,7 @@ pub fn body_of(ctx: &Ctx, pulls: &[Pull], snapshot: &Snapshot) -> String {
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub fails; nothing of the records depends on it.
-pub async fn refresh(
+pub(crate) async fn refresh(
     ctx: &Ctx,
     pulls: &[Pull],
     snapshot: &Snapshot,
@@ -227,7 +227,7 @@ const OPEN_PULL_PAGES: usize = 10;
 /// # Errors
 ///
 /// As [`refresh`].
-pub async fn from_sweep(
+pub(crate) async fn from_sweep(
     ctx: &Ctx,
     pulls: &[Pull],
     snapshot: &Snapshot,

@@ -6,7 +6,7 @@ use crate::engine::views::md::Md;
 use crate::github::GitHubError;
 
 #[derive(Debug, thiserror::Error)]
-pub enum CommandFailure {
+pub(crate) enum CommandFailure {
     /// What was wrong and how to fix it: one `auditloop: refused` reply, nothing recorded.
     #[error("refused: {}", .0.what.plain())]
     Refused(Refused),
@@ -32,13 +32,13 @@ impl From<crate::engine::transition::Refusal> for CommandFailure {
 /// What was wrong and how to put it right, as the reply shows them. An app literal keeps
 /// its Markdown; an owned string is untrusted and escaped (see [`Md`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
-    pub what: Md,
-    pub fix: Md,
+pub(crate) struct Refused {
+    pub(crate) what: Md,
+    pub(crate) fix: Md,
 }
 
 impl Refused {
-    pub fn new(what: impl Into<Md>, fix: impl Into<Md>) -> Self {
+    pub(crate) fn new(what: impl Into<Md>, fix: impl Into<Md>) -> Self {
         Self {
             what: what.into(),
             fix: fix.into(),

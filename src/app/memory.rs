@@ -10,15 +10,15 @@ use crate::locks::{KeyGuard, KeyedLocks};
 use crate::records::RecordsCache;
 
 /// Check-run ids remembered at most; the map starts over when full.
-pub const MAX_RUN_IDS: usize = 8192;
+pub(crate) const MAX_RUN_IDS: usize = 8192;
 
 /// Kept for the life of the process, shared by all deliveries.
 #[derive(Default)]
-pub struct Memory {
+pub(crate) struct Memory {
     /// Per repository, the newest records commits this process made, newest last: commits
     /// no other process made, which its claims point at (see [`crate::app::claim`]).
     marks: Mutex<HashMap<String, Vec<CommitSha>>>,
-    pub records: RecordsCache,
+    pub(crate) records: RecordsCache,
     /// Our newest check run per repository, head commit and name, as this process created
     /// or listed it: an update needs its id, not a listing.
     runs: Mutex<HashMap<String, OurRun>>,
@@ -35,11 +35,11 @@ pub struct Memory {
 /// A repository whose dashboard is to be rebuilt (see [`crate::app::dashboard`]), as a
 /// change left it.
 #[derive(Clone)]
-pub struct DashboardDue {
-    pub api: crate::github::Api,
-    pub repo: RepoName,
-    pub default_branch: String,
-    pub html_base: String,
+pub(crate) struct DashboardDue {
+    pub(crate) api: crate::github::Api,
+    pub(crate) repo: RepoName,
+    pub(crate) default_branch: String,
+    pub(crate) html_base: String,
 }
 
 /// A repository's dashboard: a change waiting to be shown, and the last rebuild.
@@ -54,11 +54,11 @@ struct DashboardSlot {
 
 /// A check run of ours: its id and the records commit it was computed from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OurRun {
-    pub id: CheckRunId,
+pub(crate) struct OurRun {
+    pub(crate) id: CheckRunId,
     /// Its GraphQL id, when known: then it is updated in the views' one mutation.
-    pub node: Option<NodeId>,
-    pub records: Option<CommitSha>,
+    pub(crate) node: Option<NodeId>,
+    pub(crate) records: Option<CommitSha>,
 }
 
 /// Repositories whose marks are kept at most; the map starts over when full (a claim of a
@@ -74,7 +74,7 @@ fn run_key(repo: &RepoName, head: &CommitSha, name: &str) -> String {
 
 impl Memory {
     /// A record of `due`'s repository changed: its dashboard is rebuilt on a later flush.
-    pub fn dashboard_changed(&self, due: DashboardDue) {
+    pub(crate) fn dashboard_changed(&self, due: DashboardDue) {
         let key = due.repo.as_str().to_ascii_lowercase();
         let mut slots = self
             .dashboards
@@ -88,7 +88,7 @@ impl Memory {
 
     /// Whether the sweep found `repo`'s dashboard settled off before (see
     /// [`Memory::dashboard_off`]).
-    pub fn dashboard_settled_off(&self, repo: &RepoName) -> bool {
+    pub(crate) fn dashboard_settled_off(&self, repo: &RepoName) -> bool {
         self.dashboards
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -97,7 +97,7 @@ impl Memory {
     }
 
     /// Notes whether `repo`'s dashboard setting is off with no dashboard left open.
-    pub fn dashboard_off(&self, repo: &RepoName, off: bool) {
+    pub(crate) fn dashboard_off(&self, repo: &RepoName, off: bool) {
         let key = repo.as_str().to_ascii_lowercase();
         let mut slots = self
             .dashboards
@@ -110,7 +110,7 @@ impl Memory {
 
     /// The dashboards to rebuild now: changed, and last rebuilt `interval` ago or more.
     /// Each is taken (a change after this is due again) and stamped as rebuilt now.
-    pub fn dashboards_due(&self, interval: std::time::Duration) -> Vec<DashboardDue> {
+    pub(crate) fn dashboards_due(&self, interval: std::time::Duration) -> Vec<DashboardDue> {
         let now = std::time::Instant::now();
         let mut slots = self
             .dashboards
@@ -127,7 +127,7 @@ impl Memory {
     }
 
     /// The newest mark of this process in `repo`, if it made a records commit there.
-    pub fn mark(&self, repo: &RepoName) -> Option<CommitSha> {
+    pub(crate) fn mark(&self, repo: &RepoName) -> Option<CommitSha> {
         let marks = self
             .marks
             .lock()
@@ -137,7 +137,7 @@ impl Memory {
             .and_then(|m| m.last().cloned())
     }
 
-    pub fn add_mark(&self, repo: &RepoName, mark: CommitSha) {
+    pub(crate) fn add_mark(&self, repo: &RepoName, mark: CommitSha) {
         let mut marks = self
             .marks
             .lock()
@@ -154,7 +154,7 @@ impl Memory {
     }
 
     /// Whether `target` (what a claim ref points at) is a mark of this process.
-    pub fn is_mark(&self, repo: &RepoName, target: &str) -> bool {
+    pub(crate) fn is_mark(&self, repo: &RepoName, target: &str) -> bool {
         let marks = self
             .marks
             .lock()
@@ -167,7 +167,7 @@ impl Memory {
             })
     }
 
-    pub fn run_of(&self, repo: &RepoName, head: &CommitSha, name: &str) -> Option<OurRun> {
+    pub(crate) fn run_of(&self, repo: &RepoName, head: &CommitSha, name: &str) -> Option<OurRun> {
         let runs = self
             .runs
             .lock()
@@ -175,7 +175,7 @@ impl Memory {
         runs.get(&run_key(repo, head, name)).cloned()
     }
 
-    pub fn remember_run(&self, repo: &RepoName, head: &CommitSha, name: &str, run: OurRun) {
+    pub(crate) fn remember_run(&self, repo: &RepoName, head: &CommitSha, name: &str, run: OurRun) {
         let mut runs = self
             .runs
             .lock()
@@ -192,7 +192,7 @@ impl Memory {
     /// race costs a read of the moved branch and a new tree, commit and ref update: on a
     /// busy repository, dozens of calls per command. Replicas still meet at the
     /// compare-and-swap.
-    pub async fn write_turn(&self, repo: &RepoName, branch: &str) -> (KeyGuard<'_>, bool) {
+    pub(crate) async fn write_turn(&self, repo: &RepoName, branch: &str) -> (KeyGuard<'_>, bool) {
         let key = format!("{}\n{branch}", repo.as_str().to_ascii_lowercase());
         self.turns.lock_noting_wait(&key).await
     }
@@ -200,7 +200,7 @@ impl Memory {
     /// The pull requests of `repo` whose head was `sha` when this process last read them
     /// (a guess, confirmed by reading each): how a fork's PR is found from its head, since
     /// GitHub leaves fork PRs out of a commit's pull-request listing.
-    pub fn pulls_with_head(&self, repo: &RepoName, sha: &CommitSha) -> Vec<PrNumber> {
+    pub(crate) fn pulls_with_head(&self, repo: &RepoName, sha: &CommitSha) -> Vec<PrNumber> {
         let prefix = format!("{}\n", repo.as_str().to_ascii_lowercase());
         let heads = self
             .heads
@@ -215,7 +215,7 @@ impl Memory {
         found
     }
 
-    pub fn head_of(&self, repo: &RepoName, pr: PrNumber) -> Option<CommitSha> {
+    pub(crate) fn head_of(&self, repo: &RepoName, pr: PrNumber) -> Option<CommitSha> {
         let heads = self
             .heads
             .lock()
@@ -223,7 +223,7 @@ impl Memory {
         heads.get(&head_key(repo, pr)).cloned()
     }
 
-    pub fn remember_head(&self, repo: &RepoName, pr: PrNumber, head: &CommitSha) {
+    pub(crate) fn remember_head(&self, repo: &RepoName, pr: PrNumber, head: &CommitSha) {
         let mut heads = self
             .heads
             .lock()
@@ -239,4 +239,4 @@ fn head_key(repo: &RepoName, pr: PrNumber) -> String {
     format!("{}\n{}", repo.as_str().to_ascii_lowercase(), pr.0)
 }
 
-pub use crate::app::seen::{EarlyReply, Seen, Taken};
+pub(crate) use crate::app::seen::{EarlyReply, Seen, Taken};

@@ -31,9 +31,8 @@ use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
 
 pub use audit_app::AuditApp;
-pub use context::Ctx;
+pub(crate) use context::Ctx;
 pub use gate_now::{gate_now, GateNow};
-pub use reads::decision_records::decision_number;
 pub use sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
 
 impl From<GitHubError> for HandlerError {

@@ -12,7 +12,7 @@ use crate::ids::{CommitSha, NodeId, PrNumber, RepoName};
 
 /// The reads one delivery made, reused by its later steps.
 #[derive(Default)]
-pub struct Seen {
+pub(crate) struct Seen {
     /// The records branch and where its ref was (`None`: absent).
     records: Mutex<Option<(String, Option<CommitSha>)>>,
     /// The records commit the first reads found: its tree and parents, and the listing
@@ -40,7 +40,7 @@ pub struct Seen {
 
 /// What making a claim found (see [`crate::app::claim`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Taken {
+pub(crate) enum Taken {
     /// Created by this call: nothing was done under it yet.
     New,
     /// This process's already (its mark): made by this handling whose answer was lost, or
@@ -53,7 +53,7 @@ pub enum Taken {
 
 impl Taken {
     #[must_use]
-    pub fn ours(self) -> bool {
+    pub(crate) fn ours(self) -> bool {
         self != Taken::Lost
     }
 }
@@ -61,17 +61,17 @@ impl Taken {
 /// What the early reads did towards a reply (`status`, `help`); `None`: that call failed,
 /// and is made again when the reply is posted.
 #[derive(Debug, Clone, Copy)]
-pub struct EarlyReply {
+pub(crate) struct EarlyReply {
     /// What the first generation of the reply's claim found.
-    pub taken: Option<Taken>,
+    pub(crate) taken: Option<Taken>,
     /// Whether the +1 was new (201) rather than there already (200).
-    pub reaction_new: Option<bool>,
+    pub(crate) reaction_new: Option<bool>,
 }
 
 impl Seen {
     // Outer `None`: not read yet in this delivery; `Some(None)`: read, and the branch is absent.
     #[allow(clippy::option_option)]
-    pub fn records_head(&self, branch: &str) -> Option<Option<CommitSha>> {
+    pub(crate) fn records_head(&self, branch: &str) -> Option<Option<CommitSha>> {
         let seen = self
             .records
             .lock()
@@ -81,7 +81,7 @@ impl Seen {
             .map(|(_, c)| c.clone())
     }
 
-    pub fn saw_records(&self, branch: &str, commit: Option<&CommitSha>) {
+    pub(crate) fn saw_records(&self, branch: &str, commit: Option<&CommitSha>) {
         *self
             .records
             .lock()
@@ -89,7 +89,7 @@ impl Seen {
             Some((branch.to_owned(), commit.cloned()));
     }
 
-    pub fn saw_records_head(&self, head: RecordsHead) {
+    pub(crate) fn saw_records_head(&self, head: RecordsHead) {
         *self
             .records_head
             .lock()
@@ -97,7 +97,7 @@ impl Seen {
     }
 
     /// What the first reads brought of records commit `commit`, if they found it.
-    pub fn records_objects(&self, commit: &CommitSha) -> Option<Arc<RecordsHead>> {
+    pub(crate) fn records_objects(&self, commit: &CommitSha) -> Option<Arc<RecordsHead>> {
         self.records_head
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -106,14 +106,14 @@ impl Seen {
             .cloned()
     }
 
-    pub fn forget_records(&self) {
+    pub(crate) fn forget_records(&self) {
         *self
             .records
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 
-    pub fn saw_sharing(&self, head: CommitSha, pulls: Vec<Pull>) {
+    pub(crate) fn saw_sharing(&self, head: CommitSha, pulls: Vec<Pull>) {
         *self
             .sharing
             .lock()
@@ -121,7 +121,7 @@ impl Seen {
     }
 
     /// The open PRs on `head`, if they were listed early, once.
-    pub fn take_sharing(&self, head: &CommitSha) -> Option<Vec<Pull>> {
+    pub(crate) fn take_sharing(&self, head: &CommitSha) -> Option<Vec<Pull>> {
         let mut seen = self
             .sharing
             .lock()
@@ -136,7 +136,12 @@ impl Seen {
     }
 
     /// `body`, read back with a records commit sent at `sent`.
-    pub fn saw_body_after_commit(&self, pr: PrNumber, body: String, sent: tokio::time::Instant) {
+    pub(crate) fn saw_body_after_commit(
+        &self,
+        pr: PrNumber,
+        body: String,
+        sent: tokio::time::Instant,
+    ) {
         self.bodies
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -146,7 +151,7 @@ impl Seen {
     /// The body a records commit of this delivery read back for `pr`, once, if that commit
     /// was sent less than `fresh` ago: another writer's views come after its own commit,
     /// a conflict and a read after this one; a body held longer may be older than them.
-    pub fn take_body_after_commit(
+    pub(crate) fn take_body_after_commit(
         &self,
         pr: PrNumber,
         fresh: std::time::Duration,
@@ -159,7 +164,7 @@ impl Seen {
             .map(|(body, _)| body)
     }
 
-    pub fn saw_decisions(&self, found: std::collections::BTreeSet<u32>) {
+    pub(crate) fn saw_decisions(&self, found: std::collections::BTreeSet<u32>) {
         *self
             .decisions
             .lock()
@@ -167,14 +172,14 @@ impl Seen {
     }
 
     /// The decision records, if this delivery read them.
-    pub fn decisions(&self) -> Option<std::collections::BTreeSet<u32>> {
+    pub(crate) fn decisions(&self) -> Option<std::collections::BTreeSet<u32>> {
         self.decisions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
-    pub fn saw_repository(&self, id: NodeId) {
+    pub(crate) fn saw_repository(&self, id: NodeId) {
         *self
             .repository
             .lock()
@@ -182,21 +187,21 @@ impl Seen {
     }
 
     /// The repository's GraphQL id, if this delivery's first reads brought it.
-    pub fn repository(&self) -> Option<NodeId> {
+    pub(crate) fn repository(&self) -> Option<NodeId> {
         self.repository
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
 
-    pub fn claimed_early(&self, taken: Taken) {
+    pub(crate) fn claimed_early(&self, taken: Taken) {
         *self
             .early_claim
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(taken);
     }
 
-    pub fn replied_early(&self, early: EarlyReply) {
+    pub(crate) fn replied_early(&self, early: EarlyReply) {
         *self
             .early_reply
             .lock()
@@ -204,7 +209,7 @@ impl Seen {
     }
 
     /// The early reply claim and +1, once.
-    pub fn take_early_reply(&self) -> Option<EarlyReply> {
+    pub(crate) fn take_early_reply(&self) -> Option<EarlyReply> {
         self.early_reply
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -212,7 +217,7 @@ impl Seen {
     }
 
     /// The early outcome claim, once: a later generation is always claimed afresh.
-    pub fn take_early_claim(&self) -> Option<Taken> {
+    pub(crate) fn take_early_claim(&self) -> Option<Taken> {
         self.early_claim
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -220,7 +225,7 @@ impl Seen {
     }
 
     /// The pull request if this delivery read it already.
-    pub fn known_pull(&self, number: PrNumber) -> Option<Pull> {
+    pub(crate) fn known_pull(&self, number: PrNumber) -> Option<Pull> {
         self.pulls
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -229,7 +234,7 @@ impl Seen {
     }
 
     /// The pull request as read earlier in this delivery, or read now.
-    pub async fn pull(
+    pub(crate) async fn pull(
         &self,
         api: &Api,
         repo: &RepoName,
@@ -253,7 +258,7 @@ impl Seen {
     }
 
     /// A pull request read by another query (the first reads), for [`Seen::pull`] to hand out.
-    pub fn saw_pull(&self, pull: Pull) {
+    pub(crate) fn saw_pull(&self, pull: Pull) {
         self.pulls
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -261,7 +266,7 @@ impl Seen {
     }
 
     /// The check runs on `head` as another query listed them, for [`Seen::head_runs`].
-    pub fn saw_runs(&self, head: CommitSha, runs: Vec<CheckRunInfo>) {
+    pub(crate) fn saw_runs(&self, head: CommitSha, runs: Vec<CheckRunInfo>) {
         self.early_runs
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -269,7 +274,7 @@ impl Seen {
     }
 
     /// Lists the check runs on `head` now, for the first [`Seen::head_runs`] to take.
-    pub async fn list_runs_early(
+    pub(crate) async fn list_runs_early(
         &self,
         api: &Api,
         repo: &RepoName,
@@ -285,7 +290,7 @@ impl Seen {
 
     /// The check runs on `head`: the early listing once, when it was of this head; any
     /// later call lists afresh, since it must see the runs this delivery published since.
-    pub async fn head_runs(
+    pub(crate) async fn head_runs(
         &self,
         api: &Api,
         repo: &RepoName,
@@ -308,7 +313,7 @@ impl Seen {
     }
 
     /// A login's permission as read earlier in this delivery, or read now.
-    pub async fn permission(
+    pub(crate) async fn permission(
         &self,
         api: &Api,
         repo: &RepoName,

@@ -26,7 +26,7 @@
 //! redelivery looks again. Only a holder slower than the pause between its claim and its
 //! effect can let a second one through.
 
-pub mod early;
+pub(crate) mod early;
 
 use std::future::Future;
 use std::time::Duration;
@@ -34,7 +34,7 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::app::context::Ctx;
-pub use crate::app::memory::Taken;
+pub(crate) use crate::app::memory::Taken;
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
@@ -42,7 +42,7 @@ use crate::ids::{CommitSha, PrNumber};
 /// How long a holder is given to show its effect before its claim is taken over: once per
 /// handling, with a look for the effect before and after. A holder's claim-to-effect time
 /// is a few calls, retries under GitHub's faults included.
-pub const PAUSE: Duration = Duration::from_secs(3);
+pub(crate) const PAUSE: Duration = Duration::from_secs(3);
 /// What must be left of the window after the pause to look once more and answer.
 const LOOK: Duration = Duration::from_secs(1);
 
@@ -61,9 +61,9 @@ fn segment(text: &str) -> String {
 }
 
 /// Where every claim ref lives.
-pub const PREFIX: &str = "refs/auditloop/claims/";
+pub(crate) const PREFIX: &str = "refs/auditloop/claims/";
 
-pub fn ref_name(delivery: &str, effect: &str, generation: u32) -> String {
+pub(crate) fn ref_name(delivery: &str, effect: &str, generation: u32) -> String {
     format!(
         "{PREFIX}{}/{}-{generation}",
         segment(delivery),
@@ -75,12 +75,12 @@ pub fn ref_name(delivery: &str, effect: &str, generation: u32) -> String {
 /// redelivered for 3 days (7 on GitHub Enterprise Server); after that no process handles
 /// the delivery again, so its claims guard nothing (the effect's marker still stops a
 /// repeat). A day more covers clocks that disagree.
-pub const KEEP: TimeDelta = TimeDelta::days(8);
+pub(crate) const KEEP: TimeDelta = TimeDelta::days(8);
 
 /// When the delivery of claim ref `name` was sent, if its id tells: GitHub's delivery
 /// GUIDs are time-based UUIDs (version 1, as in GitHub's documented example), whose
 /// timestamp survives [`segment`]. An id that is not time-based tells nothing.
-pub fn delivered_at(name: &str) -> Option<DateTime<Utc>> {
+pub(crate) fn delivered_at(name: &str) -> Option<DateTime<Utc>> {
     let delivery = name.strip_prefix(PREFIX)?.split('/').next()?;
     let (secs, nanos) = uuid::Uuid::try_parse(delivery)
         .ok()?
@@ -91,7 +91,7 @@ pub fn delivered_at(name: &str) -> Option<DateTime<Utc>> {
 
 /// Whether claim ref `name` can be deleted at `now`: its delivery was sent more than
 /// [`KEEP`] ago. A claim whose age cannot be told is kept.
-pub fn expired(name: &str, now: DateTime<Utc>) -> bool {
+pub(crate) fn expired(name: &str, now: DateTime<Utc>) -> bool {
     delivered_at(name).is_some_and(|at| now - at > KEEP)
 }
 
@@ -102,7 +102,7 @@ pub fn expired(name: &str, now: DateTime<Utc>) -> bool {
 ///
 /// [`GitHubError`] when GitHub fails, or its answer leaves the claim's fate unknown and
 /// the ref cannot be read back.
-pub async fn take(ctx: &Ctx, name: &str, anchor: &CommitSha) -> Result<Taken, GitHubError> {
+pub(crate) async fn take(ctx: &Ctx, name: &str, anchor: &CommitSha) -> Result<Taken, GitHubError> {
     let mark = ctx.memory.mark(&ctx.repo);
     let target = mark.as_ref().unwrap_or(anchor);
     let made = rest::create_ref(&ctx.api, &ctx.repo, name, target).await;
@@ -253,7 +253,7 @@ where
 ///
 /// [`GitHubError`] when GitHub fails, or another handling holds the claim and the window
 /// ran out before its effect showed.
-pub async fn once<D, DF, A, AF>(
+pub(crate) async fn once<D, DF, A, AF>(
     ctx: &Ctx,
     effect: &str,
     anchor: &CommitSha,
@@ -286,7 +286,7 @@ where
 /// # Errors
 ///
 /// As [`once`].
-pub async fn claimed_while<T, R, D, DF, A, AF>(
+pub(crate) async fn claimed_while<T, R, D, DF, A, AF>(
     ctx: &Ctx,
     (effect, anchor): (&str, &CommitSha),
     ready: R,
@@ -311,7 +311,7 @@ where
 /// # Errors
 ///
 /// As [`once`].
-pub async fn after_first<T, D, DF, A, AF>(
+pub(crate) async fn after_first<T, D, DF, A, AF>(
     ctx: &Ctx,
     (effect, anchor): (&str, &CommitSha),
     taken: Taken,
@@ -366,7 +366,7 @@ where
 
 /// Where a delivery's one outcome stands once [`decide_once`] returns.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Turn<T> {
+pub(crate) enum Turn<T> {
     /// This process holds the claim (the ref `name`): it alone decides the outcome now
     /// (what an earlier handling of this process decided under it was looked for).
     Ours { name: String },
@@ -385,7 +385,7 @@ pub enum Turn<T> {
 /// # Errors
 ///
 /// As [`once`].
-pub async fn decide_once<T, S, SF>(
+pub(crate) async fn decide_once<T, S, SF>(
     ctx: &Ctx,
     (effect, anchor): (&str, &CommitSha),
     early: Option<Taken>,
@@ -407,7 +407,7 @@ where
 /// shown not posted, so the next handling takes the next generation over at once. Sent
 /// within what is left of GitHub's window; when it fails too, the next handling takes the
 /// claim over after a pause.
-pub async fn failed(ctx: &Ctx, name: &str, anchor: &CommitSha) {
+pub(crate) async fn failed(ctx: &Ctx, name: &str, anchor: &CommitSha) {
     let target = ctx.memory.mark(&ctx.repo).unwrap_or_else(|| anchor.clone());
     let api = ctx.api.for_cleanup();
     if let Err(e) = rest::create_ref(&api, &ctx.repo, &failed_name(name), &target).await {
@@ -418,7 +418,7 @@ pub async fn failed(ctx: &Ctx, name: &str, anchor: &CommitSha) {
 /// Gives a claim back (after a GitHub failure before any effect that must stay single),
 /// so that the retry claims the same generation instead of waiting on it. Sent even when
 /// the delivery's work time is up, within what is left of GitHub's window.
-pub async fn release(ctx: &Ctx, name: &str) {
+pub(crate) async fn release(ctx: &Ctx, name: &str) {
     let api = ctx.api.for_cleanup();
     if let Err(e) = rest::delete_ref(&api, &ctx.repo, name).await {
         tracing::warn!(error = %e, "could not give a claim back; a retry takes it over after a pause");
@@ -426,12 +426,12 @@ pub async fn release(ctx: &Ctx, name: &str) {
 }
 
 /// The name of the first generation's claim on `effect`, for a caller that makes it early.
-pub fn first_generation(ctx: &Ctx, effect: &str) -> String {
+pub(crate) fn first_generation(ctx: &Ctx, effect: &str) -> String {
     ref_name(ctx.delivery.as_str_lossy(), effect, 1)
 }
 
 /// The effect a command's outcome is claimed as: one per delivery and pull request.
-pub fn outcome_effect(pr: PrNumber) -> String {
+pub(crate) fn outcome_effect(pr: PrNumber) -> String {
     format!("outcome-{}", pr.0)
 }
 
@@ -441,7 +441,7 @@ pub fn outcome_effect(pr: PrNumber) -> String {
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub fails.
-pub async fn first(ctx: &Ctx, key: &str, anchor: &CommitSha) -> Result<bool, GitHubError> {
+pub(crate) async fn first(ctx: &Ctx, key: &str, anchor: &CommitSha) -> Result<bool, GitHubError> {
     let name = format!("refs/auditloop/once/{}", segment(key));
     Ok(take(ctx, &name, anchor).await? == Taken::New)
 }

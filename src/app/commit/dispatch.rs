@@ -30,14 +30,14 @@ use crate::records::Change;
 
 /// A dispatch decided on: the state that records it (for the views to show it, when this
 /// call recorded it) and the request still to send, which goes last, after the views.
-pub struct Asked {
-    pub recorded: Option<(State, Option<CommitSha>)>,
+pub(crate) struct Asked {
+    pub(crate) recorded: Option<(State, Option<CommitSha>)>,
     to_send: (Box<Record>, Event),
 }
 
 impl Asked {
     /// Sends the request; see [`send`].
-    pub async fn send(self, ctx: &Ctx) -> Result<(), GitHubError> {
+    pub(crate) async fn send(self, ctx: &Ctx) -> Result<(), GitHubError> {
         send(ctx, &self.to_send.0, &self.to_send.1).await
     }
 }
@@ -52,7 +52,7 @@ enum Skip {
 /// The commands after which a record can become ready (docs/reference.md#when-the-app-dispatches): `new`, the rebinds
 /// `baseline` and `adopt`, and a `resolve` that answers a human decision. A report, a
 /// triage command, `override`, `status` or `gate` never starts the auditor.
-pub fn triggered_by(command: &ParsedCommand) -> bool {
+pub(crate) fn triggered_by(command: &ParsedCommand) -> bool {
     match command {
         ParsedCommand::New { .. }
         | ParsedCommand::Adopt { .. }
@@ -78,7 +78,7 @@ fn dispatch_of(event: &Event) -> Option<&Dispatch> {
 /// Records the dispatch when the PR's record is ready for a fresh run, or finds the one
 /// this delivery recorded before; `None` when there is nothing to send (not configured,
 /// not ready, or asked for by another delivery).
-pub async fn after_gate(
+pub(crate) async fn after_gate(
     ctx: &Ctx,
     bot_slug: &str,
     pull: &Pull,

@@ -9,31 +9,34 @@ use crate::ids::{AuditId, CommitSha, FindingId, IssueNumber, PrNumber};
 
 /// The issue a `file` disposition of `finding` (of run `run` of `record`) opens.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct IssueToFile {
-    pub record: AuditId,
-    pub run: u32,
-    pub finding: FindingId,
+pub(crate) struct IssueToFile {
+    pub(crate) record: AuditId,
+    pub(crate) run: u32,
+    pub(crate) finding: FindingId,
     /// The finding's claim, for the title and the body.
-    pub summary: String,
-    pub note: String,
+    pub(crate) summary: String,
+    pub(crate) note: String,
     /// The finding's evidence refs and closure criteria, as its run recorded them.
-    pub evidence_refs: Vec<String>,
-    pub required_outcome: Option<String>,
-    pub verification_required: Option<String>,
-    pub pull: PrNumber,
+    pub(crate) evidence_refs: Vec<String>,
+    pub(crate) required_outcome: Option<String>,
+    pub(crate) verification_required: Option<String>,
+    pub(crate) pull: PrNumber,
     /// A commit of the repository for the claim ref (the PR's head).
-    pub anchor: CommitSha,
+    pub(crate) anchor: CommitSha,
 }
 
 impl IssueToFile {
     /// One issue per finding of a run: the claim's name, and the key its number is kept by.
-    pub fn key(&self) -> String {
+    pub(crate) fn key(&self) -> String {
         format!("file-{}-run-{}-{}", self.record, self.run, self.finding)
     }
 }
 
 /// Opens the issue, or finds the one an earlier attempt opened.
-pub async fn open(ctx: &Ctx, wanted: &IssueToFile) -> Result<Option<IssueNumber>, GitHubError> {
+pub(crate) async fn open(
+    ctx: &Ctx,
+    wanted: &IssueToFile,
+) -> Result<Option<IssueNumber>, GitHubError> {
     let IssueToFile {
         record,
         run,

@@ -16,7 +16,7 @@ use crate::records::{self, Change, CommitOutcome, Reuse, Snapshot};
 
 /// Why a change was not written.
 #[derive(Debug)]
-pub enum Unwritten<E, N = Infallible> {
+pub(crate) enum Unwritten<E, N = Infallible> {
     /// The command's own refusal.
     Refused(E),
     /// This delivery is already in the history: its effects were written before.
@@ -29,7 +29,7 @@ pub enum Unwritten<E, N = Infallible> {
 }
 
 /// What one attempt to commit a decision came to.
-pub enum Attempt<E, N = Infallible> {
+pub(crate) enum Attempt<E, N = Infallible> {
     /// Written (or nothing to write): the state the branch holds now, and its commit.
     Committed {
         state: Box<State>,
@@ -77,7 +77,7 @@ enum Detour<E, N> {
 /// is first recreated where the check runs say it was (see [`recover_branch`]). With
 /// `must_contain` (the records commit our check run names), nothing is written on a head
 /// that does not contain it: that branch was rewound.
-pub async fn apply<E>(
+pub(crate) async fn apply<E>(
     ctx: &Ctx,
     pr: PrNumber,
     named: Option<&AuditId>,
@@ -91,14 +91,14 @@ pub async fn apply<E>(
 
 /// Answers a decision may ask for in one commit before it is given up on: each need is
 /// answered once, so a decision that keeps asking is a fault.
-pub const MAX_NEEDS: u32 = 4;
+pub(crate) const MAX_NEEDS: u32 = 4;
 
 /// [`apply`] for a decision that may need GitHub's answer to something the records do not
 /// hold: it says so with [`Unwritten::Needs`], `fetch` answers it (where `decide` can see it),
 /// and `decide` runs again on the same state, read again only from memory. So a decision
 /// is only ever made on the state this loop read, and nothing is fetched for a command the
 /// records refuse.
-pub async fn apply_fetching<E, N, F, Fut>(
+pub(crate) async fn apply_fetching<E, N, F, Fut>(
     ctx: &Ctx,
     pr: PrNumber,
     named: Option<&AuditId>,

@@ -16,7 +16,7 @@ use crate::ids::Login;
 
 /// Checks that `actor` may run `command` on `pull`; the permission is read only when
 /// nothing cheaper settles it.
-pub async fn authorize(
+pub(crate) async fn authorize(
     ctx: &Ctx,
     command: &ParsedCommand,
     actor: &Login,

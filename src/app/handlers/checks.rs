@@ -90,7 +90,7 @@ const OPEN_PULL_PAGES: usize = 10;
 /// Whether the event asks another App to run its check again: a re-run or a button on a
 /// run (or suite) named like ours but owned by another App is that App's to answer, and is
 /// ignored before any call. A payload that names no App is taken as ours.
-pub fn asks_another_app(event: &Event, app_id: u64) -> bool {
+pub(crate) fn asks_another_app(event: &Event, app_id: u64) -> bool {
     let owner = match event {
         Event::CheckRun(e)
             if matches!(
@@ -112,7 +112,7 @@ fn own_check(ctx: &Ctx) -> String {
     ctx.settings().check_name.clone()
 }
 
-pub async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Handled, GitHubError> {
+pub(crate) async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Handled, GitHubError> {
     let run = &e.check_run;
     match e.action {
         CheckRunAction::Rerequested if run.name == own_check(ctx) => {
@@ -158,7 +158,10 @@ pub async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Handled, Gi
     }
 }
 
-pub async fn check_suite_event(ctx: &Ctx, e: &CheckSuiteEvent) -> Result<Handled, GitHubError> {
+pub(crate) async fn check_suite_event(
+    ctx: &Ctx,
+    e: &CheckSuiteEvent,
+) -> Result<Handled, GitHubError> {
     match e.action {
         CheckSuiteAction::Rerequested => {
             regate(ctx, &e.check_suite.head_sha, RunMode::Create, false).await
@@ -170,7 +173,10 @@ pub async fn check_suite_event(ctx: &Ctx, e: &CheckSuiteEvent) -> Result<Handled
 /// The merge-group head gets PR N's gate, evaluated for PR N's own head, so the queue
 /// never waits on the audit; with required checks, they must also succeed on the group
 /// commit, the integrated candidate.
-pub async fn merge_group_event(ctx: &Ctx, e: &MergeGroupEvent) -> Result<Handled, GitHubError> {
+pub(crate) async fn merge_group_event(
+    ctx: &Ctx,
+    e: &MergeGroupEvent,
+) -> Result<Handled, GitHubError> {
     if e.action != MergeGroupAction::ChecksRequested {
         return Ok(Handled::Ignored);
     }

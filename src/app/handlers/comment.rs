@@ -21,7 +21,7 @@ use crate::ids::{AuditId, Login, PrNumber};
 use crate::app::handlers::carried_out::{commit, publish_carried_out};
 /// A `/audit` comment on a PR: parsed, then a read-only command answered at once and one
 /// that changes a record decided once (see [`decide_once`]).
-pub async fn handle(
+pub(crate) async fn handle(
     ctx: &Ctx,
     e: &IssueCommentEvent,
     parsed: Parsed,

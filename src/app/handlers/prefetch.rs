@@ -20,7 +20,7 @@ use crate::github::GitHubError;
 use crate::ids::{CommitSha, Login, PrNumber};
 
 /// Whether [`reads`] reads the configuration too (then the caller does not).
-pub fn reads_config(event: &Event, parsed: Option<&Parsed>) -> bool {
+pub(crate) fn reads_config(event: &Event, parsed: Option<&Parsed>) -> bool {
     match event {
         Event::PullRequest(_) => true,
         Event::IssueComment(_) => !matches!(parsed, None | Some(Ok(None))),
@@ -30,7 +30,7 @@ pub fn reads_config(event: &Event, parsed: Option<&Parsed>) -> bool {
 
 /// `parsed`: a comment's command, read once by the caller for the handler too. The
 /// configuration file, when [`reads_config`] and the query brought it.
-pub async fn reads(
+pub(crate) async fn reads(
     ctx: &Ctx,
     event: &Event,
     parsed: Option<&Parsed>,
@@ -235,7 +235,7 @@ async fn permission(
 }
 
 /// Whether the event may rebind the record (docs/reference.md#baseline): a push, a reopen, a base change.
-pub fn may_rebind(e: &PullRequestEvent) -> bool {
+pub(crate) fn may_rebind(e: &PullRequestEvent) -> bool {
     match e.action {
         PullRequestAction::Synchronize | PullRequestAction::Reopened => true,
         PullRequestAction::Edited => e.changes.as_ref().is_some_and(|c| c.base.is_some()),

@@ -18,7 +18,7 @@ use crate::ids::CommitSha;
 
 /// A pull-request event: the record rebound when the event may do it, the sections put
 /// back after an edit inside them, then the views refreshed.
-pub async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, GitHubError> {
+pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, GitHubError> {
     use PullRequestAction as A;
     let Some(effect) = effect(e) else {
         return Ok(Handled::Ignored);

@@ -5,7 +5,7 @@ use crate::app::commit::dispatch;
 use crate::app::context::Ctx;
 use crate::app::publish::reply::{self, Thanks};
 use crate::app::publish::views::{self, gate_for};
-pub use crate::app::publish::views::{RunMode, Target};
+pub(crate) use crate::app::publish::views::{RunMode, Target};
 use crate::app::publish::{plan, write};
 use crate::github::GitHubError;
 
@@ -13,7 +13,7 @@ use crate::github::GitHubError;
 /// same head are gated too: the check passes only when every one of them passes. A view
 /// computed from an older records commit than the one our run shows is not published; a
 /// branch that no longer contains that commit fails condition 1.
-pub async fn refresh(
+pub(crate) async fn refresh(
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,
@@ -24,18 +24,18 @@ pub async fn refresh(
 
 /// What a refresh does besides the views.
 #[derive(Debug, Default)]
-pub struct After {
+pub(crate) struct After {
     /// Commit and send a dispatch the records made due (see [`refresh_with`]).
-    pub dispatch: bool,
+    pub(crate) dispatch: bool,
     /// A command's +1, given with the body's update when both go.
-    pub thanks: Option<Thanks>,
+    pub(crate) thanks: Option<Thanks>,
 }
 
 /// As [`refresh`]; with `after.dispatch`, a record this made ready for a fresh auditor run
 /// gets its `dispatch` event committed before anything is published, and the request is
 /// sent before the check run that shows it (docs/reference.md#when-the-app-dispatches).
 /// `after.thanks` is given whether or not the views are published.
-pub async fn refresh_with(
+pub(crate) async fn refresh_with(
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,

@@ -19,7 +19,7 @@ use crate::ids::{CommitSha, PrNumber};
 /// Splices the record's sections into the PR's current body; patches only when it changed.
 /// `None` when the body shows a view computed from newer records: it stands, and so does
 /// the check run published with it.
-pub async fn refresh_body(
+pub(crate) async fn refresh_body(
     ctx: &Ctx,
     number: PrNumber,
     state: &State,
@@ -42,7 +42,7 @@ pub async fn refresh_body(
 
 /// What the body becomes with the record's sections stamped with `commit`, and the new
 /// body when what it shows changed.
-pub fn spliced(
+pub(crate) fn spliced(
     ctx: &Ctx,
     body: &str,
     record: &Record,
@@ -84,7 +84,7 @@ fn summary_status(summarized: bool) -> BodyStatus {
 /// overwritten: a stamp is no evidence of damage, since anyone who can edit the body can
 /// write one (damage is judged from our check run's `external_id`, which only the App
 /// writes).
-pub async fn overtaken(
+pub(crate) async fn overtaken(
     ctx: &Ctx,
     state: &State,
     body: &str,

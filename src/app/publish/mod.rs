@@ -2,9 +2,9 @@
 //! one reply of a delivery. Nothing here writes the records branch. A refresh goes in one
 //! direction: `views` reads, `plan` decides (pure), `write` publishes.
 
-pub mod body;
-pub mod plan;
-pub mod reply;
-pub mod runs;
-pub mod views;
-pub mod write;
+pub(crate) mod body;
+pub(crate) mod plan;
+pub(crate) mod reply;
+pub(crate) mod runs;
+pub(crate) mod views;
+pub(crate) mod write;

@@ -18,18 +18,18 @@ use crate::md;
 
 /// What to publish, decided from what was observed: the check run's view and the records
 /// commit it names, the new PR body, and the warning about forged gates.
-pub struct Plan {
-    pub view: CheckRunView,
-    pub records_commit: Option<CommitSha>,
-    pub new_body: Option<String>,
-    pub forged_warning: Option<String>,
-    pub mode: RunMode,
+pub(crate) struct Plan {
+    pub(crate) view: CheckRunView,
+    pub(crate) records_commit: Option<CommitSha>,
+    pub(crate) new_body: Option<String>,
+    pub(crate) forged_warning: Option<String>,
+    pub(crate) mode: RunMode,
 }
 
 /// Decides what the views show. Pure: `seen` and `others` hold everything it reads, and
 /// `own` is the PR's gate as the caller evaluated it on `seen` (`None`: the configuration
 /// is invalid); `sent_now` says this delivery sent the record's awaited dispatch just before.
-pub fn plan(
+pub(crate) fn plan(
     ctx: &Ctx,
     own: Option<GateResult>,
     seen: &Observed<'_>,

@@ -5,7 +5,7 @@ use std::future::Future;
 
 use crate::app::claim;
 use crate::app::context::Ctx;
-pub use crate::app::failure::Refused;
+pub(crate) use crate::app::failure::Refused;
 use crate::engine::views::reply::{delivery_marker, refused};
 use crate::events::Comment;
 use crate::github::rest::{self, Pull};
@@ -20,14 +20,14 @@ async fn replied(ctx: &Ctx, pr: PrNumber, marker: &str) -> Result<bool, GitHubEr
 }
 
 /// Whether a reply for this delivery is on the PR already.
-pub async fn replied_to_delivery(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
+pub(crate) async fn replied_to_delivery(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
     replied(ctx, pr, &delivery_marker(ctx.delivery.as_str_lossy())).await
 }
 
 /// Posts `body` once: not when a reply for this delivery is already there (a redelivery),
 /// and by one process only when several handle the delivery at once (see
 /// [`crate::app::claim`]). `anchor`: a commit of the repository (the PR's head).
-pub async fn post_once(
+pub(crate) async fn post_once(
     ctx: &Ctx,
     pr: PrNumber,
     anchor: &CommitSha,
@@ -52,7 +52,7 @@ pub async fn post_once(
 /// text are made together, then the reply is posted. A new +1 (201) means no earlier
 /// attempt of this delivery got as far as the reply; a +1 already there (200) means one
 /// may have posted it, so it is looked for first.
-pub async fn answer_once(
+pub(crate) async fn answer_once(
     ctx: &Ctx,
     pr: PrNumber,
     anchor: &CommitSha,
@@ -85,11 +85,11 @@ pub async fn answer_once(
 }
 
 /// The effect a reply is claimed as: one per delivery and pull request.
-pub fn reply_effect(pr: PrNumber) -> String {
+pub(crate) fn reply_effect(pr: PrNumber) -> String {
     format!("reply-{}", pr.0)
 }
 
-pub async fn refuse(
+pub(crate) async fn refuse(
     ctx: &Ctx,
     pr: PrNumber,
     anchor: &CommitSha,
@@ -108,14 +108,23 @@ pub async fn refuse(
 /// [`crate::app::claim::decide_once`]): it alone answers this delivery, and a holder that
 /// took the claim over looked for an earlier answer just before, so it is posted without
 /// a look or a reply claim.
-pub async fn refuse_as_holder(ctx: &Ctx, pr: PrNumber, why: &Refused) -> Result<(), GitHubError> {
+pub(crate) async fn refuse_as_holder(
+    ctx: &Ctx,
+    pr: PrNumber,
+    why: &Refused,
+) -> Result<(), GitHubError> {
     let text = refused(&why.what, &why.fix, ctx.delivery.as_str_lossy());
     rest::create_comment(&ctx.api, &ctx.repo, pr, &text).await?;
     Ok(())
 }
 
 /// A warning about `pull`'s head, posted once for `key` whatever the delivery.
-pub async fn warn_once(ctx: &Ctx, pull: &Pull, key: &str, text: &str) -> Result<(), GitHubError> {
+pub(crate) async fn warn_once(
+    ctx: &Ctx,
+    pull: &Pull,
+    key: &str,
+    text: &str,
+) -> Result<(), GitHubError> {
     if claim::first(ctx, key, &pull.head_sha).await? {
         rest::create_comment(
             &ctx.api,
@@ -129,21 +138,21 @@ pub async fn warn_once(ctx: &Ctx, pull: &Pull, key: &str, text: &str) -> Result<
 }
 
 /// A reply with the delivery marker at its end.
-pub fn with_marker(ctx: &Ctx, text: &str) -> String {
+pub(crate) fn with_marker(ctx: &Ctx, text: &str) -> String {
     format!("{text}\n\n{}", delivery_marker(ctx.delivery.as_str_lossy()))
 }
 
 /// A command's +1, due once it is carried out: the comment, and its GraphQL id when the
 /// payload gave one (the +1 then goes with the body's update, in one call).
 #[derive(Debug, Clone)]
-pub struct Thanks {
-    pub comment: CommentId,
-    pub node: Option<NodeId>,
+pub(crate) struct Thanks {
+    pub(crate) comment: CommentId,
+    pub(crate) node: Option<NodeId>,
 }
 
 impl Thanks {
     #[must_use]
-    pub fn of(comment: &Comment) -> Self {
+    pub(crate) fn of(comment: &Comment) -> Self {
         Self {
             comment: comment.id,
             node: comment.node_id.clone().and_then(|id| NodeId::new(id).ok()),
@@ -153,6 +162,6 @@ impl Thanks {
 
 /// GitHub keeps one reaction per user and content: a repeat answers 200 with the reaction
 /// that exists, so replicas reacting at once never double it.
-pub async fn carried_out(ctx: &Ctx, comment: CommentId) -> Result<(), GitHubError> {
+pub(crate) async fn carried_out(ctx: &Ctx, comment: CommentId) -> Result<(), GitHubError> {
     rest::react(&ctx.api, &ctx.repo, comment, "+1").await
 }

@@ -7,7 +7,7 @@ use crate::github::rest::CheckRunInfo;
 use crate::ids::CommitSha;
 
 /// The checks on the head other than ours, as the gate reads them.
-pub fn observations(runs: &[CheckRunInfo], own: &str) -> Vec<CheckObservation> {
+pub(crate) fn observations(runs: &[CheckRunInfo], own: &str) -> Vec<CheckObservation> {
     runs.iter()
         .filter(|r| r.name != own)
         .map(|r| CheckObservation {
@@ -23,13 +23,17 @@ pub fn observations(runs: &[CheckRunInfo], own: &str) -> Vec<CheckObservation> {
 }
 
 /// Our newest run of `check_name` among `runs` names this records commit.
-pub fn our_named_commit(runs: &[CheckRunInfo], check_name: &str, slug: &str) -> Option<CommitSha> {
+pub(crate) fn our_named_commit(
+    runs: &[CheckRunInfo],
+    check_name: &str,
+    slug: &str,
+) -> Option<CommitSha> {
     crate::app::reads::loading::named_records_commit(runs, check_name, Some(slug))
 }
 
 /// Runs named like our check but made by another App or workflow: a gate anyone with
 /// `checks: write` can forge, which branch protection accepts unless it pins the source.
-pub fn forged<'a>(runs: &'a [CheckRunInfo], check_name: &str, slug: &str) -> Vec<&'a str> {
+pub(crate) fn forged<'a>(runs: &'a [CheckRunInfo], check_name: &str, slug: &str) -> Vec<&'a str> {
     runs.iter()
         .filter(|r| r.name == check_name)
         .filter_map(|r| match r.app.as_ref().and_then(|a| a.slug.as_deref()) {
@@ -41,7 +45,7 @@ pub fn forged<'a>(runs: &'a [CheckRunInfo], check_name: &str, slug: &str) -> Vec
 }
 
 /// The words for a forged gate on the check run and in the one reply per head.
-pub fn forged_words(check_name: &str, sources: &[&str]) -> String {
+pub(crate) fn forged_words(check_name: &str, sources: &[&str]) -> String {
     let check_name = crate::engine::views::escape::inline(check_name, 200);
     let names: Vec<String> = sources
         .iter()
@@ -56,7 +60,7 @@ pub fn forged_words(check_name: &str, sources: &[&str]) -> String {
 }
 
 /// Our newest `check_name` run among `runs`.
-pub fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Option<OurRun> {
+pub(crate) fn our_run(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) -> Option<OurRun> {
     runs.iter()
         .find(|r| {
             r.name == check_name && r.app.as_ref().and_then(|a| a.slug.as_deref()) == Some(bot_slug)

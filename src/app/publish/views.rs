@@ -5,7 +5,7 @@
 use crate::app::context::Ctx;
 use crate::app::memory::OurRun;
 use crate::app::publish::runs::our_run;
-pub use crate::app::publish::runs::{forged, forged_words, observations, our_named_commit};
+pub(crate) use crate::app::publish::runs::{forged, forged_words, observations, our_named_commit};
 use crate::app::reads::lineage::Lineage;
 use crate::app::reads::loading::{load, verified, Loaded};
 use crate::engine::gate::{pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
@@ -17,12 +17,12 @@ use crate::ids::CommitSha;
 /// Whether the check run is created anew (new head, accepted report, re-requested) or the
 /// current one updated (GitHub appends annotations on every update, so updates carry none).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunMode {
+pub(crate) enum RunMode {
     Create,
     Update,
 }
 
-pub fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
+pub(crate) fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
     match state {
         Err(e) => Err(e.why.clone()),
         Ok(s) => match &s.record {
@@ -34,7 +34,7 @@ pub fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
 }
 
 /// The gate for one PR at its head (`auditloop status` calls the same [`pull_gate`]).
-pub fn gate_for(
+pub(crate) fn gate_for(
     ctx: &Ctx,
     pull: &Pull,
     state: &Loaded,
@@ -61,7 +61,7 @@ pub fn gate_for(
 
 /// Condition 7 holds only while a cited `D-<n>` file exists: the decision records are
 /// read (once a delivery) for a record whose latest run cites one, and for no other.
-pub async fn read_decisions_if_cited(ctx: &Ctx, state: &Loaded) -> Result<(), GitHubError> {
+pub(crate) async fn read_decisions_if_cited(ctx: &Ctx, state: &Loaded) -> Result<(), GitHubError> {
     let cites = matches!(state, Ok(s) if matches!(&s.record, Some(Ok(r)) if crate::engine::gate::cites_decision(r)));
     if cites && ctx.seen.decisions().is_none() {
         let found = crate::app::reads::decision_records::read(ctx).await?;
@@ -71,15 +71,15 @@ pub async fn read_decisions_if_cited(ctx: &Ctx, state: &Loaded) -> Result<(), Gi
 }
 
 /// The PR whose views are rebuilt, with the records they are rebuilt from.
-pub struct Target<'a> {
-    pub pull: &'a Pull,
-    pub state: &'a Loaded,
+pub(crate) struct Target<'a> {
+    pub(crate) pull: &'a Pull,
+    pub(crate) state: &'a Loaded,
     /// The records commit the views are computed from (the check run's `external_id`).
-    pub records_commit: Option<&'a CommitSha>,
+    pub(crate) records_commit: Option<&'a CommitSha>,
     /// The check runs on the PR's head, when the caller listed them already.
-    pub runs: Option<&'a [CheckRunInfo]>,
+    pub(crate) runs: Option<&'a [CheckRunInfo]>,
     /// `state` was checked against the commit our run names by the write that made it.
-    pub checked: bool,
+    pub(crate) checked: bool,
 }
 
 /// Whether the gate reads other checks on the head (condition 8's evidence checks).
@@ -94,28 +94,28 @@ fn reads_checks(ctx: &Ctx) -> bool {
 /// What publishing reads before it decides what to show: the head's check runs, the open
 /// PRs that share the head, the body read just now, and the records checked against the
 /// commit our run names. Nothing of it is written.
-pub struct Observed<'a> {
-    pub pull: &'a Pull,
+pub(crate) struct Observed<'a> {
+    pub(crate) pull: &'a Pull,
     /// The records, checked against `named` (damaged when the branch went back).
-    pub state: Loaded,
+    pub(crate) state: Loaded,
     /// The records commit the views are computed from (the check run's `external_id`).
-    pub records_commit: Option<CommitSha>,
+    pub(crate) records_commit: Option<CommitSha>,
     /// The lineage check found the branch rewound or edited.
-    pub rewound: bool,
-    pub runs: Vec<CheckRunInfo>,
-    pub checks: Vec<CheckObservation>,
+    pub(crate) rewound: bool,
+    pub(crate) runs: Vec<CheckRunInfo>,
+    pub(crate) checks: Vec<CheckObservation>,
     /// Our run on the head, from the listing or from this process's memory.
-    pub ours: Option<OurRun>,
+    pub(crate) ours: Option<OurRun>,
     /// The records commit our newest run names.
-    pub named: Option<CommitSha>,
+    pub(crate) named: Option<CommitSha>,
     /// The summary our newest run shows (it may carry a dispatch's sent marker).
-    pub published: Option<String>,
+    pub(crate) published: Option<String>,
     /// The open PRs on the head, when they could change the conclusion.
-    pub sharing: Option<Vec<Pull>>,
+    pub(crate) sharing: Option<Vec<Pull>>,
     /// The PR as read just before its body is patched.
-    pub fresh: Option<Pull>,
-    pub bot_slug: &'a str,
-    pub check_name: String,
+    pub(crate) fresh: Option<Pull>,
+    pub(crate) bot_slug: &'a str,
+    pub(crate) check_name: String,
 }
 
 /// Reads what the views of `target` are computed from; `None` when a newer view stands
@@ -125,7 +125,7 @@ pub struct Observed<'a> {
 /// caller listed them); the open PRs on the head only when they could change the
 /// conclusion (that listing then also serves as the body read); the body, read just before
 /// it is patched (docs/reference.md#the-pr-body).
-pub async fn observe<'a>(
+pub(crate) async fn observe<'a>(
     ctx: &'a Ctx,
     target: Target<'a>,
     update_body: bool,
@@ -300,7 +300,7 @@ fn published_summary(runs: &[CheckRunInfo], check_name: &str, bot_slug: &str) ->
 
 /// The records of the other open PRs on the head, whose gates the check run combines with
 /// this PR's (it passes only when every one of them passes).
-pub async fn others<'s>(
+pub(crate) async fn others<'s>(
     ctx: &Ctx,
     own: Option<&GateResult>,
     seen: &'s Observed<'_>,

@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 /// Publishes `plan`: the forged-gate warning (once per head), then the PR body (with
 /// `thanks`, the command's +1) and the check run together.
-pub async fn publish_plan(
+pub(crate) async fn publish_plan(
     ctx: &Ctx,
     seen: Observed<'_>,
     plan: Plan,
@@ -304,13 +304,13 @@ const RERUN: &[CheckRunAction<'static>] = &[CheckRunAction {
 
 /// Where a check-run view goes: `check_name` on `head` (of PR `head_pull`), created, or
 /// updating our run `ours`.
-pub struct Publish<'a> {
-    pub check_name: &'a str,
-    pub head: &'a CommitSha,
-    pub head_pull: PrNumber,
-    pub ours: Option<OurRun>,
-    pub records_commit: Option<&'a CommitSha>,
-    pub mode: RunMode,
+pub(crate) struct Publish<'a> {
+    pub(crate) check_name: &'a str,
+    pub(crate) head: &'a CommitSha,
+    pub(crate) head_pull: PrNumber,
+    pub(crate) ours: Option<OurRun>,
+    pub(crate) records_commit: Option<&'a CommitSha>,
+    pub(crate) mode: RunMode,
 }
 
 impl Publish<'_> {
@@ -327,7 +327,11 @@ impl Publish<'_> {
 }
 
 /// Creates or updates the check run named `check_name` on `head`, and remembers its id.
-pub async fn publish(ctx: &Ctx, run: Publish<'_>, view: &CheckRunView) -> Result<(), GitHubError> {
+pub(crate) async fn publish(
+    ctx: &Ctx,
+    run: Publish<'_>,
+    view: &CheckRunView,
+) -> Result<(), GitHubError> {
     let Publish {
         check_name,
         head,

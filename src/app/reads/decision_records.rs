@@ -4,11 +4,11 @@
 use std::collections::BTreeSet;
 
 use crate::app::context::Ctx;
-pub use crate::engine::packet_context::decision_number;
+pub(crate) use crate::engine::packet_context::decision_number;
 use crate::github::{rest, GitHubError};
 
 /// `D-<n>` decision records that exist under `decisions_path` on the default branch.
-pub async fn read(ctx: &Ctx) -> Result<BTreeSet<u32>, GitHubError> {
+pub(crate) async fn read(ctx: &Ctx) -> Result<BTreeSet<u32>, GitHubError> {
     let Ok(config) = &ctx.config else {
         return Ok(BTreeSet::new());
     };

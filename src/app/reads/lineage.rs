@@ -21,9 +21,9 @@ use crate::records;
 /// good records commit when one is known, which the repair moves the branch back to. The
 /// commit travels beside the words, so that they never have to carry a full SHA.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Damage {
-    pub why: String,
-    pub last_good: Option<CommitSha>,
+pub(crate) struct Damage {
+    pub(crate) why: String,
+    pub(crate) last_good: Option<CommitSha>,
 }
 
 /// Damage found in the records themselves (a file that does not load): no commit to go
@@ -45,7 +45,7 @@ impl std::fmt::Display for Damage {
 
 /// What a records commit is, next to the one a check run names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Lineage {
+pub(crate) enum Lineage {
     /// The same commit, or one that extends it: views and writes may go ahead.
     Current,
     /// An older commit of the branch: a newer view already stands and is kept.
@@ -64,7 +64,7 @@ fn damaged(named: &CommitSha, why: String) -> Lineage {
 /// Where `state` (read at its commit) stands against `named`, for PR `pr`. Free when the
 /// commits are the same; otherwise a compare and a read of the records at `named`, and,
 /// when `state` is the older one, a ref read to tell a newer view from a rewind.
-pub async fn classify(
+pub(crate) async fn classify(
     ctx: &Ctx,
     pr: PrNumber,
     state: &State,
@@ -97,7 +97,7 @@ pub async fn classify(
 /// from `ours` is older than one computed from `other`. A compare, then a ref read (and a
 /// compare when the branch moved on past `other`). A commit GitHub does not know, or one
 /// outside the branch's history, is not newer.
-pub async fn newer_on_branch(
+pub(crate) async fn newer_on_branch(
     ctx: &Ctx,
     ours: &CommitSha,
     other: &CommitSha,
@@ -209,18 +209,18 @@ fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Opt
 /// attempts (another command landed): a head verified once becomes what the next head is
 /// checked against, from what is already in hand, so a busy branch costs at most a
 /// compare per attempt instead of a fresh read of the records at `named` each time.
-pub struct Verifier {
+pub(crate) struct Verifier {
     named: CommitSha,
     /// The newest head found to extend `named`, and what it held.
     base: Option<(CommitSha, Held)>,
 }
 
 impl Verifier {
-    pub fn new(named: CommitSha) -> Self {
+    pub(crate) fn new(named: CommitSha) -> Self {
         Verifier { named, base: None }
     }
 
-    pub async fn check(
+    pub(crate) async fn check(
         &mut self,
         ctx: &Ctx,
         pr: PrNumber,
@@ -257,7 +257,7 @@ impl Verifier {
 /// What a maintainer does about damaged records; the same words on the check run, in each
 /// refusal and in `/audit status`: the last good commit by its short SHA, linked, and the
 /// command that restores it with the full one.
-pub fn repair(view: &ViewContext, good: Option<&CommitSha>) -> Md {
+pub(crate) fn repair(view: &ViewContext, good: Option<&CommitSha>) -> Md {
     let branch = view.records_branch.as_str();
     let target = match good {
         Some(sha) => md!(
@@ -275,7 +275,7 @@ pub fn repair(view: &ViewContext, good: Option<&CommitSha>) -> Md {
 }
 
 /// The damage a rewind is, in words.
-pub fn rewound(branch: &str, head: Option<&CommitSha>, named: &CommitSha) -> String {
+pub(crate) fn rewound(branch: &str, head: Option<&CommitSha>, named: &CommitSha) -> String {
     match head {
         Some(h) => format!(
             "the records branch {branch} was rewound or rewritten: its head {} no longer contains records commit {}, which a check run was computed from",

@@ -14,10 +14,14 @@ use crate::md;
 use crate::records::{self, Reuse};
 
 /// A load that failed on the records themselves (not on GitHub).
-pub type Loaded = Result<State, Damage>;
+pub(crate) type Loaded = Result<State, Damage>;
 
 /// Loads through the process's records cache; within one delivery the ref is asked once.
-pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Loaded, GitHubError> {
+pub(crate) async fn load(
+    ctx: &Ctx,
+    pr: PrNumber,
+    named: Option<&AuditId>,
+) -> Result<Loaded, GitHubError> {
     let branch = ctx.records_branch();
     let head = ctx.seen.records_head(branch);
     let objects = head
@@ -44,7 +48,11 @@ pub async fn load(ctx: &Ctx, pr: PrNumber, named: Option<&AuditId>) -> Result<Lo
 /// this process expects it where it last saw it; else the first files, with the record
 /// of `pr` the index named the last time, or else the PR body's stamp names (`None`: none
 /// known), and whether the listing too.
-pub fn first_files(ctx: &Ctx, pr: PrNumber, body: Option<&str>) -> Option<(Option<String>, bool)> {
+pub(crate) fn first_files(
+    ctx: &Ctx,
+    pr: PrNumber,
+    body: Option<&str>,
+) -> Option<(Option<String>, bool)> {
     let cache = &ctx.memory.records;
     let branch = ctx.records_branch();
     let expected = records::likely_moved(cache, &ctx.repo, branch, &wanted(pr, None, false))?;
@@ -55,7 +63,7 @@ pub fn first_files(ctx: &Ctx, pr: PrNumber, body: Option<&str>) -> Option<(Optio
 }
 
 /// The damage `state` shows: the records as a whole, or the PR's record.
-pub fn damage_of(state: &Loaded) -> Option<Damage> {
+pub(crate) fn damage_of(state: &Loaded) -> Option<Damage> {
     match state {
         Err(damage) => Some(damage.clone()),
         Ok(s) => match &s.record {
@@ -69,7 +77,7 @@ pub fn damage_of(state: &Loaded) -> Option<Damage> {
 /// our newest check run was computed from, see [`crate::app::reads::lineage`]): then it is
 /// damaged, saying so, and no view or write may start from it. Also tells whether a view
 /// from `loaded` would be older than the one that stands.
-pub async fn verified(
+pub(crate) async fn verified(
     ctx: &Ctx,
     pr: PrNumber,
     loaded: Loaded,
@@ -88,7 +96,7 @@ pub async fn verified(
 
 /// The refusal of a command that would write onto damaged records: what was found and how
 /// to repair it, in the words the gate uses.
-pub fn damaged(ctx: &Ctx, damage: &Damage) -> Refused {
+pub(crate) fn damaged(ctx: &Ctx, damage: &Damage) -> Refused {
     Refused::new(
         md!(
             "the records branch is damaged: {}",
@@ -100,7 +108,7 @@ pub fn damaged(ctx: &Ctx, damage: &Damage) -> Refused {
 
 /// The records commit our newest `check_name` run names in `external_id` (runs listed
 /// newest first per name, as `filter=latest` gives them); `slug` narrows to our App.
-pub fn named_records_commit(
+pub(crate) fn named_records_commit(
     runs: &[CheckRunInfo],
     check_name: &str,
     slug: Option<&str>,

@@ -2,7 +2,7 @@
 //! alike: the state one PR's change is decided on, the lineage check (is the branch still
 //! what our check run named), and the decision records a report cites. Nothing here writes.
 
-pub mod decision_records;
-pub mod lineage;
-pub mod loading;
-pub mod state;
+pub(crate) mod decision_records;
+pub(crate) mod lineage;
+pub(crate) mod loading;
+pub(crate) mod state;

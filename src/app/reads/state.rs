@@ -12,21 +12,21 @@ use crate::records::{Change, Files, PerRound, Snapshot, Wanted};
 
 /// What the branch holds for one PR.
 #[derive(Debug, Clone)]
-pub struct State {
-    pub commit: Option<CommitSha>,
+pub(crate) struct State {
+    pub(crate) commit: Option<CommitSha>,
     /// The parents of `commit`.
-    pub parents: Vec<CommitSha>,
-    pub index: Index,
+    pub(crate) parents: Vec<CommitSha>,
+    pub(crate) index: Index,
     /// The PR's record: `Err` when it fails structural validation.
-    pub record: Option<Result<Record, String>>,
+    pub(crate) record: Option<Result<Record, String>>,
     /// A record named by id (adopt), when asked for.
-    pub named: Option<Result<Record, String>>,
+    pub(crate) named: Option<Result<Record, String>>,
     /// The stored report of the PR record's certifying run, when that run was
     /// authenticated: the gate verifies its digest against the kept receipt.
-    pub certified_report: Option<String>,
+    pub(crate) certified_report: Option<String>,
     /// `patterns.json` (docs/reference.md#the-pattern-library), when the branch holds it: `Err` when it does not parse, or
     /// when it was not read (`patterns: false`, or no record to learn from).
-    pub patterns: Option<Result<Library, String>>,
+    pub(crate) patterns: Option<Result<Library, String>>,
 }
 
 pub(crate) use crate::engine::layout::{record_path, INDEX_PATH};
@@ -199,7 +199,7 @@ pub(crate) fn state_of(
 /// changed, the index; plus `extra` (a stored report).
 /// `base`: the index the transition was applied on; it is written when the transition
 /// changed it, or when the record's covered tasks are not yet mapped to it there.
-pub fn change_files(
+pub(crate) fn change_files(
     applied: &Applied,
     base: &Index,
     view: &ViewContext,

@@ -17,27 +17,27 @@ use crate::ids::{Artifact, AuditId, DeliveryId, IssueNumber, Login, PrNumber};
 use crate::records::Change;
 
 /// Why a decision did not give a change.
-pub type Halt = Unwritten<Refused, Need>;
+pub(crate) type Halt = Unwritten<Refused, Need>;
 
-pub type Decide = dyn Fn(&State, &Facts) -> Result<Change, Halt> + Send + Sync;
+pub(crate) type Decide = dyn Fn(&State, &Facts) -> Result<Change, Halt> + Send + Sync;
 
 /// A command made into a decision on the latest records, with what the commit needs.
-pub struct CommandDecision {
+pub(crate) struct CommandDecision {
     /// A record named by id (adopt), to load beside the PR's own.
-    pub named: Option<AuditId>,
-    pub message: String,
+    pub(crate) named: Option<AuditId>,
+    pub(crate) message: String,
     /// An accepted report gets a fresh check run (annotations are never duplicated).
-    pub new_run: bool,
+    pub(crate) new_run: bool,
     /// The change may leave the gate passing or awaiting a human (a report that
     /// certifies or asks for a decision): the views then combine the gates of the open PRs
     /// sharing the head, listed beside the commit.
-    pub may_pass: bool,
-    pub decide: Arc<Decide>,
+    pub(crate) may_pass: bool,
+    pub(crate) decide: Arc<Decide>,
 }
 
 /// What a decision asks GitHub for, in the commit loop.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// Another pull request (the source of an adopted record).
     Pull(PrNumber),
     /// The `D-<n>` decision records under `decisions_path` on the default branch.
@@ -51,7 +51,7 @@ pub enum Need {
 
 /// What the needs of one decision found; kept across attempts of one commit.
 #[derive(Debug, Default)]
-pub struct Facts {
+pub(crate) struct Facts {
     pub(super) pulls: HashMap<PrNumber, Pull>,
     pub(super) decisions: Option<BTreeSet<u32>>,
     /// The issue number per [`IssueToFile::key`]; `None`: left to a redelivery.
@@ -61,26 +61,26 @@ pub struct Facts {
 }
 
 impl Facts {
-    pub fn pull(&self, number: PrNumber) -> Result<&Pull, Halt> {
+    pub(crate) fn pull(&self, number: PrNumber) -> Result<&Pull, Halt> {
         self.pulls
             .get(&number)
             .ok_or(Unwritten::Needs(Need::Pull(number)))
     }
 
-    pub fn decisions(&self) -> Result<&BTreeSet<u32>, Halt> {
+    pub(crate) fn decisions(&self) -> Result<&BTreeSet<u32>, Halt> {
         self.decisions
             .as_ref()
             .ok_or(Unwritten::Needs(Need::DecisionRecords))
     }
 
-    pub fn record(&self, id: &AuditId, pr: PrNumber) -> Result<Option<&Record>, Halt> {
+    pub(crate) fn record(&self, id: &AuditId, pr: PrNumber) -> Result<Option<&Record>, Halt> {
         match self.records.get(id) {
             Some(r) => Ok(r.as_ref()),
             None => Err(Unwritten::Needs(Need::Record(id.clone(), pr))),
         }
     }
 
-    pub fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
+    pub(crate) fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
         match self.issues.get(&wanted.key()) {
             Some(n) => Ok(*n),
             None => Err(Unwritten::Needs(Need::Issue(Box::new(wanted)))),

@@ -29,11 +29,11 @@ use crate::github::GitHubError;
 use crate::ids::{Artifact, Login};
 
 use basis::Made;
-pub use basis::{CommandDecision, Facts, Need};
+pub(crate) use basis::{CommandDecision, Facts, Need};
 
 /// Answers `need` into `facts`: every read through the delivery's memory, so nothing read
 /// earlier in the delivery is read again.
-pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), GitHubError> {
+pub(crate) async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), GitHubError> {
     let lock = || {
         facts
             .lock()
@@ -63,7 +63,7 @@ pub async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result<(), Gi
 
 /// The decision `command` makes, by family. Nothing here reads GitHub: what a decision
 /// needs, it asks for from the commit loop.
-pub fn for_command(
+pub(crate) fn for_command(
     ctx: &Ctx,
     command: &ParsedCommand,
     actor: &Login,
@@ -96,7 +96,7 @@ pub fn for_command(
     }
 }
 
-pub fn carries_receipt(payload: &ReportPayload) -> bool {
+pub(crate) fn carries_receipt(payload: &ReportPayload) -> bool {
     match payload {
         ReportPayload::Json(text) => serde_json::from_str::<serde_json::Value>(text)
             .is_ok_and(|v| v.get("receipt").is_some()),

@@ -5,7 +5,7 @@
 //! GitHub offers no compare-and-set for PR bodies, so two deliveries (or two replicas)
 //! rebuilding the views of one PR can finish in either order. The stamp lets the later
 //! one see that the body it read shows a newer records commit than its own and leave it
-//! standing, as the check run's `external_id` does for the check run (`app::lineage`).
+//! standing, as the check run's `external_id` does for the check run (`app::reads::lineage`).
 
 use crate::app::context::Ctx;
 use crate::app::reads::lineage;

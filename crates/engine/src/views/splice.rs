@@ -58,7 +58,7 @@ pub fn splice(body: &str, sections: &Sections, full_record_link: &str) -> Splice
 
 /// Whether someone edited inside a section's markers: its marked span differs from the
 /// record's view of it. The stamp is not part of the view: which commit a body was
-/// computed from is judged by `app::body`, through GitHub.
+/// computed from is judged by `app::publish::body`, through GitHub.
 #[must_use]
 pub fn sections_tampered(body: &str, sections: &Sections) -> bool {
     SectionKind::ALL.iter().any(|&kind| {

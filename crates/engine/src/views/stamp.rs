@@ -4,12 +4,12 @@
 //! shown and how many history events it had: `<!-- auditloop:records:<sha> AUD-7 12 -->`.
 //! A record's history only grows, so a stamp showing no more events of the same record
 //! than ours is not newer, and no call is needed to say so. Before patching the body, the
-//! app reads the body's
-//! stamp and leaves a body computed from a newer records commit standing (`app::body`). Only
-//! the stamp in that exact place counts: inside the first complete rounds pair (the span
-//! the splice replaces), on the line after its start marker. A stamp anywhere else is text:
-//! a user who writes one outside the managed section changes nothing. Report and command
-//! text in the views is escaped (`<` becomes `&lt;`), so it cannot make one either.
+//! app reads the body's stamp and leaves a body computed from a newer records commit
+//! standing (`app::publish::body`). Only the stamp in that exact place counts: inside the
+//! first complete rounds pair (the span the splice replaces), on the line after its start
+//! marker. A stamp anywhere else is text: a user who writes one outside the managed
+//! section changes nothing. Report and command text in the views is escaped (`<` becomes
+//! `&lt;`), so it cannot make one either.
 //!
 //! A body editor can still write a stamp in that place. That cannot make the app skip an
 //! update it owes: the app skips only when the stamp names a records commit that is newer

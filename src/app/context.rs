@@ -6,7 +6,8 @@ use std::sync::{Arc, LazyLock};
 use chrono::{DateTime, Utc};
 use tokio::sync::OnceCell;
 
-use crate::app::memory::{Memory, Seen};
+use crate::app::memory::Memory;
+use crate::app::seen::Seen;
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig};
 use crate::engine::transition::EventContext;

@@ -33,7 +33,7 @@ pub enum Outcome {
     Nothing,
 }
 
-pub(crate) use crate::app::memory::DashboardDue as Due;
+use crate::app::memory::DashboardDue as Due;
 
 /// The open PRs with a record in `snapshot`, as the dashboard lists them.
 fn open_pulls<'a>(
@@ -72,7 +72,7 @@ fn open_pulls<'a>(
 #[must_use]
 pub(crate) fn rows_of(pulls: &[Pull], snapshot: &Snapshot) -> Vec<dashboard::Row> {
     let index = snapshot
-        .file(state::INDEX_PATH)
+        .file(crate::engine::layout::INDEX_PATH)
         .and_then(|t| crate::engine::record::Index::parse(t).ok())
         .unwrap_or_default();
     let states: Vec<(usize, Result<state::State, String>)> = pulls

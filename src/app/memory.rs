@@ -238,5 +238,3 @@ impl Memory {
 fn head_key(repo: &RepoName, pr: PrNumber) -> String {
     format!("{}\n{}", repo.as_str().to_ascii_lowercase(), pr.0)
 }
-
-pub(crate) use crate::app::seen::{EarlyReply, Seen, Taken};

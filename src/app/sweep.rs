@@ -313,7 +313,7 @@ async fn run_behind(
     if Some(&named) == snapshot.commit.as_ref() {
         return Ok(false);
     }
-    let path = state::record_path(&record.id);
+    let path = crate::engine::layout::record_path(&record.id);
     let then = records::blob_at(&ctx.api, &ctx.repo, &named, &path).await?;
     Ok(then.as_ref() != snapshot.blob_sha(&path))
 }

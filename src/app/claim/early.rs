@@ -4,8 +4,8 @@
 
 use crate::app::claim;
 use crate::app::context::Ctx;
-use crate::app::memory::EarlyReply;
 use crate::app::publish::reply;
+use crate::app::seen::{EarlyReply, Taken};
 use crate::commands::ParsedCommand;
 use crate::events::IssueCommentEvent;
 use crate::github::{rest, GitHubError};
@@ -47,7 +47,7 @@ pub(crate) async fn with_early_reply<T>(
     };
     let react = rest::react_is_new(&ctx.api, &ctx.repo, e.comment.id, "+1");
     let (read, taken, new) = futures::join!(reads, claim, react);
-    if read.is_err() && taken == Some(claim::Taken::New) {
+    if read.is_err() && taken == Some(Taken::New) {
         claim::release(ctx, &name).await;
     }
     ctx.seen.replied_early(EarlyReply {

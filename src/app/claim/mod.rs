@@ -34,7 +34,7 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::app::context::Ctx;
-pub(crate) use crate::app::memory::Taken;
+use crate::app::seen::Taken;
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::app::context::Ctx;
-pub(crate) use crate::engine::packet_context::decision_number;
+use crate::engine::packet_context::decision_number;
 use crate::github::{rest, GitHubError};
 
 /// `D-<n>` decision records that exist under `decisions_path` on the default branch.

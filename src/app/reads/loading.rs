@@ -4,7 +4,8 @@
 use crate::app::context::Ctx;
 use crate::app::failure::Refused;
 use crate::app::reads::lineage::{classify, repair, Damage, Lineage};
-use crate::app::reads::state::{index_of, record_path, state_of, wanted, State};
+use crate::app::reads::state::{index_of, state_of, wanted, State};
+use crate::engine::layout::record_path;
 use crate::engine::views::body_stamp;
 use crate::engine::views::md::Md;
 use crate::github::rest::CheckRunInfo;

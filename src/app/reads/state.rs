@@ -29,7 +29,7 @@ pub(crate) struct State {
     pub(crate) patterns: Option<Result<Library, String>>,
 }
 
-pub(crate) use crate::engine::layout::{record_path, INDEX_PATH};
+use crate::engine::layout::{record_path, INDEX_PATH};
 
 pub(crate) fn index_of(files: &Files) -> Option<Index> {
     files.get(INDEX_PATH).and_then(|t| Index::parse(t).ok())

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use auditloop::engine::gate::{evaluate, GateInput};
+use auditloop::engine::ids::{Artifact, DeliveryId, Login, PrNumber, RepoName, TaskId};
 use auditloop::engine::record::{Index, Record};
 use auditloop::engine::repo_config::{Assurance, RepoConfig};
 use auditloop::engine::report::parse_report;
@@ -12,7 +13,6 @@ use auditloop::engine::transition::{
     accept_report, create, CreateInput, EventContext, ReportInput,
 };
 use auditloop::engine::views::{sections, splice, ViewContext};
-use auditloop::ids::{Artifact, DeliveryId, Login, PrNumber, RepoName, TaskId};
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use serde_json::{json, Value};
 
@@ -39,7 +39,7 @@ fn record() -> (Record, Index) {
         evidence: Some("CI green on the head".into()),
         explicit_tasks: Some(vec![TaskId::new("#12").unwrap()]),
         closing_issues: vec![],
-        head: Artifact::commit(auditloop::ids::CommitSha::new(SHA).unwrap()),
+        head: Artifact::commit(auditloop::engine::ids::CommitSha::new(SHA).unwrap()),
         budget: Some(3),
         required_checks_set: false,
     };
@@ -79,7 +79,7 @@ fn report_to_gate(c: &mut Criterion) {
     let text = report_text(200);
     let config = RepoConfig::default();
     let decisions = BTreeSet::new();
-    let head = auditloop::ids::CommitSha::new(SHA).unwrap();
+    let head = auditloop::engine::ids::CommitSha::new(SHA).unwrap();
     c.bench_function(
         "report 200 findings: parse + validate + digest + accept + gate",
         |b| {

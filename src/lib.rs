@@ -3,14 +3,15 @@
 pub mod app;
 // The rules live in their own crate (`crates/engine`); the app names them as it always has.
 pub use auditloop_engine as engine;
-pub use auditloop_engine::{ids, md};
+// One path for users (`auditloop::engine::ids`); the short names are the crate's own.
+use auditloop_engine::{ids, md};
 pub mod cli;
 pub mod commands;
-pub mod delivery;
+mod delivery;
 pub mod events;
 pub mod github;
-pub mod locks;
-pub mod mcp;
+mod locks;
+mod mcp;
 pub mod metrics;
 pub mod operator_config;
 pub mod reconcile;
@@ -20,4 +21,4 @@ pub mod remote;
 pub mod schedule;
 pub mod server;
 pub mod setup;
-pub mod telemetry;
+mod telemetry;

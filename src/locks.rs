@@ -44,15 +44,13 @@ impl KeyedLocks {
         (guard, waited)
     }
 
-    pub fn len(&self) -> usize {
+    /// Keys with a lock held or waited for.
+    #[cfg(test)]
+    fn len(&self) -> usize {
         self.map
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 
@@ -71,5 +69,22 @@ impl Drop for KeyGuard<'_> {
         {
             map.remove(&self.key);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeyedLocks;
+
+    #[tokio::test]
+    async fn a_key_nobody_holds_leaves_the_map() {
+        let locks = KeyedLocks::default();
+        let first = locks.lock("a").await;
+        let other = locks.lock("b").await;
+        assert_eq!(locks.len(), 2);
+        drop(first);
+        assert_eq!(locks.len(), 1);
+        drop(other);
+        assert_eq!(locks.len(), 0);
     }
 }

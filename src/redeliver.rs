@@ -23,7 +23,7 @@ pub const REMEMBERED: usize = 10_000;
 /// A bound on pages per sweep, so a cursor that never ends cannot loop forever.
 pub const MAX_PAGES: usize = 50;
 
-pub use crate::github::rest::HookDelivery;
+use crate::github::rest::HookDelivery;
 
 fn window() -> TimeDelta {
     TimeDelta::days(WINDOW_DAYS)

@@ -3,8 +3,8 @@
 //! answers 200), a check run as `GET commits/{sha}/check-runs` then lists it, and an id
 //! the fake never gave answered as GitHub answers it.
 
+use auditloop::engine::ids::NodeId;
 use auditloop::github::views_mutation::{document, RunWrite, Views, ROUTE};
-use auditloop::ids::NodeId;
 use axum::http::Method;
 use serde_json::{json, Value};
 

@@ -14,9 +14,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
+use auditloop::engine::ids::RepoName;
 use auditloop::engine::record::{load_record, Index};
 use auditloop::engine::views::{body_stamp, sections, splice, SpliceOutcome, ViewContext};
-use auditloop::ids::RepoName;
 
 use crate::chaos_plan::Kind;
 use crate::fake::{Call, Data, Git};

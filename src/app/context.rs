@@ -6,8 +6,8 @@ use std::sync::{Arc, LazyLock};
 use chrono::{DateTime, Utc};
 use tokio::sync::OnceCell;
 
+use crate::app::delivery_cache::DeliveryCache;
 use crate::app::memory::Memory;
-use crate::app::seen::Seen;
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig};
 use crate::engine::transition::EventContext;
@@ -135,7 +135,7 @@ pub(crate) struct Ctx {
     /// What the process remembers across deliveries.
     pub(crate) memory: Arc<Memory>,
     /// The reads this delivery made already.
-    pub(crate) seen: Seen,
+    pub(crate) delivery_cache: DeliveryCache,
     /// The App's policy: minimum assurance, trust store, slug.
     pub(crate) policy: Policy,
 }
@@ -164,7 +164,7 @@ impl Ctx {
             now,
             replies_since: replies_since(now, command_at),
             memory,
-            seen: Seen::default(),
+            delivery_cache: DeliveryCache::default(),
             policy,
         }
     }
@@ -182,7 +182,7 @@ impl Ctx {
             now: self.now,
             replies_since: self.replies_since,
             memory: self.memory.clone(),
-            seen: Seen::default(),
+            delivery_cache: DeliveryCache::default(),
             policy: self.policy.clone(),
         }
     }

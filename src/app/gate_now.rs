@@ -69,7 +69,7 @@ pub async fn gate_now(
     let state = missing_branch(&ctx, state, named.as_ref());
     let checks = observations(&runs, check_name);
     crate::app::publish::views::read_decisions_if_cited(&ctx, &state).await?;
-    let decisions = ctx.seen.decisions();
+    let decisions = ctx.delivery_cache.decisions();
     let gate_of = |pull: &Pull, state: &loading::Loaded| {
         pull_gate(&PullGate {
             config,

@@ -1,5 +1,5 @@
 //! What the app remembers between deliveries (records branches, its own check-run ids, the
-//! marks its claims point at), so that no call is made twice; within one delivery, `Seen`
+//! marks its claims point at), so that no call is made twice; within one delivery, `DeliveryCache`
 //! (`seen.rs`).
 
 use std::collections::HashMap;

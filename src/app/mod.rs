@@ -14,13 +14,13 @@ mod claim;
 mod commit;
 mod context;
 pub mod dashboard;
+mod delivery_cache;
 mod failure;
 mod gate_now;
 mod handlers;
 mod memory;
 mod publish;
 mod reads;
-mod seen;
 mod sweep;
 
 use crate::commands::{parse_comment, Parsed};
@@ -100,7 +100,7 @@ impl AuditApp {
             }
         };
         if ctx.records_branch() != assumed {
-            ctx.seen.forget_records();
+            ctx.delivery_cache.forget_records();
         }
         Ok(Some(ctx))
     }

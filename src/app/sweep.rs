@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::app::claim;
 use crate::app::context::{html_base, Ctx, Origin, Place};
-use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::views;
+use crate::app::handlers::refresh;
+use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::reads::state::{self, State};
 use crate::app::AuditApp;
 use crate::engine::record::Record;
@@ -280,7 +280,7 @@ impl Sweep<'_> {
             runs: Some(&runs),
             checked: false,
         };
-        refresh::refresh(ctx, target, mode, body_behind).await?;
+        refresh::refresh(ctx, target, mode, Body::rebuild_if(body_behind)).await?;
         tracing::info!(repo = %ctx.repo, pr = pull.number.0, run_behind, body_behind, "reconcile: views republished");
         self.report
             .republished

@@ -2,14 +2,12 @@
 
 pub mod healthcheck;
 pub mod keygen;
-pub mod mcp;
+mod mcp;
 pub mod root;
 pub mod serve;
 pub mod setup;
 pub mod sign;
 pub mod validate;
-
-pub(crate) use crate::remote::read_input;
 
 /// Runs a long-lived command on a multi-threaded runtime; its error is printed on one line.
 pub(crate) fn block_on(

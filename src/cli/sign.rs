@@ -46,7 +46,7 @@ pub fn run(args: &SignArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("reading {}", args.key.display()))?;
     let key =
         signing_key_from_pem(&pem).with_context(|| format!("reading {}", args.key.display()))?;
-    let text = super::read_input(&args.report)?;
+    let text = crate::remote::read_input(&args.report)?;
     let intake = match parse_report(&text) {
         Ok(intake) => intake,
         Err(problems) => {

@@ -19,7 +19,7 @@ pub struct ValidateArgs {
 ///
 /// When the input cannot be read or the output cannot be written; a report with problems is exit code 1, not an error.
 pub fn run(args: &ValidateArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let text = super::read_input(&args.report)?;
+    let text = crate::remote::read_input(&args.report)?;
     match parse_report(&text) {
         Ok(intake) => {
             writeln!(out, "{}", intake.digest)?;

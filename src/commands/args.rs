@@ -4,10 +4,10 @@
 use std::collections::BTreeMap;
 use std::str::FromStr;
 
-use super::command::CommandName;
 use super::error::{excerpt, CommandError};
 use super::lexer::Token;
 use super::suggest::nearest;
+use crate::engine::policy::CommandName;
 use crate::engine::text::is_placeholder;
 use crate::ids::IdError;
 

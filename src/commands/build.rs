@@ -1,8 +1,9 @@
 //! Typed commands from their sorted arguments, one function per command of docs/reference.md#commands.
 
 use super::args::{id, invalid, list, Args};
-use super::command::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
+use super::command::{ParsedCommand, ReportPayload, ResolveTarget};
 use super::error::{excerpt, CommandError};
+use crate::engine::policy::CommandName;
 use crate::engine::record::{DispositionKind, WaiverBasis};
 use crate::ids::{FindingId, FindingKey, LimitationId, TaskId, WorkUnit};
 

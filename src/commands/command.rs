@@ -6,7 +6,7 @@ use crate::ids::{Artifact, AuditId, FindingId, FindingKey, LimitationId, TaskId,
 
 /// Every command of the table in docs/reference.md#commands: one enum for the parser, the help table and the
 /// who-may rules. `help_table` matches on it exhaustively.
-pub use crate::engine::policy::CommandName;
+use crate::engine::policy::CommandName;
 
 /// The payload of `/audit report`: the fenced block after the command line, as written
 /// (line endings normalized to `\n`).

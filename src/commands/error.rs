@@ -1,7 +1,7 @@
 //! Why a command was refused, and how to put it right. The GitHub layer renders
 //! `auditloop: refused` + [`CommandError::what`] + [`CommandError::fix`].
 
-use super::command::CommandName;
+use crate::engine::policy::CommandName;
 use crate::engine::views::md::Md;
 use crate::md;
 

@@ -1,7 +1,7 @@
 //! `/audit help`: the command table (docs/reference.md#commands) as Markdown, generated from an exhaustive `match`
 //! on [`CommandName`], so a new command does not compile until it is documented.
 
-use super::command::CommandName;
+use crate::engine::policy::CommandName;
 
 /// One form of a command: its row in the table and its line among the forms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

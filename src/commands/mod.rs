@@ -11,7 +11,8 @@ mod parse;
 mod scan;
 mod suggest;
 
-pub use command::{CommandName, ParsedCommand, ReportPayload, ResolveTarget};
+use crate::engine::policy::CommandName;
+pub use command::{ParsedCommand, ReportPayload, ResolveTarget};
 pub use error::{CommandError, MAX_COMMENT_CHARS};
 pub use help::{help_note, help_rows, help_table, HelpRow, DOES_MAX, WHO_MAX};
 pub use parse::{parse_comment, Parsed};

@@ -2,11 +2,12 @@
 
 use super::args::Args;
 use super::build::build;
-use super::command::{CommandName, ParsedCommand, ReportPayload};
+use super::command::{ParsedCommand, ReportPayload};
 use super::error::{excerpt, CommandError, MAX_COMMENT_CHARS};
 use super::lexer::{tokenize, LexError, Token};
 use super::scan::{scan, Fence, Scan};
 use super::suggest::nearest;
+use crate::engine::policy::CommandName;
 
 /// What a comment holds: no command, one typed command, or why its command line was refused.
 pub type Parsed = Result<Option<ParsedCommand>, CommandError>;

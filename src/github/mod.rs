@@ -1,22 +1,22 @@
 //! GitHub through octocrab: App auth, installation tokens, retries, the REST calls
 //! auditloop makes, each named by its documented route, and the GraphQL endpoint.
 
-pub mod api;
-pub mod call;
-pub mod client;
-pub mod deadline;
-pub mod encode;
-pub mod endpoint;
-pub mod error;
+pub(crate) mod api;
+pub(crate) mod call;
+pub(crate) mod client;
+pub(crate) mod deadline;
+pub(crate) mod encode;
+pub(crate) mod endpoint;
+pub(crate) mod error;
 pub mod first_reads;
-pub mod governor;
-pub mod graphql;
-pub mod packet_reads;
+pub(crate) mod governor;
+pub(crate) mod graphql;
+pub(crate) mod packet_reads;
 pub mod pages;
-pub mod records_listing;
+pub(crate) mod records_listing;
 pub mod rest;
-pub mod retry;
-pub mod token;
+pub(crate) mod retry;
+pub(crate) mod token;
 pub mod views_mutation;
 
 pub use api::{Api, ApiResponse, Call};

@@ -5,10 +5,6 @@
 mod io;
 mod tools;
 
-pub use io::{
-    AuditList, Packet, PostInput, PostOutput, ProblemOut, PullInput, RepoInput, ValidateInput,
-    ValidateOutput,
-};
 pub use tools::{Remote, Tools};
 
 /// Serves the tools until the client closes standard input.

@@ -112,7 +112,7 @@ struct Oid {
 }
 
 #[derive(Deserialize)]
-struct Made {
+struct CreatedCommit {
     oid: String,
     tree: Oid,
 }
@@ -125,7 +125,7 @@ struct Payload {
 
 #[derive(Deserialize)]
 struct Created {
-    commit: Option<Made>,
+    commit: Option<CreatedCommit>,
     #[serde(rename = "ref", default)]
     reference: Option<MadeRef>,
 }

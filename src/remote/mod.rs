@@ -3,10 +3,10 @@
 //! status of a PR or a repository. `cli/` and `mcp/` call these; neither names the other's
 //! operations (docs/reference.md#command-line).
 
-pub mod connection;
-pub mod packet;
+pub(crate) mod connection;
+pub(crate) mod packet;
 pub mod post;
-pub mod status;
+pub(crate) mod status;
 pub mod status_view;
 
 use std::io::Read as _;

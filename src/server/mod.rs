@@ -1,6 +1,6 @@
 //! The HTTP surface (docs/reference.md#http-surface): the webhook, health and metrics.
 
-pub mod deliveries;
+pub(crate) mod deliveries;
 mod routes;
 pub mod signature;
 pub mod webhook;

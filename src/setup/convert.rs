@@ -56,8 +56,6 @@ struct Conversion {
     html_url: Option<String>,
 }
 
-pub use crate::github::rest::CONVERSION_ROUTE;
-
 /// The install page: under the App's `html_url` when GitHub gave one on the chosen host
 /// (GitHub Enterprise Server keeps Apps under `/github-apps/`), else `/apps/SLUG`.
 fn install_url(choice: &Choice, slug: &str, html_url: Option<&str>) -> String {

@@ -25,7 +25,7 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use tower::ServiceExt as _;
 
-pub use convert::{write_private, Registered, CONVERSION_ROUTE};
+pub use convert::{write_private, Registered};
 pub use form::{api_url_for, default_name, Choice, FieldError, FormInput, NAME_MAX};
 pub use manifest::{html_attr, manifest_json, permission_reasons, set_name, updated_env};
 

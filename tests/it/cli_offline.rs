@@ -3,9 +3,9 @@
 use std::process::ExitCode;
 
 use auditloop::cli::{keygen, sign, validate};
+use auditloop::engine::ids::RepoName;
 use auditloop::engine::receipt::{signing_key_from_pem, verify, ReceiptContext, TrustStore};
 use auditloop::engine::report::{digest, parse_report};
-use auditloop::ids::RepoName;
 use chrono::{Duration, Utc};
 
 const VALID: &str = include_str!("../fixtures/reports/valid.json");

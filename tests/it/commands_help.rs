@@ -2,9 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use auditloop::commands::{
-    flags_of, help_rows, help_table, parse_comment, CommandName, DOES_MAX, WHO_MAX,
-};
+use auditloop::commands::{flags_of, help_rows, help_table, parse_comment, DOES_MAX, WHO_MAX};
+use auditloop::engine::policy::CommandName;
 
 #[test]
 fn help_table_snapshot() {

@@ -1,7 +1,8 @@
 //! Every way a command is refused, one case each, asserting the kind of refusal and that
 //! it says how to put it right (docs/reference.md#answers-and-refusals).
 
-use auditloop::commands::{parse_comment, CommandError, CommandName, MAX_COMMENT_CHARS};
+use auditloop::commands::{parse_comment, CommandError, MAX_COMMENT_CHARS};
+use auditloop::engine::policy::CommandName;
 
 /// Exhaustive, so a new kind of refusal needs a case here.
 fn kind(e: &CommandError) -> &'static str {

@@ -1,10 +1,10 @@
 //! `.github/auditloop.yml` (docs/reference.md#keys-and-defaults): every key, the defaults, and errors with lines.
 
+use auditloop::engine::ids::Login;
 use auditloop::engine::repo_config::{
     branch_name_rule, effective_assurance, Archetype, Assurance, CarryCertification,
     CompletionGate, ConfigError, Permission, RepoConfig, WorkUnitAudit,
 };
-use auditloop::ids::Login;
 
 fn parse(yaml: &str) -> RepoConfig {
     match RepoConfig::from_yaml(yaml) {

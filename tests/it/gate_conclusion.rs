@@ -3,10 +3,10 @@
 use crate::gate_support;
 
 use auditloop::engine::gate::{combine, CheckStatus, Conclusion, GateResult, Outcome};
+use auditloop::engine::ids::PrNumber;
 use auditloop::engine::record::{AuditState, EventKind, Grade};
 use auditloop::engine::repo_config::WorkUnitAudit;
 use auditloop::engine::report::Verdict;
-use auditloop::ids::PrNumber;
 use gate_support::*;
 
 fn needs_remediation(s: &mut Scenario, blocking: usize) {

@@ -18,7 +18,7 @@ use gate_support::*;
 
 const CHECKS: [&str; 4] = ["test", "clippy", "deny", "audit-gate"];
 
-fn commit_of(pick: u8) -> auditloop::ids::Artifact {
+fn commit_of(pick: u8) -> auditloop::engine::ids::Artifact {
     commit(if pick.is_multiple_of(2) { 'a' } else { 'b' })
 }
 

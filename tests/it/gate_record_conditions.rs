@@ -3,9 +3,9 @@
 use crate::gate_support;
 
 use auditloop::engine::gate::Outcome::{Fail, Pass};
+use auditloop::engine::ids::{PrNumber, WorkUnit};
 use auditloop::engine::record::{AuditState, Created, EventKind, Grade};
 use auditloop::engine::report::Verdict;
-use auditloop::ids::{PrNumber, WorkUnit};
 use gate_support::*;
 
 #[test]

@@ -4,11 +4,11 @@ use crate::gate_support;
 
 use auditloop::engine::gate::CheckStatus::{Completed, InProgress, Queued};
 use auditloop::engine::gate::Outcome::{Fail, Pass, Pending};
+use auditloop::engine::ids::FindingId;
 use auditloop::engine::record::{
     EventKind, FindingRef, FindingSummary, Grade, Waiver, WaiverBasis,
 };
 use auditloop::engine::repo_config::{Archetype, Assurance, CompletionGate};
-use auditloop::ids::FindingId;
 use gate_support::*;
 
 fn with_findings(s: &mut Scenario, findings: Vec<FindingSummary>) {

@@ -28,7 +28,7 @@ fn signed(
         parsed,
         &key(signer),
         key_id,
-        &auditloop::ids::RepoName::new(repo.to_owned()).unwrap(),
+        &auditloop::engine::ids::RepoName::new(repo.to_owned()).unwrap(),
         issued,
         chrono::Duration::hours(1),
         receipt.to_owned(),

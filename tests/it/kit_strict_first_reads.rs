@@ -5,9 +5,9 @@
 
 use crate::support;
 
+use auditloop::engine::ids::{CommitSha, PrNumber, RepoName};
 use auditloop::github::first_reads::{first_reads, ConfigBlob, FIRST_READS};
 use auditloop::github::rest::{check_runs, get_pull, read_file, FileRead};
-use auditloop::ids::{CommitSha, PrNumber, RepoName};
 use base64::Engine;
 use serde_json::{json, Value};
 use support::deliveries::REPO;

@@ -8,8 +8,8 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
+use auditloop::engine::ids::{PrNumber, RepoName};
 use auditloop::github::first_reads::{first_reads, RecordFiles, FIRST_READS};
-use auditloop::ids::{PrNumber, RepoName};
 use base64::Engine;
 use serde_json::{json, Value};
 use support::deliveries::REPO;

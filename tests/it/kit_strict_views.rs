@@ -5,9 +5,9 @@
 
 use crate::support;
 
+use auditloop::engine::ids::NodeId;
 use auditloop::github::views_mutation::{document, publish, RunWrite, Views};
 use auditloop::github::Api;
-use auditloop::ids::NodeId;
 use serde_json::{json, Value};
 use support::deliveries::REPO;
 use support::fake::FakeGitHub;

@@ -10,8 +10,8 @@ use crate::support;
 use auditloop::app::dashboard::Outcome;
 use auditloop::app::ReconcileLimits;
 use auditloop::engine::dashboard::{self, Row, Section, Sources, BODY_LIMIT};
+use auditloop::engine::ids::{AuditId, PrNumber};
 use auditloop::engine::views::md::Md;
-use auditloop::ids::{AuditId, PrNumber};
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1};
 use support::deliveries::REPO;
@@ -328,7 +328,7 @@ fn past_githubs_limit_each_section_keeps_its_oldest_rows_and_says_how_many_more(
     };
     let view = auditloop::engine::views::ViewContext {
         html_base: "https://github.com".to_owned(),
-        repository: auditloop::ids::RepoName::new(REPO.to_owned()).unwrap(),
+        repository: auditloop::engine::ids::RepoName::new(REPO.to_owned()).unwrap(),
         records_branch: "auditloop-records".to_owned(),
     };
     let body = dashboard::body(

@@ -6,9 +6,9 @@
 
 use crate::support;
 
+use auditloop::engine::ids::RepoName;
 use auditloop::engine::receipt::TrustStore;
 use auditloop::engine::repo_config::Assurance;
-use auditloop::ids::RepoName;
 use ed25519_dalek::SigningKey;
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
@@ -144,7 +144,7 @@ async fn allow_self_audit_lets_the_author_report_and_every_surface_says_so() {
     // `status --json` and `gate_status` give the grade, its authentication and the flag.
     let loaded = auditloop::engine::record::load_record(&l.files()["records/AUD-1.json"]).unwrap();
     let config = auditloop::engine::repo_config::RepoConfig::default();
-    let head = auditloop::ids::CommitSha::new(SHA1).unwrap();
+    let head = auditloop::engine::ids::CommitSha::new(SHA1).unwrap();
     let repo = RepoName::new(REPO.to_owned()).unwrap();
     let gate = auditloop::engine::gate::pull_gate(&auditloop::engine::gate::PullGate {
         config: &config,

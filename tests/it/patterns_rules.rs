@@ -2,13 +2,13 @@
 //! teaches, the cap of 200 and its eviction order, at most 5 new patterns a record, and
 //! `success_rate`.
 
+use auditloop::engine::ids::AuditId;
 use auditloop::engine::patterns::{
     apply, learned, Ending, Learned, Library, Pattern, Raised, MAX_PATTERNS,
 };
 use auditloop::engine::record::{DispositionKind, Record};
 use auditloop::engine::report::{Severity, Verdict};
 use auditloop::engine::transition;
-use auditloop::ids::AuditId;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use proptest::prelude::*;
 

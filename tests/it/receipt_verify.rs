@@ -1,10 +1,10 @@
 //! Receipts (docs/reference.md#receipts): signing round-trips, and every check refuses under its name.
 
+use auditloop::engine::ids::RepoName;
 use auditloop::engine::receipt::{
     sign_report, signing_bytes, verify, ReceiptContext, ReceiptError, TrustStore,
 };
 use auditloop::engine::report::{digest, parse_report, Receipt, Report, ReportDigest};
-use auditloop::ids::RepoName;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use chrono::{DateTime, Duration, Utc};

@@ -3,9 +3,9 @@
 
 use crate::views_support;
 
+use auditloop::engine::ids::{FindingId, IssueNumber, LimitationId};
 use auditloop::engine::record::*;
 use auditloop::engine::report::{Severity, Verdict};
-use auditloop::ids::{FindingId, IssueNumber, LimitationId};
 use views_support::*;
 
 fn fid(s: &str) -> FindingId {

@@ -4,7 +4,7 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
-use auditloop::ids::RepoName;
+use auditloop::engine::ids::RepoName;
 use auditloop::records::{read, Files};
 use support::fake::FakeGitHub;
 
@@ -166,8 +166,8 @@ async fn a_hostile_branch_name_is_refused_before_any_call() {
 /// is fetched with the index, in one round. The snapshot is the one a fresh read gives.
 #[tokio::test]
 async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
+    use auditloop::engine::ids::{CommitSha, ObjectSha};
     use auditloop::github::first_reads::RecordsHead;
-    use auditloop::ids::{CommitSha, ObjectSha};
     use auditloop::records::{read_with, RecordsCache, Reuse};
     let gh = FakeGitHub::start().await;
     seed(&gh, 3);
@@ -248,8 +248,8 @@ async fn a_commit_made_elsewhere_costs_nothing_more_when_the_first_reads_list_it
 /// The calls of a first reads' query (with the listing or not) and the read after it, at a
 /// commit made elsewhere; the snapshot is checked against a fresh read's.
 async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
+    use auditloop::engine::ids::PrNumber;
     use auditloop::github::first_reads::{first_reads, RecordFiles};
-    use auditloop::ids::PrNumber;
     use auditloop::records::{read_with, RecordsCache, Reuse};
     let gh = FakeGitHub::start().await;
     seed(&gh, 3);

@@ -6,7 +6,7 @@ use crate::support;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use auditloop::ids::RepoName;
+use auditloop::engine::ids::RepoName;
 use auditloop::records::{commit_change, Change, CommitOutcome, Files, Snapshot, MAX_ATTEMPTS};
 use support::fake::FakeGitHub;
 

@@ -3,7 +3,8 @@
 
 use std::collections::HashSet;
 
-use auditloop::redeliver::{plan, HookDelivery, SweepState};
+use auditloop::github::rest::HookDelivery;
+use auditloop::redeliver::{plan, SweepState};
 use chrono::{DateTime, TimeDelta, Utc};
 
 fn now() -> DateTime<Utc> {

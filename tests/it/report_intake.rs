@@ -16,7 +16,7 @@ fn valid_fixture_is_accepted_and_normalized() {
     assert_eq!(
         r.covered_tasks
             .iter()
-            .map(auditloop::ids::TaskId::as_str)
+            .map(auditloop::engine::ids::TaskId::as_str)
             .collect::<Vec<_>>(),
         ["#12", "T-041"]
     );

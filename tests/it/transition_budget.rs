@@ -3,11 +3,11 @@
 
 use crate::record_support;
 
+use auditloop::engine::ids::AuditId;
 use auditloop::engine::record::{AuditState, BaselineCause, BlockedReason, EventKind};
 use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition::{self, BaselineInput, FailureInput};
-use auditloop::ids::AuditId;
 use record_support::*;
 
 #[test]

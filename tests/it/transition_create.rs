@@ -2,10 +2,10 @@
 
 use crate::record_support;
 
+use auditloop::engine::ids::{AuditId, PrNumber, WorkUnit};
 use auditloop::engine::record::{load_record, to_json, AuditState, EventKind, Index};
 use auditloop::engine::transition::AuditPolicy;
 use auditloop::engine::transition::{self, CreateInput};
-use auditloop::ids::{AuditId, PrNumber, WorkUnit};
 use record_support::*;
 
 fn run(index: &Index, input: CreateInput) -> Result<transition::Applied, transition::Refusal> {

@@ -3,10 +3,10 @@
 
 use crate::record_support;
 
+use auditloop::engine::ids::PrNumber;
 use auditloop::engine::record::{AuditState, BaselineCause, EventKind};
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition::{self, AdoptInput, Applied, BaselineInput, Refusal};
-use auditloop::ids::PrNumber;
 use record_support::*;
 
 fn input(cause: BaselineCause, head: u8) -> BaselineInput {
@@ -215,9 +215,10 @@ fn adopt_refusals() {
         transition::adopt(&fx.record, &fx.index, adopt_input(false), &ctx),
         "adopt-source-active",
     );
-    fx.index
-        .pulls
-        .insert("43".into(), auditloop::ids::AuditId::new("AUD-9").unwrap());
+    fx.index.pulls.insert(
+        "43".into(),
+        auditloop::engine::ids::AuditId::new("AUD-9").unwrap(),
+    );
     assert_rule(
         transition::adopt(&fx.record, &fx.index, adopt_input(true), &ctx),
         "pull-has-record",

@@ -2,11 +2,11 @@
 
 use crate::record_support;
 
+use auditloop::engine::ids::{AuditId, WorkUnit};
 use auditloop::engine::record::{AuditState, EventKind, Grade, WaiverBasis};
 use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::{Report, Verdict};
 use auditloop::engine::transition::{self, VerifiedReceipt};
-use auditloop::ids::{AuditId, WorkUnit};
 use record_support::*;
 
 type Setup = fn(&mut Fx);

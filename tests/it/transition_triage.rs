@@ -2,10 +2,10 @@
 
 use crate::record_support;
 
+use auditloop::engine::ids::{FindingId, IssueNumber};
 use auditloop::engine::record::{DispositionKind, EventKind, WaiverBasis};
 use auditloop::engine::report::Verdict;
 use auditloop::engine::transition;
-use auditloop::ids::{FindingId, IssueNumber};
 use record_support::*;
 
 fn with_findings(fx: &mut Fx) {

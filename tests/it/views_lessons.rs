@@ -64,7 +64,7 @@ fn a_certified_record_shows_its_lessons() {
     let mut old = Library::default();
     let (seeded, _) = apply(
         &old,
-        &auditloop::ids::AuditId::from_number(3),
+        &auditloop::engine::ids::AuditId::from_number(3),
         &auditloop::engine::patterns::Learned {
             ending: auditloop::engine::patterns::Ending::Certified,
             at: before.history[0].at,

@@ -212,7 +212,7 @@ fn the_help_reply_has_short_rows_and_its_forms_in_a_code_block() {
         .and_then(|(_, rest)| rest.split("</code>").next())
         .map(decode)
         .expect("the forms are a code block");
-    for command in auditloop::commands::CommandName::ALL {
+    for command in auditloop::engine::policy::CommandName::ALL {
         for row in auditloop::commands::help_rows(command) {
             assert!(block.lines().any(|l| l == row.usage), "{}", row.usage);
         }
@@ -310,7 +310,7 @@ proptest! {
     /// render as code.
     #[test]
     fn untrusted_text_renders_literally(text in "\\PC{0,80}") {
-        let m = auditloop::md!("run `/audit status` for {} now", Md::text(&text));
+        let m = auditloop::engine::md!("run `/audit status` for {} now", Md::text(&text));
         let html = gfm(m.as_markdown());
         prop_assert!(html.contains("<code>/audit status</code>"), "{}", html);
         let seen = visible(&html).replace(['\u{200B}', '\u{200D}'], "");

@@ -214,7 +214,7 @@ fn limitation_without_authority_shows_the_human_acceptance() {
             EventKind::LimitationAcceptance(LimitationAcceptance {
                 run: 1,
                 limitations: vec![AcceptedLimitation {
-                    id: auditloop::ids::LimitationId::new("L-01").unwrap(),
+                    id: auditloop::engine::ids::LimitationId::new("L-01").unwrap(),
                     key: key("no-ghes"),
                 }],
                 note: "ok".to_owned(),

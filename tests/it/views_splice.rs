@@ -4,12 +4,12 @@ use crate::views_support;
 
 use std::ops::Range;
 
+use auditloop::engine::ids::{AuditId, CommitSha};
 use auditloop::engine::views::stamp::stamp;
 use auditloop::engine::views::{
     self, body_stamp, marked_spans, sections_tampered, splice, SectionKind, Sections,
     SpliceOutcome, Stamp, BODY_LIMIT,
 };
-use auditloop::ids::{AuditId, CommitSha};
 use proptest::prelude::*;
 use views_support::*;
 

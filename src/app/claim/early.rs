@@ -1,11 +1,11 @@
 //! The claims a delivery makes beside its first reads, so that the claim's ref create costs
 //! no round of its own: a command's outcome, and a reply's (`status`, `help`) with its +1.
-//! What each took lands in the delivery's `Seen`; the protocol itself is `claim/mod.rs`.
+//! What each took lands in the delivery's `DeliveryCache`; the protocol itself is `claim/mod.rs`.
 
 use crate::app::claim;
 use crate::app::context::Ctx;
+use crate::app::delivery_cache::{EarlyReply, Taken};
 use crate::app::publish::reply;
-use crate::app::seen::{EarlyReply, Taken};
 use crate::commands::ParsedCommand;
 use crate::events::IssueCommentEvent;
 use crate::github::{rest, GitHubError};
@@ -22,7 +22,7 @@ pub(crate) async fn outcome_claim(ctx: &Ctx, number: PrNumber, command: &ParsedC
     if let (Some(head), true, true) = (&guess, command.changes_records(), fits) {
         let name = claim::first_generation(ctx, &claim::outcome_effect(number));
         if let Ok(taken) = claim::take(ctx, &name, head).await {
-            ctx.seen.claimed_early(taken);
+            ctx.delivery_cache.claimed_early(taken);
         }
     }
 }
@@ -50,7 +50,7 @@ pub(crate) async fn with_early_reply<T>(
     if read.is_err() && taken == Some(Taken::New) {
         claim::release(ctx, &name).await;
     }
-    ctx.seen.replied_early(EarlyReply {
+    ctx.delivery_cache.replied_early(EarlyReply {
         taken,
         reaction_new: new.ok(),
     });

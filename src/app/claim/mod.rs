@@ -34,7 +34,7 @@ use std::time::Duration;
 use chrono::{DateTime, TimeDelta, Utc};
 
 use crate::app::context::Ctx;
-use crate::app::seen::Taken;
+use crate::app::delivery_cache::Taken;
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};

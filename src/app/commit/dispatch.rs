@@ -49,16 +49,31 @@ enum Skip {
     Nothing,
 }
 
+/// What a refresh does with a dispatch the records made due.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum WhenDue {
+    /// Leave it: this change cannot have made the record ready.
+    #[default]
+    Hold,
+    /// Commit its `dispatch` event and send it.
+    Send,
+}
+
 /// The commands after which a record can become ready (docs/reference.md#when-the-app-dispatches): `new`, the rebinds
 /// `baseline` and `adopt`, and a `resolve` that answers a human decision. A report, a
 /// triage command, `override`, `status` or `gate` never starts the auditor.
-pub(crate) fn triggered_by(command: &ParsedCommand) -> bool {
-    match command {
+pub(crate) fn triggered_by(command: &ParsedCommand) -> WhenDue {
+    let may_ready = match command {
         ParsedCommand::New { .. }
         | ParsedCommand::Adopt { .. }
         | ParsedCommand::Baseline { .. } => true,
         ParsedCommand::Resolve { target, .. } => !matches!(target, ResolveTarget::Finding(_)),
         _ => false,
+    };
+    if may_ready {
+        WhenDue::Send
+    } else {
+        WhenDue::Hold
     }
 }
 

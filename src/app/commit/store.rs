@@ -43,7 +43,7 @@ pub(crate) enum Attempt<E, N = Infallible> {
 /// commit it was computed from, recreates the branch there (docs/reference.md#a-lost-or-rewound-branch): a lost branch
 /// never restarts the history at `AUD-1`. `false` when there is nothing to recover from.
 async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
-    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, pr).await?;
+    let pull = ctx.delivery_cache.pull(&ctx.api, &ctx.repo, pr).await?;
     let runs = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
     let Some(sha) = named_records_commit(&runs, &ctx.settings().check_name, None) else {
         return Ok(false);
@@ -59,7 +59,7 @@ async fn recover_branch(ctx: &Ctx, pr: PrNumber) -> Result<bool, GitHubError> {
 
 /// Why one pass of the commit loop left it before writing: to stop, or to come back after
 /// a fetch, a recovery or a lineage check.
-enum Detour<E, N> {
+enum Interruption<E, N> {
     Unwritten(Unwritten<E, N>),
     /// The decision asked for `N`, on the state at this commit.
     Needs(N, Option<CommitSha>),
@@ -115,9 +115,9 @@ where
     let (_turn, waited) = ctx.memory.write_turn(&ctx.repo, branch).await;
     if waited {
         // The writer before us moved the branch: read its ref again (its commit is known).
-        ctx.seen.forget_records();
+        ctx.delivery_cache.forget_records();
     }
-    let mut passes = Passes {
+    let mut commit_loop = CommitLoop {
         pr,
         named,
         must_contain,
@@ -130,7 +130,7 @@ where
         verifies: 0,
     };
     let outcome = loop {
-        let head = ctx.seen.records_head(branch);
+        let head = ctx.delivery_cache.records_head(branch);
         // The early load put the commit in the cache: its objects are known there.
         let reuse = Reuse {
             cache: Some(&ctx.memory.records),
@@ -143,16 +143,16 @@ where
             &ctx.repo,
             branch,
             (message, Some(pr)),
-            wanted(pr, named.cloned(), passes.learning),
-            |snapshot| passes.decide(snapshot, &decide),
+            wanted(pr, named.cloned(), commit_loop.learning),
+            |snapshot| commit_loop.decide(snapshot, &decide),
             reuse,
         )
         .await?;
-        let detour = match finished(outcome) {
+        let interruption = match finished(outcome) {
             Ok(done) => break done,
-            Err(detour) => detour,
+            Err(interruption) => interruption,
         };
-        if let Some(stop) = passes.follow(ctx, detour, &mut fetch).await? {
+        if let Some(stop) = commit_loop.follow(ctx, interruption, &mut fetch).await? {
             break CommitOutcome::Refused(stop);
         }
     };
@@ -161,7 +161,7 @@ where
 
 /// What the commit loop keeps from one pass to the next: what it has recovered, verified
 /// and fetched already, so that each happens once.
-struct Passes<'a> {
+struct CommitLoop<'a> {
     pr: PrNumber,
     named: Option<&'a AuditId>,
     must_contain: Option<&'a CommitSha>,
@@ -177,41 +177,41 @@ struct Passes<'a> {
     verifies: u32,
 }
 
-impl Passes<'_> {
-    /// One pass's decision on `snapshot`, with what it teaches; a detour first when the
+impl CommitLoop<'_> {
+    /// One pass's decision on `snapshot`, with what it teaches; a interruption first when the
     /// branch is absent or its head is not yet known to extend `must_contain`.
     fn decide<E, N>(
         &self,
         snapshot: &Snapshot,
         decide: &impl Fn(&State) -> Result<Change, Unwritten<E, N>>,
-    ) -> Result<Change, Detour<E, N>> {
+    ) -> Result<Change, Interruption<E, N>> {
         if self.may_recover && snapshot.commit.is_none() {
-            return Err(Detour::Absent);
+            return Err(Interruption::Absent);
         }
         let state = || {
             state_of(snapshot, self.pr, self.named)
-                .map_err(|e| Detour::Unwritten(Unwritten::Damaged(e.into())))
+                .map_err(|e| Interruption::Unwritten(Unwritten::Damaged(e.into())))
         };
         if let (Some(head), Some(expected)) = (&snapshot.commit, self.must_contain) {
             if head != expected && !self.verified.contains(head) {
-                return Err(Detour::Verify(Box::new(state()?)));
+                return Err(Interruption::Verify(Box::new(state()?)));
             }
         }
         let state = state()?;
         decide(&state)
             .map(|change| learn(self.learning, &state, change))
             .map_err(|stop| match stop {
-                Unwritten::Needs(need) => Detour::Needs(need, snapshot.commit.clone()),
-                stop => Detour::Unwritten(stop),
+                Unwritten::Needs(need) => Interruption::Needs(need, snapshot.commit.clone()),
+                stop => Interruption::Unwritten(stop),
             })
     }
 
-    /// Takes the detour (recovers the branch, checks the lineage, answers the need):
+    /// Follows the interruption (recovers the branch, checks the lineage, answers the need):
     /// `Some` when the loop stops there instead of passing again.
     async fn follow<E, N, F, Fut>(
         &mut self,
         ctx: &Ctx,
-        detour: Detour<E, N>,
+        interruption: Interruption<E, N>,
         fetch: &mut F,
     ) -> Result<Option<Unwritten<E, N>>, GitHubError>
     where
@@ -219,14 +219,14 @@ impl Passes<'_> {
         Fut: Future<Output = Result<(), GitHubError>>,
     {
         let branch = ctx.records_branch();
-        match detour {
-            Detour::Absent => {
+        match interruption {
+            Interruption::Absent => {
                 if recover_branch(ctx, self.pr).await? {
-                    ctx.seen.forget_records();
+                    ctx.delivery_cache.forget_records();
                 }
                 self.may_recover = false;
             }
-            Detour::Verify(state) => {
+            Interruption::Verify(state) => {
                 self.verifies += 1;
                 if self.verifies > records::MAX_ATTEMPTS {
                     // Another writer keeps moving the branch: leave it to a redelivery.
@@ -246,27 +246,27 @@ impl Passes<'_> {
                 }
                 self.verified.extend(state.commit.clone());
             }
-            Detour::Needs(need, at) => {
+            Interruption::Needs(need, at) => {
                 if self.answered >= MAX_NEEDS {
                     return Ok(Some(Unwritten::Needs(need)));
                 }
                 // The next attempt starts from the state just read, not from a new ref read.
-                ctx.seen.saw_records(branch, at.as_ref());
+                ctx.delivery_cache.saw_records(branch, at.as_ref());
                 fetch(need).await?;
                 self.answered += 1;
             }
-            Detour::Unwritten(stop) => return Ok(Some(stop)),
+            Interruption::Unwritten(stop) => return Ok(Some(stop)),
         }
         Ok(None)
     }
 }
 
-/// The outcome of a pass that wrote or found nothing to write, or the detour it took.
+/// The outcome of a pass that wrote or found nothing to write, or the interruption it took.
 fn finished<E, N>(
-    outcome: CommitOutcome<Detour<E, N>>,
-) -> Result<CommitOutcome<Unwritten<E, N>>, Detour<E, N>> {
+    outcome: CommitOutcome<Interruption<E, N>>,
+) -> Result<CommitOutcome<Unwritten<E, N>>, Interruption<E, N>> {
     match outcome {
-        CommitOutcome::Refused(detour) => Err(detour),
+        CommitOutcome::Refused(interruption) => Err(interruption),
         CommitOutcome::Committed {
             commit,
             snapshot,
@@ -295,16 +295,18 @@ fn settle<E, N>(
         CommitOutcome::Committed {
             commit, pull_body, ..
         } => {
-            ctx.seen.saw_records(branch, Some(commit));
+            ctx.delivery_cache.saw_records(branch, Some(commit));
             if let Some((body, sent)) = pull_body {
-                ctx.seen.saw_body_after_commit(pr, body.clone(), *sent);
+                ctx.delivery_cache
+                    .saw_body_after_commit(pr, body.clone(), *sent);
             }
             // A commit only this process made: what its claims point at (see `claim`).
             ctx.memory.add_mark(&ctx.repo, commit.clone());
             ctx.dashboard_changed();
         }
         CommitOutcome::Unchanged { snapshot } => {
-            ctx.seen.saw_records(branch, snapshot.commit.as_ref());
+            ctx.delivery_cache
+                .saw_records(branch, snapshot.commit.as_ref());
         }
         CommitOutcome::Refused(_) => {}
     }

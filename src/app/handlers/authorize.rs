@@ -4,7 +4,7 @@
 use crate::app::commit::decision;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
-use crate::app::publish::reply::Refused;
+use crate::app::failure::Refused;
 use crate::commands::ParsedCommand;
 use crate::engine::policy::{
     maintainer_self_approval_refused, role_for, CommandName, Permission, Role, RoleThresholds,
@@ -44,7 +44,7 @@ pub(crate) async fn authorize(
         return Ok(());
     }
     let held = ctx
-        .seen
+        .delivery_cache
         .permission(&ctx.api, &ctx.repo, actor.as_str())
         .await?;
     let thresholds = RoleThresholds {

@@ -4,12 +4,15 @@
 use std::sync::Mutex;
 
 use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
+use crate::app::commit::dispatch::WhenDue;
 use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
-use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::reply::{Refused, Thanks};
-use crate::app::publish::views;
+use crate::app::failure::Refused;
+use crate::app::handlers::refresh;
+use crate::app::publish::reply::Thanks;
+use crate::app::publish::runs;
+use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::reads::loading;
 use crate::app::reads::state::State;
 use crate::github::rest::{self, Pull};
@@ -21,14 +24,14 @@ pub(super) async fn publish_carried_out(
     ctx: &Ctx,
     target: views::Target<'_>,
     mode: RunMode,
-    dispatch: bool,
+    dispatch: WhenDue,
     thanks: Thanks,
 ) -> Result<(), GitHubError> {
-    let after = refresh::After {
+    let after = refresh::RefreshExtras {
         dispatch,
         thanks: Some(thanks),
     };
-    refresh::refresh_with(ctx, target, mode, true, after).await
+    refresh::refresh_with(ctx, target, mode, Body::Rebuild, after).await
 }
 
 /// Commits the command's decision, then publishes the views and the +1 from what was
@@ -38,18 +41,18 @@ pub(super) async fn commit(
     pull: &Pull,
     decision: CommandDecision,
     thanks: Thanks,
-    dispatch: bool,
+    dispatch: WhenDue,
 ) -> Result<(), CommandFailure> {
     let pr = pull.number;
     // Our run on the head names the newest records commit GitHub has seen: nothing is
     // written on a branch that no longer contains it. The listing serves the views too.
     let runs = ctx
-        .seen
+        .delivery_cache
         .head_runs(&ctx.api, &ctx.repo, &pull.head_sha)
         .await?;
     let slug = ctx.bot_slug().await?;
     let check_name = ctx.check_name();
-    let named = views::our_named_commit(&runs, check_name, slug);
+    let named = runs::our_named_commit(&runs, check_name, slug);
     // What the decision asked GitHub for, answered inside the commit loop.
     let facts = Mutex::new(Facts::default());
     // A change that may pass the gate has its views combine the open PRs on the head:
@@ -57,7 +60,7 @@ pub(super) async fn commit(
     let sharing = async {
         if decision.may_pass {
             let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha).await?;
-            ctx.seen.saw_sharing(pull.head_sha.clone(), pulls);
+            ctx.delivery_cache.saw_sharing(pull.head_sha.clone(), pulls);
         }
         Ok::<_, GitHubError>(())
     };

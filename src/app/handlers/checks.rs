@@ -3,9 +3,12 @@
 //! head gets the conclusion of the last queued PR's gate, and waits for the required checks
 //! on the group commit itself.
 
+use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
-use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::{views, write};
+use crate::app::handlers::refresh;
+use crate::app::publish::runs;
+use crate::app::publish::views::{self, Body, RunMode};
+use crate::app::publish::write;
 use crate::app::reads::loading;
 use crate::delivery::Handled;
 use crate::engine::gate::{integrated_checks, CheckObservation, Conclusion};
@@ -24,7 +27,7 @@ async fn regate(
     ctx: &Ctx,
     head: &str,
     mode: RunMode,
-    dispatch: bool,
+    dispatch: WhenDue,
 ) -> Result<Handled, GitHubError> {
     // The head goes into REST paths: anything but a SHA is not acted on.
     let Ok(head) = CommitSha::new(head.to_owned()) else {
@@ -52,8 +55,8 @@ async fn regate(
                 checked: false,
             },
             mode,
-            false,
-            refresh::After {
+            Body::Keep,
+            refresh::RefreshExtras {
                 dispatch,
                 thanks: None,
             },
@@ -116,7 +119,7 @@ pub(crate) async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Hand
     let run = &e.check_run;
     match e.action {
         CheckRunAction::Rerequested if run.name == own_check(ctx) => {
-            regate(ctx, &run.head_sha, RunMode::Create, false).await
+            regate(ctx, &run.head_sha, RunMode::Create, WhenDue::Hold).await
         }
         CheckRunAction::RequestedAction
             if run.name == own_check(ctx)
@@ -124,7 +127,7 @@ pub(crate) async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Hand
                     .as_ref()
                     .is_some_and(|a| a.identifier == "rerun") =>
         {
-            regate(ctx, &run.head_sha, RunMode::Update, false).await
+            regate(ctx, &run.head_sha, RunMode::Update, WhenDue::Hold).await
         }
         CheckRunAction::Completed => {
             let Ok(config) = &ctx.config else {
@@ -152,7 +155,7 @@ pub(crate) async fn check_run_event(ctx: &Ctx, e: &CheckRunEvent) -> Result<Hand
                 return merge_group_gate(ctx, number, &group, RunMode::Update).await;
             }
             // The evidence check that completes the required set makes the record ready.
-            regate(ctx, &run.head_sha, RunMode::Update, true).await
+            regate(ctx, &run.head_sha, RunMode::Update, WhenDue::Send).await
         }
         _ => Ok(Handled::Ignored),
     }
@@ -164,7 +167,7 @@ pub(crate) async fn check_suite_event(
 ) -> Result<Handled, GitHubError> {
     match e.action {
         CheckSuiteAction::Rerequested => {
-            regate(ctx, &e.check_suite.head_sha, RunMode::Create, false).await
+            regate(ctx, &e.check_suite.head_sha, RunMode::Create, WhenDue::Hold).await
         }
         CheckSuiteAction::Other => Ok(Handled::Ignored),
     }
@@ -203,10 +206,10 @@ async fn merge_group_gate(
     let checks = rest::check_runs(&ctx.api, &ctx.repo, &pull.head_sha).await?;
     let slug = ctx.bot_slug().await?;
     // A rewound branch fails the merge group as it fails the PR.
-    let named = views::our_named_commit(&checks, &own_check(ctx), slug);
+    let named = runs::our_named_commit(&checks, &own_check(ctx), slug);
     let (state, _) = loading::verified(ctx, number, state, named.as_ref()).await?;
     views::read_decisions_if_cited(ctx, &state).await?;
-    let observed = views::observations(&checks, &own_check(ctx));
+    let observed = runs::observations(&checks, &own_check(ctx));
     let Some(mut view) = merge_group_view(ctx, &pull, &state, &observed) else {
         return Ok(Handled::Ignored);
     };
@@ -220,10 +223,10 @@ async fn merge_group_gate(
     let mut ours = None;
     if let Some(config) = required {
         let on_group = rest::check_runs(&ctx.api, &ctx.repo, group).await?;
-        ours = crate::app::publish::runs::our_run(&on_group, &check_name, slug)
+        ours = runs::our_run(&on_group, &check_name, slug)
             .or_else(|| ctx.memory.run_of(&ctx.repo, group, &check_name));
         if view.conclusion == Conclusion::Success {
-            let result = integrated_checks(config, &views::observations(&on_group, &check_name));
+            let result = integrated_checks(config, &runs::observations(&on_group, &check_name));
             view = integrated_candidate(view, group, &result);
         }
     }

@@ -2,12 +2,15 @@
 
 use crate::app::claim::{self, Turn};
 use crate::app::commit::decision;
+use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
+use crate::app::failure::Refused;
 use crate::app::handlers::authorize::authorize;
-use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::reply::{self, Refused, Thanks};
-use crate::app::publish::views;
+use crate::app::handlers::refresh;
+use crate::app::publish::reply::{self, Thanks};
+use crate::app::publish::runs;
+use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::reads::loading;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
@@ -35,7 +38,7 @@ pub(crate) async fn handle(
         Ok(Some(c)) => Ok(c),
         Err(err) => Err(Refused::new(err.what(), err.fix())),
     };
-    let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
+    let pull = ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number).await?;
     let command = match parsed {
         Ok(c) => c,
         Err(why) => {
@@ -48,7 +51,7 @@ pub(crate) async fn handle(
     };
     if !command.changes_records() {
         let ran = Box::pin(run(ctx, e, &command, &actor, &pull)).await;
-        return answer(ran, ctx, &pull, false).await;
+        return answer(ran, ctx, &pull, Answering::Directly).await;
     }
     Box::pin(decide_once(ctx, e, &command, &actor, &pull)).await
 }
@@ -64,7 +67,7 @@ async fn decide_once(
     pull: &Pull,
 ) -> Result<Handled, HandlerError> {
     let number = pull.number;
-    let early = ctx.seen.take_early_claim();
+    let early = ctx.delivery_cache.take_early_claim();
     let named = match command {
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
         _ => None,
@@ -75,7 +78,7 @@ async fn decide_once(
         .config
         .as_ref()
         .ok()
-        .and_then(|c| ctx.seen.records_head(&c.records_branch))
+        .and_then(|c| ctx.delivery_cache.records_head(&c.records_branch))
         .map(|head| head.is_some());
     if early.is_none() && !ctx.api.book_writes(claim::early::writes_to_book(branch)) {
         return Err(HandlerError::GitHub(
@@ -92,7 +95,7 @@ async fn decide_once(
         Turn::Ours { name } => {
             let ran = Box::pin(run(ctx, e, command, actor, pull)).await;
             let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
-            let answered = answer(ran, ctx, pull, true).await;
+            let answered = answer(ran, ctx, pull, Answering::AsHolder).await;
             if answered.is_ok() {
                 return answered;
             }
@@ -149,7 +152,7 @@ async fn settled(
     named: Option<&AuditId>,
 ) -> Result<Option<Settled>, GitHubError> {
     // The holder may have written since this delivery read the branch.
-    ctx.seen.forget_records();
+    ctx.delivery_cache.forget_records();
     let (replied, loaded) = futures::try_join!(
         reply::replied_to_delivery(ctx, pr),
         loading::load(ctx, pr, named)
@@ -191,19 +194,27 @@ async fn finish_applied(
     publish_carried_out(ctx, target, mode, dispatch, thanks).await
 }
 
+/// Who answers a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answering {
+    /// This handling holds the command's outcome claim: it alone answers the delivery.
+    AsHolder,
+    /// A command that changes no record: no claim is taken.
+    Directly,
+}
+
 /// Turns how a command ended into the PR's answer: a refusal, or nothing more (a command
-/// carried out gave its +1 with its views). `holder`: this handling holds the command's
-/// outcome claim.
+/// carried out gave its +1 with its views).
 async fn answer(
     ran: Result<(), CommandFailure>,
     ctx: &Ctx,
     pull: &Pull,
-    holder: bool,
+    answering: Answering,
 ) -> Result<Handled, HandlerError> {
     let number = pull.number;
     match ran {
         Ok(()) => {}
-        Err(CommandFailure::Refused(why)) if holder => {
+        Err(CommandFailure::Refused(why)) if answering == Answering::AsHolder => {
             reply::refuse_as_holder(ctx, number, &why).await?;
         }
         Err(CommandFailure::Refused(why)) => {
@@ -309,30 +320,31 @@ async fn gate(ctx: &Ctx, pull: &Pull, thanks: Thanks) -> Result<(), GitHubError>
         runs: None,
         checked: false,
     };
-    let after = refresh::After {
-        dispatch: false,
+    let after = refresh::RefreshExtras {
+        dispatch: WhenDue::Hold,
         thanks: Some(thanks),
     };
-    refresh::refresh_with(ctx, target, RunMode::Update, false, after).await
+    refresh::refresh_with(ctx, target, RunMode::Update, Body::Keep, after).await
 }
 
 /// `/audit status`: damaged records are named first, with how to repair them; then the
 /// record and the gate conditions.
 async fn status_reply(ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
     let (runs, loaded) = futures::try_join!(
-        ctx.seen.head_runs(&ctx.api, &ctx.repo, &pull.head_sha),
+        ctx.delivery_cache
+            .head_runs(&ctx.api, &ctx.repo, &pull.head_sha),
         loading::load(ctx, pull.number, None),
     )?;
     let slug = ctx.bot_slug().await?;
     let check_name = ctx.check_name();
-    let named = views::our_named_commit(&runs, check_name, slug);
+    let named = runs::our_named_commit(&runs, check_name, slug);
     let (state, _) = loading::verified(ctx, pull.number, loaded, named.as_ref()).await?;
     let damage = loading::damage_of(&state);
     let record = match &state {
         Ok(s) => s.record.as_ref().and_then(|r| r.as_ref().ok()),
         Err(_) => None,
     };
-    let checks = views::observations(&runs, check_name);
+    let checks = runs::observations(&runs, check_name);
     let delivery = ctx.delivery.as_str_lossy();
     Ok(match (views::gate_for(ctx, pull, &state, &checks), damage) {
         (Some(g), Some(damage)) => {

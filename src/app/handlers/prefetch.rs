@@ -3,7 +3,7 @@
 //! permission, the records branch and the check runs on the head. A comment's command
 //! reads the configuration, the records ref, the pull request and its head's runs in one
 //! GraphQL query (`github/first_reads.rs`); its permission and outcome claim go beside it.
-//! Each read lands in the delivery's `Seen`, where the handlers find it; a read made on a
+//! Each read lands in the delivery's `DeliveryCache`, where the handlers find it; a read made on a
 //! guess that proves wrong is simply not used.
 
 use crate::app::claim;
@@ -47,7 +47,11 @@ pub(crate) async fn reads(
                 .and_then(|h| CommitSha::new(h.clone()).ok());
             let old = async {
                 match &before {
-                    Some(head) => ctx.seen.list_runs_early(&ctx.api, &ctx.repo, head).await,
+                    Some(head) => {
+                        ctx.delivery_cache
+                            .list_runs_early(&ctx.api, &ctx.repo, head)
+                            .await
+                    }
                     None => Ok(()),
                 }
             };
@@ -56,8 +60,11 @@ pub(crate) async fn reads(
                 futures::try_join!(first(ctx, e.number, Ahead::Records { body }), old)?;
             // Without the query's pull request, one is read only for a rebind.
             let now = async {
-                if may_rebind(e) || ctx.seen.known_pull(e.number).is_some() {
-                    ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await.map(Some)
+                if may_rebind(e) || ctx.delivery_cache.known_pull(e.number).is_some() {
+                    ctx.delivery_cache
+                        .pull(&ctx.api, &ctx.repo, e.number)
+                        .await
+                        .map(Some)
                 } else {
                     Ok(None)
                 }
@@ -86,7 +93,7 @@ enum Ahead<'a> {
     Records { body: Option<&'a str> },
 }
 
-/// The first reads, kept in `Seen`: the pull request, its head's runs and where the
+/// The first reads, kept in `DeliveryCache`: the pull request, its head's runs and where the
 /// records branch is; the configuration is the caller's.
 async fn first(
     ctx: &Ctx,
@@ -132,19 +139,19 @@ async fn first(
     if let Some(records) = read.records {
         let head = records.as_ref().map(|r| &r.commit);
         ctx.memory.records.saw_head(&ctx.repo, branch, head);
-        ctx.seen.saw_records(branch, head);
+        ctx.delivery_cache.saw_records(branch, head);
         if let Some(head) = records {
-            ctx.seen.saw_records_head(head);
+            ctx.delivery_cache.saw_records_head(head);
         }
     }
     if let Some((head, runs)) = read.runs {
-        ctx.seen.saw_runs(head, runs);
+        ctx.delivery_cache.saw_runs(head, runs);
     }
     if let Some(id) = read.repository {
-        ctx.seen.saw_repository(id);
+        ctx.delivery_cache.saw_repository(id);
     }
     if let Some(pull) = read.pull {
-        ctx.seen.saw_pull(pull);
+        ctx.delivery_cache.saw_pull(pull);
     }
     Ok(read.config)
 }
@@ -193,9 +200,10 @@ async fn comment_reads(
     let reads = async {
         let body = e.issue.body.as_deref();
         let config = first(ctx, number, Ahead::Records { body }).await?;
-        let (pull, ()) = futures::try_join!(ctx.seen.pull(&ctx.api, &ctx.repo, number), async {
-            loading::load(ctx, number, named.as_ref()).await.map(drop)
-        })?;
+        let (pull, ()) = futures::try_join!(
+            ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number),
+            async { loading::load(ctx, number, named.as_ref()).await.map(drop) }
+        )?;
         Ok::<_, GitHubError>((config, pull))
     };
     let all = async {
@@ -214,7 +222,7 @@ async fn comment_reads(
 /// The first reads, and the pull request through REST if they did not bring it.
 async fn pull_reads(ctx: &Ctx, number: PrNumber) -> Result<Option<ConfigBlob>, GitHubError> {
     let config = first(ctx, number, Ahead::Nothing).await?;
-    ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
+    ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number).await?;
     Ok(config)
 }
 
@@ -226,7 +234,7 @@ async fn permission(
 ) -> Result<(), GitHubError> {
     match Login::new(e.comment.user.login.clone()) {
         Ok(login) if needs_permission(ctx, command, &login) => ctx
-            .seen
+            .delivery_cache
             .permission(&ctx.api, &ctx.repo, login.as_str())
             .await
             .map(drop),

@@ -1,10 +1,11 @@
 //! Pull-request events: a new head gets a new check run (and, with `baseline_on_push`, a
 //! rebound record); a base change rebinds; an edit inside the managed sections is undone.
 
+use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
 use crate::app::handlers::prefetch;
-use crate::app::handlers::refresh::{self, RunMode};
-use crate::app::publish::views;
+use crate::app::handlers::refresh;
+use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::reads::loading;
 use crate::app::reads::state::State;
 use crate::delivery::Handled;
@@ -50,9 +51,13 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
         }
     }
     // A base change rebinds the record, so its sections change like a push's do.
-    let update_body = (e.action != A::Edited || base_changed) && has_record;
+    let body = Body::rebuild_if((e.action != A::Edited || base_changed) && has_record);
     // A rebind (or its redelivery) may make the record ready for the auditor (docs/reference.md#when-the-app-dispatches).
-    let dispatch = rebinds.is_some() && has_record;
+    let dispatch = if rebinds.is_some() && has_record {
+        WhenDue::Send
+    } else {
+        WhenDue::Hold
+    };
     refresh::refresh_with(
         ctx,
         views::Target {
@@ -63,8 +68,8 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
             checked: false,
         },
         mode,
-        update_body,
-        refresh::After {
+        body,
+        refresh::RefreshExtras {
             dispatch,
             thanks: None,
         },
@@ -145,7 +150,10 @@ async fn current_pull(
         };
         return Ok((pull, cause, mode));
     }
-    let now = ctx.seen.pull(&ctx.api, &ctx.repo, e.number).await?;
+    let now = ctx
+        .delivery_cache
+        .pull(&ctx.api, &ctx.repo, e.number)
+        .await?;
     if now.head_sha == head_sha {
         return Ok((now, cause, mode));
     }

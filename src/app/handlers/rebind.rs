@@ -4,7 +4,7 @@
 
 use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
-use crate::app::publish::views;
+use crate::app::publish::runs;
 use crate::app::reads::loading;
 use crate::app::reads::state::{self, State};
 use crate::engine::closing::closing_issues;
@@ -99,12 +99,12 @@ async fn named_on_candidate(
         return Ok(None);
     };
     let runs = ctx
-        .seen
+        .delivery_cache
         .head_runs(&ctx.api, &ctx.repo, record.candidate_artifact.sha())
         .await?;
     let slug = ctx.bot_slug().await?;
     let check_name = ctx.check_name();
-    Ok(views::our_named_commit(&runs, check_name, slug))
+    Ok(runs::our_named_commit(&runs, check_name, slug))
 }
 
 /// The candidate whose git tree the new head `head` has byte for byte, when the record

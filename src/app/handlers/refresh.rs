@@ -1,12 +1,12 @@
 //! After a change, the views follow it in one direction: observe (reads), commit what the
 //! observation makes due (a `dispatch` event), plan (pure), publish (views and replies).
 
-use crate::app::commit::dispatch;
+use crate::app::commit::dispatch::{self, WhenDue};
 use crate::app::context::Ctx;
+use crate::app::publish::plan::{self, DispatchNow};
 use crate::app::publish::reply::{self, Thanks};
-use crate::app::publish::views::{self, gate_for};
-pub(crate) use crate::app::publish::views::{RunMode, Target};
-use crate::app::publish::{plan, write};
+use crate::app::publish::views::{self, gate_for, Body, RunMode, Target};
+use crate::app::publish::write;
 use crate::github::GitHubError;
 
 /// Re-evaluates the gate of `target`'s PR and rebuilds its views. Other open PRs on the
@@ -17,16 +17,16 @@ pub(crate) async fn refresh(
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,
-    update_body: bool,
+    body: Body,
 ) -> Result<(), GitHubError> {
-    refresh_with(ctx, target, mode, update_body, After::default()).await
+    refresh_with(ctx, target, mode, body, RefreshExtras::default()).await
 }
 
 /// What a refresh does besides the views.
 #[derive(Debug, Default)]
-pub(crate) struct After {
+pub(crate) struct RefreshExtras {
     /// Commit and send a dispatch the records made due (see [`refresh_with`]).
-    pub(crate) dispatch: bool,
+    pub(crate) dispatch: WhenDue,
     /// A command's +1, given with the body's update when both go.
     pub(crate) thanks: Option<Thanks>,
 }
@@ -39,12 +39,12 @@ pub(crate) async fn refresh_with(
     ctx: &Ctx,
     target: Target<'_>,
     mode: RunMode,
-    update_body: bool,
-    after: After,
+    body: Body,
+    after: RefreshExtras,
 ) -> Result<(), GitHubError> {
-    let After { dispatch, thanks } = after;
+    let RefreshExtras { dispatch, thanks } = after;
     // Boxed: what was observed is held across the awaits below, and futures stay small.
-    let Some(mut seen) = Box::pin(views::observe(ctx, target, update_body))
+    let Some(mut seen) = Box::pin(views::observe(ctx, target, body))
         .await?
         .map(Box::new)
     else {
@@ -57,7 +57,7 @@ pub(crate) async fn refresh_with(
     // below moved the records.
     let mut gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     let mut asked = None;
-    if let (true, Some(own), Ok(state)) = (dispatch, &gate, &seen.state) {
+    if let (WhenDue::Send, Some(own), Ok(state)) = (dispatch, &gate, &seen.state) {
         let published = seen.published.as_deref();
         asked = dispatch::after_gate(ctx, seen.bot_slug, seen.pull, state, own, published).await?;
     }
@@ -68,7 +68,12 @@ pub(crate) async fn refresh_with(
         gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     }
     let others = views::others(ctx, gate.as_ref(), &seen).await?;
-    let plan = plan::plan(ctx, gate, &seen, &others, mode, asked.is_some());
+    let sent = if asked.is_some() {
+        DispatchNow::Sent
+    } else {
+        DispatchNow::NotSent
+    };
+    let plan = plan::plan(ctx, gate, &seen, &others, mode, sent);
     drop(others);
     if let Some(asked) = asked {
         asked.send(ctx).await?;

@@ -2,7 +2,8 @@
 //! before it (`views::observe`) and every write after it (`write::publish_plan`).
 
 use crate::app::context::Ctx;
-use crate::app::publish::views::{forged, forged_words, gate_for, record_of, Observed, RunMode};
+use crate::app::publish::runs::{forged, forged_words};
+use crate::app::publish::views::{gate_for, record_of, Observed, RunMode};
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading::{damage_of, Loaded};
 use crate::engine::gate::{combine, GateResult};
@@ -26,16 +27,23 @@ pub(crate) struct Plan {
     pub(crate) mode: RunMode,
 }
 
+/// Whether this delivery sent the record's awaited dispatch just before its views.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DispatchNow {
+    Sent,
+    NotSent,
+}
+
 /// Decides what the views show. Pure: `seen` and `others` hold everything it reads, and
 /// `own` is the PR's gate as the caller evaluated it on `seen` (`None`: the configuration
-/// is invalid); `sent_now` says this delivery sent the record's awaited dispatch just before.
+/// is invalid); `sent` says whether this delivery sent the record's awaited dispatch just before.
 pub(crate) fn plan(
     ctx: &Ctx,
     own: Option<GateResult>,
     seen: &Observed<'_>,
     others: &[(&Pull, Loaded)],
     mode: RunMode,
-    sent_now: bool,
+    sent: DispatchNow,
 ) -> Plan {
     let state = &seen.state;
     let gate = combined_gate(ctx, own, seen, others);
@@ -62,7 +70,7 @@ pub(crate) fn plan(
     };
     let mut view = view_of(ctx, gate.as_ref(), state, body_status, lost.as_ref());
     let forged_warning = warn_forged(&mut view, seen);
-    mark_sent(&mut view, seen, sent_now);
+    mark_sent(&mut view, seen, sent);
     Plan {
         view,
         records_commit,
@@ -112,13 +120,13 @@ fn warn_forged(view: &mut CheckRunView, seen: &Observed<'_>) -> Option<String> {
 /// went out (now, or as the published run already says). The dispatch goes out before the
 /// check run that says so; the marker tells a redelivery it went out (see
 /// `app::commit::dispatch`).
-fn mark_sent(view: &mut CheckRunView, seen: &Observed<'_>, sent_now: bool) {
+fn mark_sent(view: &mut CheckRunView, seen: &Observed<'_>, sent: DispatchNow) {
     let awaited = record_of(&seen.state)
         .ok()
         .flatten()
         .and_then(|r| r.awaited_dispatch().map(|(_, d)| sent_marker(r, d)));
     if let Some(marker) = awaited {
-        if sent_now
+        if sent == DispatchNow::Sent
             || seen
                 .published
                 .as_deref()

@@ -5,7 +5,7 @@ use std::future::Future;
 
 use crate::app::claim;
 use crate::app::context::Ctx;
-pub(crate) use crate::app::failure::Refused;
+use crate::app::failure::Refused;
 use crate::engine::views::reply::{delivery_marker, refused};
 use crate::events::Comment;
 use crate::github::rest::{self, Pull};
@@ -61,7 +61,7 @@ pub(crate) async fn answer_once(
 ) -> Result<(), GitHubError> {
     let marker = delivery_marker(ctx.delivery.as_str_lossy());
     let effect = reply_effect(pr);
-    let early = ctx.seen.take_early_reply();
+    let early = ctx.delivery_cache.take_early_reply();
     let reacted = early.and_then(|e| e.reaction_new);
     let ready = async {
         let (body, new) = futures::try_join!(body, async {

@@ -5,7 +5,7 @@
 use crate::app::context::Ctx;
 use crate::app::memory::OurRun;
 use crate::app::publish::runs::our_run;
-pub(crate) use crate::app::publish::runs::{forged, forged_words, observations, our_named_commit};
+use crate::app::publish::runs::{observations, our_named_commit};
 use crate::app::reads::lineage::Lineage;
 use crate::app::reads::loading::{load, verified, Loaded};
 use crate::engine::gate::{pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
@@ -41,7 +41,7 @@ pub(crate) fn gate_for(
     checks: &[CheckObservation],
 ) -> Option<GateResult> {
     let config = ctx.config.as_ref().ok()?;
-    let decisions = ctx.seen.decisions();
+    let decisions = ctx.delivery_cache.decisions();
     Some(pull_gate(&PullGate {
         config,
         operator_min: ctx.policy.operator_min,
@@ -63,9 +63,9 @@ pub(crate) fn gate_for(
 /// read (once a delivery) for a record whose latest run cites one, and for no other.
 pub(crate) async fn read_decisions_if_cited(ctx: &Ctx, state: &Loaded) -> Result<(), GitHubError> {
     let cites = matches!(state, Ok(s) if matches!(&s.record, Some(Ok(r)) if crate::engine::gate::cites_decision(r)));
-    if cites && ctx.seen.decisions().is_none() {
+    if cites && ctx.delivery_cache.decisions().is_none() {
         let found = crate::app::reads::decision_records::read(ctx).await?;
-        ctx.seen.saw_decisions(found);
+        ctx.delivery_cache.saw_decisions(found);
     }
     Ok(())
 }
@@ -118,6 +118,24 @@ pub(crate) struct Observed<'a> {
     pub(crate) check_name: String,
 }
 
+/// Whether a refresh rebuilds the PR body's managed sections (only ever when the PR has a
+/// record).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Body {
+    Keep,
+    Rebuild,
+}
+
+impl Body {
+    pub(crate) fn rebuild_if(behind: bool) -> Self {
+        if behind {
+            Self::Rebuild
+        } else {
+            Self::Keep
+        }
+    }
+}
+
 /// Reads what the views of `target` are computed from; `None` when a newer view stands
 /// (our run or the body shows newer records), so this one is not published.
 ///
@@ -128,7 +146,7 @@ pub(crate) struct Observed<'a> {
 pub(crate) async fn observe<'a>(
     ctx: &'a Ctx,
     target: Target<'a>,
-    update_body: bool,
+    body: Body,
 ) -> Result<Option<Observed<'a>>, GitHubError> {
     let Target {
         pull,
@@ -145,7 +163,7 @@ pub(crate) async fn observe<'a>(
     let reads = HeadReads {
         listed,
         sharing: sharing_matters(ctx, pull, state),
-        body: update_body && record_of(state).ok().flatten().is_some(),
+        body: body == Body::Rebuild && record_of(state).ok().flatten().is_some(),
     };
     let (runs, sharing, fresh) = read_head(ctx, pull, reads).await?;
     let ours = our_run(&runs, &check_name, bot_slug).or(known_run);
@@ -223,11 +241,15 @@ async fn read_head(
     let runs_read = async {
         match reads.listed {
             Some(runs) => Ok(runs.to_vec()),
-            None => ctx.seen.head_runs(&ctx.api, &ctx.repo, head).await,
+            None => {
+                ctx.delivery_cache
+                    .head_runs(&ctx.api, &ctx.repo, head)
+                    .await
+            }
         }
     };
     let pulls = async {
-        let early = ctx.seen.take_sharing(head);
+        let early = ctx.delivery_cache.take_sharing(head);
         let sharing = match (reads.sharing, early) {
             (false, _) => None,
             (true, Some(listed)) => Some(listed),
@@ -237,7 +259,9 @@ async fn read_head(
             .as_ref()
             .and_then(|s| s.iter().find(|p| p.number == pull.number).cloned());
         // A records commit just made read the body back: that is the read before the patch.
-        let after_commit = ctx.seen.take_body_after_commit(pull.number, BODY_FRESH);
+        let after_commit = ctx
+            .delivery_cache
+            .take_body_after_commit(pull.number, BODY_FRESH);
         let fresh = match (reads.body, listed, after_commit) {
             (false, _, _) => None,
             (true, Some(p), _) => Some(p),
@@ -254,7 +278,7 @@ async fn read_head(
 }
 
 /// How long after its records commit was sent a body read back with it stands for the
-/// read just before the patch (see `Seen::take_body_after_commit`): a few of GitHub's
+/// read just before the patch (see `DeliveryCache::take_body_after_commit`): a few of GitHub's
 /// round trips.
 const BODY_FRESH: std::time::Duration = std::time::Duration::from_millis(1500);
 

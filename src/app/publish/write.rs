@@ -45,7 +45,7 @@ pub(crate) async fn publish_plan(
     let node = seen.fresh.as_ref().and_then(|p| p.node_id.as_ref());
     let node = node.or(pull.node_id.as_ref());
     // The body, the +1 and the check run as one write when GitHub's ids for them are known.
-    if let Some(repository) = ctx.seen.repository() {
+    if let Some(repository) = ctx.delivery_cache.repository() {
         return Box::pin(in_one_write(ctx, (run, &repository), node, &plan, thanks)).await;
     }
     // Boxed: both writes' futures are held beside the check run's.

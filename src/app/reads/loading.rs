@@ -24,10 +24,10 @@ pub(crate) async fn load(
     named: Option<&AuditId>,
 ) -> Result<Loaded, GitHubError> {
     let branch = ctx.records_branch();
-    let head = ctx.seen.records_head(branch);
+    let head = ctx.delivery_cache.records_head(branch);
     let objects = head
         .as_ref()
-        .and_then(|h| ctx.seen.records_objects(h.as_ref()?));
+        .and_then(|h| ctx.delivery_cache.records_objects(h.as_ref()?));
     let reuse = Reuse {
         cache: Some(&ctx.memory.records),
         head: head.as_ref().map(Option::as_ref),
@@ -41,7 +41,8 @@ pub(crate) async fn load(
         reuse,
     )
     .await?;
-    ctx.seen.saw_records(branch, snapshot.commit.as_ref());
+    ctx.delivery_cache
+        .saw_records(branch, snapshot.commit.as_ref());
     Ok(state_of(&snapshot, pr, named).map_err(Damage::from))
 }
 

@@ -8,16 +8,16 @@ use sha2::{Digest, Sha256};
 use auditloop::engine::gate::{
     evaluate, CheckObservation, CheckStatus, Condition, GateInput, GateResult, Outcome,
 };
+use auditloop::engine::ids::{
+    Artifact, AuditId, CommitSha, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber,
+    RepoName, TaskId, WorkUnit,
+};
 use auditloop::engine::record::{
     AcceptedLimitation, AuditState, Created, Event, EventKind, Evidence, FindingSummary, Grade,
     LimitationAcceptance, LimitationSummary, Record, ReportRun, Veto, SCHEMA_VERSION,
 };
 use auditloop::engine::repo_config::{Assurance, RepoConfig};
 use auditloop::engine::report::{InvocationMode, Severity, Verdict};
-use auditloop::ids::{
-    Artifact, AuditId, CommitSha, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber,
-    RepoName, TaskId, WorkUnit,
-};
 
 fn ok<T, E: std::fmt::Debug>(r: Result<T, E>) -> T {
     match r {

@@ -3,6 +3,10 @@
 
 use std::collections::BTreeSet;
 
+use auditloop::engine::ids::{
+    Artifact, CommitSha, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber,
+    RepoName, TaskId,
+};
 use auditloop::engine::record::{Index, Record};
 use auditloop::engine::report::{
     Elegance, Finding, Invocation, InvocationMode, Limitation, Perspectives, Report, SchemaTag,
@@ -11,10 +15,6 @@ use auditloop::engine::report::{
 use auditloop::engine::transition::AuditPolicy;
 use auditloop::engine::transition::{
     self, Applied, CreateInput, EventContext, Refusal, ReportInput, VerifiedReceipt,
-};
-use auditloop::ids::{
-    Artifact, CommitSha, DeliveryId, FindingId, FindingKey, LimitationId, Login, PrNumber,
-    RepoName, TaskId,
 };
 use chrono::{Duration, TimeZone, Utc};
 
@@ -391,7 +391,7 @@ impl Fx {
                         &id,
                         kind,
                         "note",
-                        Some(auditloop::ids::IssueNumber(9)),
+                        Some(auditloop::engine::ids::IssueNumber(9)),
                         c,
                     )
                 })

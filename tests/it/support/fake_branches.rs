@@ -139,9 +139,12 @@ impl FakeGitHub {
             auditloop::metrics::Metrics::new(),
         )
         .expect("client");
-        app.installation(42, Some(auditloop::ids::DeliveryId(delivery.to_owned())))
-            .await
-            .expect("installation client")
+        app.installation(
+            42,
+            Some(auditloop::engine::ids::DeliveryId(delivery.to_owned())),
+        )
+        .await
+        .expect("installation client")
     }
 
     /// Requests to the Git Data and compare routes so far.

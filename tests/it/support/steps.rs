@@ -142,7 +142,7 @@ pub fn signed_report(
         parsed,
         key,
         key_id,
-        &auditloop::ids::RepoName::new(repo.to_owned()).unwrap(),
+        &auditloop::engine::ids::RepoName::new(repo.to_owned()).unwrap(),
         chrono::Utc::now() - chrono::Duration::minutes(1),
         chrono::Duration::hours(1),
         receipt_id.to_owned(),

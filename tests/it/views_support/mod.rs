@@ -10,10 +10,10 @@ pub use rich::rich_record;
 use chrono::{DateTime, TimeZone, Utc};
 
 use auditloop::engine::gate::{Conclusion, Condition, GateResult, Outcome};
+use auditloop::engine::ids::*;
 use auditloop::engine::record::*;
 use auditloop::engine::report::{InvocationMode, Severity, Verdict};
 use auditloop::engine::views::ViewContext;
-use auditloop::ids::*;
 
 pub fn ctx() -> ViewContext {
     ViewContext {
@@ -248,33 +248,33 @@ pub fn dashboard_body(rich: &auditloop::engine::record::Record) -> String {
     let with = |upto: usize, state: AuditState, id: &str| {
         let mut r = record(uncontested(&rich.history[..upto]), 3, state);
         crate::gate_support::rechain(&mut r);
-        r.id = auditloop::ids::AuditId::new(id.to_owned()).unwrap();
+        r.id = auditloop::engine::ids::AuditId::new(id.to_owned()).unwrap();
         r
     };
     let remediation = with(7, AuditState::Open, "AUD-2");
     let awaiting = with(9, AuditState::AwaitingHuman, "AUD-3");
-    let damaged = auditloop::ids::AuditId::new("AUD-4".to_owned()).unwrap();
+    let damaged = auditloop::engine::ids::AuditId::new("AUD-4".to_owned()).unwrap();
     let pulls = [
         OpenPull {
-            number: auditloop::ids::PrNumber(42),
+            number: auditloop::engine::ids::PrNumber(42),
             title: "Refuse replayed webhook deliveries",
             record_id: &rich.id,
             record: Ok(rich),
         },
         OpenPull {
-            number: auditloop::ids::PrNumber(43),
+            number: auditloop::engine::ids::PrNumber(43),
             title: "Bound the retry queue | and log what was dropped",
             record_id: &remediation.id,
             record: Ok(&remediation),
         },
         OpenPull {
-            number: auditloop::ids::PrNumber(44),
+            number: auditloop::engine::ids::PrNumber(44),
             title: "Move the records branch to the new layout",
             record_id: &awaiting.id,
             record: Ok(&awaiting),
         },
         OpenPull {
-            number: auditloop::ids::PrNumber(45),
+            number: auditloop::engine::ids::PrNumber(45),
             title: "Rotate the webhook secret",
             record_id: &damaged,
             record: Err("records/AUD-4.json: expected value at line 1 column 1".to_owned()),

@@ -1,8 +1,8 @@
 //! A record with everything the views show.
 
+use auditloop::engine::ids::LimitationId;
 use auditloop::engine::record::*;
 use auditloop::engine::report::{Severity, Verdict};
-use auditloop::ids::LimitationId;
 
 use super::*;
 

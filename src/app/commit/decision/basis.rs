@@ -89,7 +89,7 @@ impl Facts {
 }
 
 /// What every decision is made with.
-pub(super) struct Made {
+pub(super) struct DecisionInputs {
     pub(super) event: t::EventContext,
     pub(super) view: crate::engine::views::ViewContext,
     pub(super) policy: t::AuditPolicy,

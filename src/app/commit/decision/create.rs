@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::basis::{refusal, CommandDecision, Facts, Halt, Made};
+use super::basis::{refusal, CommandDecision, DecisionInputs, Facts, Halt};
 use crate::app::commit::store::Unwritten;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
@@ -18,7 +18,7 @@ use crate::ids::{AuditId, PrNumber, TaskId};
 
 pub(super) fn decide(
     ctx: &Ctx,
-    made: Made,
+    inputs: DecisionInputs,
     command: ParsedCommand,
     pull: &Pull,
 ) -> Result<CommandDecision, CommandFailure> {
@@ -40,31 +40,31 @@ pub(super) fn decide(
                 evidence,
                 explicit_tasks: covered_tasks,
                 closing_issues: closing_issues(&pull.body, &ctx.repo),
-                head: made.head.clone(),
+                head: inputs.head.clone(),
                 budget,
                 required_checks_set: ctx
                     .config
                     .as_ref()
                     .is_ok_and(|c| !c.evidence.required_checks.is_empty()),
             };
-            Ok(new_record(made, input, pull.number))
+            Ok(new_record(inputs, input, pull.number))
         }
-        ParsedCommand::Adopt { audit_id } => Ok(adopt(made, audit_id, pull.number)),
+        ParsedCommand::Adopt { audit_id } => Ok(adopt(inputs, audit_id, pull.number)),
         _ => Err(CommandFailure::Internal(
             "a command other than new or adopt reached their decision".into(),
         )),
     }
 }
 
-fn new_record(made: Made, input: t::CreateInput, number: PrNumber) -> CommandDecision {
-    let Made {
+fn new_record(inputs: DecisionInputs, input: t::CreateInput, number: PrNumber) -> CommandDecision {
+    let DecisionInputs {
         event,
         view,
         policy,
         delivery,
         by,
         ..
-    } = made;
+    } = inputs;
     CommandDecision {
         named: None,
         message: format!("Create the audit record for {number} {by}"),
@@ -112,15 +112,15 @@ fn unfinished_elsewhere(
 
 /// The record named by id moves onto this PR; whether its source PR was closed unmerged
 /// is asked of GitHub only once the records allow the adoption.
-fn adopt(made: Made, audit_id: AuditId, number: PrNumber) -> CommandDecision {
-    let Made {
+fn adopt(inputs: DecisionInputs, audit_id: AuditId, number: PrNumber) -> CommandDecision {
+    let DecisionInputs {
         event,
         view,
         delivery,
         head,
         by,
         ..
-    } = made;
+    } = inputs;
     CommandDecision {
         named: Some(audit_id.clone()),
         message: format!("Adopt {audit_id} onto {number} {by}"),

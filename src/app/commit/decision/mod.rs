@@ -28,7 +28,7 @@ use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{Artifact, Login};
 
-use basis::Made;
+use basis::DecisionInputs;
 pub(crate) use basis::{CommandDecision, Facts, Need};
 
 /// Answers `need` into `facts`: every read through the delivery's memory, so nothing read
@@ -41,7 +41,7 @@ pub(crate) async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result
     };
     match need {
         Need::Pull(number) => {
-            let pull = ctx.seen.pull(&ctx.api, &ctx.repo, number).await?;
+            let pull = ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number).await?;
             lock().pulls.insert(number, pull);
         }
         Need::DecisionRecords => {
@@ -70,7 +70,7 @@ pub(crate) fn for_command(
     pull: &Pull,
     e: &IssueCommentEvent,
 ) -> Result<CommandDecision, CommandFailure> {
-    let made = Made {
+    let inputs = DecisionInputs {
         event: ctx.event(actor, e.comment.html_url.clone()),
         view: ctx.view(),
         policy: policy(ctx),
@@ -81,18 +81,18 @@ pub(crate) fn for_command(
     };
     match command.clone() {
         ParsedCommand::New { .. } | ParsedCommand::Adopt { .. } => {
-            create::decide(ctx, made, command.clone(), pull)
+            create::decide(ctx, inputs, command.clone(), pull)
         }
         ParsedCommand::Report {
             audit_id,
             invocation,
             candidate,
             payload,
-        } => report::decide(ctx, made, (audit_id, invocation, candidate), payload),
+        } => report::decide(ctx, inputs, (audit_id, invocation, candidate), payload),
         ParsedCommand::Status | ParsedCommand::Gate | ParsedCommand::Help => {
             Err(Refused::new("this command changes nothing", "").into())
         }
-        other => on_record::decide(made, other, pull),
+        other => on_record::decide(inputs, other, pull),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::basis::{current, refusal, CommandDecision, Facts, Halt, Made};
+use super::basis::{current, refusal, CommandDecision, DecisionInputs, Facts, Halt};
 use crate::app::commit::filing::IssueToFile;
 use crate::app::failure::CommandFailure;
 use crate::app::reads::state::{change_files, State};
@@ -20,18 +20,18 @@ type Step = dyn Fn(&Record, &Facts, &EventContext) -> Result<Option<Applied>, Ha
 /// The decision of a command that changes the PR's record: its commit message and the
 /// transition it applies.
 pub(super) fn decide(
-    made: Made,
+    inputs: DecisionInputs,
     command: ParsedCommand,
     pull: &Pull,
 ) -> Result<CommandDecision, CommandFailure> {
-    let by = &made.by;
+    let by = &inputs.by;
     let (message, step): (String, Box<Step>) = match command {
         ParsedCommand::Baseline {
             covered_tasks,
             evidence,
         } => (
-            format!("Baseline onto {} {by}", made.head),
-            baseline(pull, made.head.clone(), covered_tasks, evidence),
+            format!("Baseline onto {} {by}", inputs.head),
+            baseline(pull, inputs.head.clone(), covered_tasks, evidence),
         ),
         ParsedCommand::Resolve { target, note } => (format!("Resolve {by}"), resolve(target, note)),
         ParsedCommand::Override { budget, note } => (
@@ -68,7 +68,7 @@ pub(super) fn decide(
             ))
         }
     };
-    Ok(on_record(made, message, step))
+    Ok(on_record(inputs, message, step))
 }
 
 /// A transition that always changes the record and needs nothing from GitHub.
@@ -142,13 +142,13 @@ fn dispose(
 }
 
 /// Wraps a transition on the PR's record into a decision.
-fn on_record(made: Made, message: String, step: Box<Step>) -> CommandDecision {
-    let Made {
+fn on_record(inputs: DecisionInputs, message: String, step: Box<Step>) -> CommandDecision {
+    let DecisionInputs {
         event,
         view,
         delivery,
         ..
-    } = made;
+    } = inputs;
     CommandDecision {
         named: None,
         message,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
-use super::basis::{current, problems_text, refusal, CommandDecision, Facts, Halt, Made};
+use super::basis::{current, problems_text, refusal, CommandDecision, DecisionInputs, Facts, Halt};
 use crate::app::commit::store::Unwritten;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
@@ -24,20 +24,20 @@ use crate::ids::{Artifact, AuditId, RepoName};
 
 pub(super) fn decide(
     ctx: &Ctx,
-    made: Made,
+    inputs: DecisionInputs,
     flags: (Option<AuditId>, Option<String>, Option<Artifact>),
     payload: ReportPayload,
 ) -> Result<CommandDecision, CommandFailure> {
     match payload {
-        ReportPayload::Json(text) => json(ctx, made, &text),
-        ReportPayload::Handoff(text) => handoff(made, flags, &text),
+        ReportPayload::Json(text) => json(ctx, inputs, &text),
+        ReportPayload::Handoff(text) => handoff(inputs, flags, &text),
     }
 }
 
 /// A JSON report: parsed and refused now if malformed; its receipt verified and the
 /// decision records it cites read in the commit loop, against the latest index.
-fn json(ctx: &Ctx, made: Made, text: &str) -> Result<CommandDecision, CommandFailure> {
-    let Made {
+fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision, CommandFailure> {
+    let DecisionInputs {
         event,
         view,
         policy,
@@ -45,7 +45,7 @@ fn json(ctx: &Ctx, made: Made, text: &str) -> Result<CommandDecision, CommandFai
         by,
         author,
         ..
-    } = made;
+    } = inputs;
     let intake = parse_report(text).map_err(|problems| {
         Refused::new(
             format!(
@@ -136,11 +136,11 @@ fn verified_receipt(
 /// A plan-audit handoff: a failed invocation is recorded as such; any other status
 /// becomes the report it stands for, bound to the record's work unit.
 fn handoff(
-    made: Made,
+    inputs: DecisionInputs,
     flags: (Option<AuditId>, Option<String>, Option<Artifact>),
     text: &str,
 ) -> Result<CommandDecision, CommandFailure> {
-    let Made {
+    let DecisionInputs {
         event,
         view,
         policy,
@@ -148,7 +148,7 @@ fn handoff(
         by,
         author,
         ..
-    } = made;
+    } = inputs;
     let (handoff, (audit_id, invocation, candidate)) = parsed_handoff(flags, text)?;
     let verdict = handoff_verdict(handoff.status);
     Ok(CommandDecision {

@@ -12,7 +12,7 @@ use crate::ids::{CommitSha, NodeId, PrNumber, RepoName};
 
 /// The reads one delivery made, reused by its later steps.
 #[derive(Default)]
-pub(crate) struct Seen {
+pub(crate) struct DeliveryCache {
     /// The records branch and where its ref was (`None`: absent).
     records: Mutex<Option<(String, Option<CommitSha>)>>,
     /// The records commit the first reads found: its tree and parents, and the listing
@@ -20,7 +20,7 @@ pub(crate) struct Seen {
     records_head: Mutex<Option<Arc<RecordsHead>>>,
     pulls: Mutex<HashMap<PrNumber, Pull>>,
     permissions: Mutex<HashMap<String, Permission>>,
-    /// The check runs on a head, listed early; handed out once (see [`Seen::head_runs`]).
+    /// The check runs on a head, listed early; handed out once (see [`DeliveryCache::head_runs`]).
     early_runs: Mutex<Vec<(CommitSha, Vec<CheckRunInfo>)>>,
     /// The first generation of the command's outcome claim, when it was made with the
     /// early reads: what its create found.
@@ -68,7 +68,7 @@ pub(crate) struct EarlyReply {
     pub(crate) reaction_new: Option<bool>,
 }
 
-impl Seen {
+impl DeliveryCache {
     // Outer `None`: not read yet in this delivery; `Some(None)`: read, and the branch is absent.
     #[allow(clippy::option_option)]
     pub(crate) fn records_head(&self, branch: &str) -> Option<Option<CommitSha>> {
@@ -257,7 +257,7 @@ impl Seen {
         Ok(pull)
     }
 
-    /// A pull request read by another query (the first reads), for [`Seen::pull`] to hand out.
+    /// A pull request read by another query (the first reads), for [`DeliveryCache::pull`] to hand out.
     pub(crate) fn saw_pull(&self, pull: Pull) {
         self.pulls
             .lock()
@@ -265,7 +265,7 @@ impl Seen {
             .insert(pull.number, pull);
     }
 
-    /// The check runs on `head` as another query listed them, for [`Seen::head_runs`].
+    /// The check runs on `head` as another query listed them, for [`DeliveryCache::head_runs`].
     pub(crate) fn saw_runs(&self, head: CommitSha, runs: Vec<CheckRunInfo>) {
         self.early_runs
             .lock()
@@ -273,7 +273,7 @@ impl Seen {
             .push((head, runs));
     }
 
-    /// Lists the check runs on `head` now, for the first [`Seen::head_runs`] to take.
+    /// Lists the check runs on `head` now, for the first [`DeliveryCache::head_runs`] to take.
     pub(crate) async fn list_runs_early(
         &self,
         api: &Api,

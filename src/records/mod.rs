@@ -5,6 +5,7 @@
 
 mod cache;
 mod graphql;
+mod pull;
 mod read;
 mod read_at;
 mod recover;
@@ -15,6 +16,7 @@ mod write;
 
 pub use cache::RecordsCache;
 pub use graphql::{RECORDS_COMMIT, RECORDS_LANDED};
+pub use pull::{index_of, record_named, record_of_pull};
 pub use read::read_ref as head;
 pub use read::{likely_moved, read, read_with, Expected, Reuse, MAX_LISTED, MAX_LOAD_ROUNDS};
 pub use read_at::{blob_at, read_at};

@@ -9,7 +9,7 @@ use secrecy::SecretString;
 
 use crate::engine::layout::{record_path, reports_dir, INDEX_PATH, PATTERNS_PATH};
 use crate::engine::patterns::Library;
-use crate::engine::record::{load_record, Index, Record};
+use crate::engine::record::{Index, Record};
 use crate::engine::repo_config::{RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
 use crate::github::token::token_api;
@@ -129,10 +129,7 @@ pub async fn load_on(
 ) -> anyhow::Result<Loaded> {
     let pr = PrNumber(args.pr);
     let wanted = records::PerRound(move |files: &records::Files| {
-        let id = files
-            .get(INDEX_PATH)
-            .and_then(|t| Index::parse(t).ok())
-            .and_then(|i| i.record_for_pull(pr).cloned());
+        let id = records::index_of(files).and_then(|i| i.record_for_pull(pr).cloned());
         let (record, stored) = match &id {
             Some(id) => (record_path(id), reports_dir(id)),
             None => (String::new(), String::new()),
@@ -157,18 +154,15 @@ pub async fn load_on(
         .file(INDEX_PATH)
         .ok_or_else(|| anyhow!("the records branch {branch} has no index.json"))
         .and_then(|t| Index::parse(t).map_err(|e| anyhow!("index.json: {e}")))?;
-    let Some(id) = index.record_for_pull(pr).cloned() else {
-        bail!(
+    let record = match records::record_of_pull(&snapshot, &index, pr) {
+        Some(Ok(record)) => record,
+        Some(Err(why)) => bail!("{why}"),
+        None => bail!(
             "pull request #{} of {} has no audit record",
             args.pr,
             args.repo
-        );
+        ),
     };
-    let path = record_path(&id);
-    let text = snapshot
-        .file(&path)
-        .ok_or_else(|| anyhow!("{path} is missing from the records branch"))?;
-    let record = load_record(text).map_err(|e| anyhow!("{path}: {e}"))?;
     let mut stored = BTreeMap::new();
     for run in record.runs() {
         if let Some(v) = snapshot

@@ -12,6 +12,7 @@ use support::deliveries::{pr_comment, REPO};
 use support::steps::new_command;
 
 pub const TOKEN: &str = "ghs_workflowtoken123";
+const SHA3: &str = "3333333333333333333333333333333333333333";
 
 /// Runs the binary with only the environment GitHub Actions would give it.
 pub async fn auditloop(api_url: &str, dir: &Path, args: &[&str]) -> Output {
@@ -329,4 +330,40 @@ async fn post_refuses_an_invalid_or_oversize_report_and_posts_nothing() {
         text(&out)
     );
     assert_eq!(l.gh.requests().len(), requests);
+}
+
+/// The auditor's side reads a PR's record as the app does: an index that maps this PR to
+/// another PR's record is damage, named, not a packet of the wrong record.
+#[tokio::test]
+async fn packet_refuses_an_index_that_maps_the_pr_to_another_prs_record() {
+    let mut l = two_runs().await;
+    l.gh.add_pull(43, SHA3, "Logs delivery ids.\n\nCloses #13\n", "alice");
+    l.pull_event("opened", 43, SHA3).await;
+    l.comment(43, "alice", &new_command("")).await;
+    assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
+    let mut index = l.index();
+    index["pulls"]["42"] = json!("AUD-2");
+    l.gh.commit_files(
+        REPO,
+        support::audit::BRANCH,
+        &[("index.json", &index.to_string())],
+        "hand edit",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = auditloop(
+        &l.gh.api_url(),
+        dir.path(),
+        &["packet", "--repo", REPO, "--pr", "42"],
+    )
+    .await;
+    assert!(!out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "index.json disagrees with the records: it maps #42 to AUD-2, which is bound to #43"
+        ),
+        "{}",
+        text(&out)
+    );
+    assert!(out.stdout.is_empty(), "{}", text(&out));
 }

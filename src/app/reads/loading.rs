@@ -4,7 +4,7 @@
 use crate::app::context::Ctx;
 use crate::app::failure::Refused;
 use crate::app::reads::lineage::{classify, repair, Damage, Lineage};
-use crate::app::reads::state::{index_of, state_of, wanted, State};
+use crate::app::reads::state::{state_of, wanted, State};
 use crate::engine::layout::record_path;
 use crate::engine::views::body_stamp;
 use crate::engine::views::md::Md;
@@ -12,7 +12,7 @@ use crate::github::rest::CheckRunInfo;
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::md;
-use crate::records::{self, Reuse};
+use crate::records::{self, index_of, Reuse};
 
 /// A load that failed on the records themselves (not on GitHub).
 pub(crate) type Loaded = Result<State, Damage>;

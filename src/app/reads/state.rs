@@ -4,11 +4,11 @@
 use std::collections::BTreeMap;
 
 use crate::engine::patterns::{Library, PATTERNS_PATH};
-use crate::engine::record::{load_record, to_json, Index, Record};
+use crate::engine::record::{to_json, Index, Record};
 use crate::engine::transition::Applied;
 use crate::engine::views::{sections, ViewContext};
 use crate::ids::{AuditId, CommitSha, PrNumber};
-use crate::records::{Change, Files, PerRound, Snapshot, Wanted};
+use crate::records::{self, index_of, Change, Files, PerRound, Snapshot, Wanted};
 
 /// What the branch holds for one PR.
 #[derive(Debug, Clone)]
@@ -30,10 +30,6 @@ pub(crate) struct State {
 }
 
 use crate::engine::layout::{record_path, INDEX_PATH};
-
-pub(crate) fn index_of(files: &Files) -> Option<Index> {
-    files.get(INDEX_PATH).and_then(|t| Index::parse(t).ok())
-}
 
 /// The index, the PR's record (and `named`), and, with `patterns`, the pattern library
 /// once there is a record to learn from or to mark: its text is cached by blob like the
@@ -104,45 +100,6 @@ fn patterns_of(snapshot: &Snapshot) -> Option<Result<Library, String>> {
     })
 }
 
-fn load_one(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
-    let path = record_path(id);
-    if !snapshot.contains(&path) {
-        return Some(Err(format!(
-            "the index names {id}, but {path} is missing from the records branch"
-        )));
-    }
-    let text = snapshot.file(&path)?;
-    Some(
-        load_record(text)
-            .map_err(|e| format!("{path}: {e}"))
-            .and_then(|record| match &record.id {
-                found if found != id => Err(format!(
-                    "index.json disagrees with the records: it names {id}, but {path} holds {found}"
-                )),
-                _ => Ok(record),
-            }),
-    )
-}
-
-/// The index must name the PR the record says it is bound to.
-fn bound_to(
-    record: Option<Result<Record, String>>,
-    pr: PrNumber,
-) -> Option<Result<Record, String>> {
-    record.map(|r| {
-        r.and_then(|record| {
-            if record.pull_request == pr {
-                Ok(record)
-            } else {
-                Err(format!(
-                    "index.json disagrees with the records: it maps #{} to {}, which is bound to #{}",
-                    pr.0, record.id, record.pull_request.0
-                ))
-            }
-        })
-    })
-}
-
 /// The files a sweep reads: the index, the records of the `open` PRs and, when kept
 /// (`patterns`), the pattern library, so a republished check run marks what the one it
 /// replaces marked.
@@ -176,14 +133,8 @@ pub(crate) fn state_of(
         }
         None => Index::default(),
     };
-    let record = bound_to(
-        index
-            .record_for_pull(pr)
-            .cloned()
-            .and_then(|id| load_one(snapshot, &id)),
-        pr,
-    );
-    let named = named.and_then(|id| load_one(snapshot, id));
+    let record = records::record_of_pull(snapshot, &index, pr);
+    let named = named.and_then(|id| records::record_named(snapshot, id));
     Ok(State {
         commit: snapshot.commit.clone(),
         parents: snapshot.parents.clone(),

@@ -4,7 +4,7 @@
 //! reactions, and logs every call: its delivery, route, bytes received, and when it arrived
 //! and was answered.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -15,7 +15,9 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
+
+use auditloop_fake_github::git::{self, sha_of, GitRepo};
+use auditloop_fake_github::Reply;
 
 use crate::faults::{Fault, Faults};
 
@@ -41,16 +43,26 @@ pub struct Call {
 #[derive(Debug, Clone, Copy)]
 pub struct Unserved;
 
+/// A repository's git data, as the shared fake keeps it (`auditloop_fake_github::git`),
+/// with every move of a branch the invariants follow.
 #[derive(Default)]
 pub struct Git {
-    pub blobs: HashMap<String, Arc<str>>,
-    pub trees: HashMap<String, Arc<BTreeMap<String, String>>>,
-    pub commits: HashMap<String, (String, Vec<String>)>,
-    /// Each commit's message, as `RecordsLanded` lists it.
-    pub messages: HashMap<String, String>,
-    pub refs: HashMap<String, String>,
+    pub repo: GitRepo,
     /// Every move of a branch (`heads/...`): its name, where it was and where it went.
     pub moves: Vec<(String, Option<String>, String)>,
+}
+
+impl std::ops::Deref for Git {
+    type Target = GitRepo;
+    fn deref(&self) -> &GitRepo {
+        &self.repo
+    }
+}
+
+impl std::ops::DerefMut for Git {
+    fn deref_mut(&mut self) -> &mut GitRepo {
+        &mut self.repo
+    }
 }
 
 #[derive(Default)]
@@ -164,74 +176,17 @@ pub fn next_id(data: &mut Data) -> u64 {
     data.next_id
 }
 
-pub fn sha_of(kind: &str, content: &str) -> String {
-    hex::encode(Sha256::digest(format!("{kind}\0{content}").as_bytes()))[..40].to_owned()
-}
-
 impl Git {
-    pub fn put_blob(&mut self, text: &str) -> String {
-        let sha = sha_of("blob", text);
-        self.blobs.entry(sha.clone()).or_insert_with(|| text.into());
-        sha
+    /// Commits `files` on the ref `name` (`heads/...`) as someone else would (seeding records).
+    pub fn commit_files(&mut self, name: &str, files: &[(String, String)]) -> String {
+        let branch = name.strip_prefix("heads/").unwrap_or(name);
+        self.repo.commit_files(branch, files, "seed [skip ci]")
     }
 
-    pub fn put_tree(&mut self, tree: BTreeMap<String, String>) -> String {
-        let mut h = Sha256::new();
-        for (p, s) in &tree {
-            h.update(p.as_bytes());
-            h.update(s.as_bytes());
-        }
-        let sha = hex::encode(h.finalize())[..40].to_owned();
-        self.trees
-            .entry(sha.clone())
-            .or_insert_with(|| Arc::new(tree));
-        sha
-    }
-
-    pub fn put_commit(&mut self, tree: &str, parents: Vec<String>, message: &str) -> String {
-        let sha = sha_of("commit", &format!("{tree}{parents:?}{message}"));
-        self.commits.insert(sha.clone(), (tree.to_owned(), parents));
-        self.messages.insert(sha.clone(), message.to_owned());
-        sha
-    }
-
-    fn descends(&self, from: &str, ancestor: &str) -> bool {
-        let mut at = vec![from.to_owned()];
-        let mut seen = HashSet::new();
-        while let Some(c) = at.pop() {
-            if c == ancestor {
-                return true;
-            }
-            if seen.insert(c.clone()) {
-                if let Some((_, parents)) = self.commits.get(&c) {
-                    at.extend(parents.iter().cloned());
-                }
-            }
-        }
-        false
-    }
-
-    /// Commits `files` on `branch` as someone else would (seeding records).
-    pub fn commit_files(&mut self, branch: &str, files: &[(String, String)]) -> String {
-        let head = self.refs.get(branch).cloned();
-        let mut tree = head
-            .as_ref()
-            .map(|h| (*self.trees[&self.commits[h].0]).clone())
-            .unwrap_or_default();
-        for (path, text) in files {
-            let blob = self.put_blob(text);
-            tree.insert(path.clone(), blob);
-        }
-        let tree = self.put_tree(tree);
-        let commit = self.put_commit(&tree, head.into_iter().collect(), "seed [skip ci]");
-        self.refs.insert(branch.to_owned(), commit.clone());
-        commit
-    }
-
-    pub fn file(&self, branch: &str, path: &str) -> Option<Arc<str>> {
-        let head = self.refs.get(branch)?;
-        let tree = &self.trees[&self.commits[head].0];
-        self.blobs.get(tree.get(path)?).cloned()
+    /// The text of `path` at the ref `name` (`heads/...`).
+    pub fn file(&self, name: &str, path: &str) -> Option<String> {
+        let branch = name.strip_prefix("heads/").unwrap_or(name);
+        self.repo.file(branch, path).map(str::to_owned)
     }
 }
 
@@ -592,164 +547,71 @@ fn repo_route(
             let status = if data.reactions.insert(key) { 201 } else { 200 };
             reply(status, &json!({"id": 1, "content": body["content"]}))
         }
-        (_, ["git", ..]) => {
-            let git = data.git.entry(repo.to_owned()).or_default();
-            git_route(git, m, &rest[1..], query, headers, body)
-        }
-        // Where `head` stands to `base`, as the lineage check asks.
-        ("GET", ["compare", spec]) => {
-            let Some((base, head)) = spec.split_once("...") else {
-                return not_found();
-            };
-            let git = data.git.entry(repo.to_owned()).or_default();
-            if !git.commits.contains_key(base) || !git.commits.contains_key(head) {
-                return not_found();
-            }
-            let status = if base == head {
-                "identical"
-            } else if git.descends(head, base) {
-                "ahead"
-            } else if git.descends(base, head) {
-                "behind"
-            } else {
-                "diverged"
-            };
-            reply(200, &json!({"status": status}))
-        }
+        (_, ["git", ..] | ["compare", _]) => git_route(data, repo, m, rest, query, headers, body),
         _ => crate::fake_sweep::repo_route(data, repo, m, rest, body)
             .unwrap_or_else(|| unserved(not_found())),
     }
 }
 
-pub fn ref_json(name: &str, sha: &str) -> Value {
-    json!({"ref": format!("refs/{name}"), "object": {"sha": sha, "type": "commit"}})
-}
-
+/// The Git Data routes (and `compare`), as the shared fake serves them, with each move of
+/// a branch noted for the invariants.
 fn git_route(
-    git: &mut Git,
+    data: &mut Data,
+    repo: &str,
     m: &str,
     rest: &[&str],
     query: &str,
     headers: &HeaderMap,
     body: &Value,
 ) -> Response {
-    match (m, rest) {
-        ("GET", ["ref", name @ ..]) => {
-            let name = name.join("/");
-            let Some(sha) = git.refs.get(&name) else {
-                return not_found();
-            };
-            let tag = format!("W/\"{}\"", sha_of("ref", sha));
-            if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str()) {
-                return StatusCode::NOT_MODIFIED.into_response();
-            }
-            let mut r = reply(200, &ref_json(&name, sha));
-            r.headers_mut().insert("etag", tag.parse().unwrap());
-            r
-        }
-        ("GET", ["commits", sha]) => match git.commits.get(*sha) {
-            Some((tree, parents)) => reply(
-                200,
-                &json!({"sha": sha, "tree": {"sha": tree}, "parents": parents.iter().map(|p| json!({"sha": p})).collect::<Vec<_>>(), "message": "[skip ci]"}),
-            ),
-            None => not_found(),
-        },
-        ("GET", ["trees", sha]) => match git.trees.get(*sha) {
-            Some(tree) if query.contains("recursive") => {
-                let entries: Vec<Value> = tree
-                    .iter()
-                    .map(|(p, s)| json!({"path": p, "mode": "100644", "type": "blob", "sha": s}))
-                    .collect();
-                reply(
-                    200,
-                    &json!({"sha": sha, "tree": entries, "truncated": false}),
-                )
-            }
-            Some(_) => reply(200, &json!({"sha": sha, "tree": [], "truncated": false})),
-            None => not_found(),
-        },
-        ("GET", ["blobs", sha]) => match git.blobs.get(*sha) {
-            Some(text) => reply(
-                200,
-                &json!({"sha": sha, "encoding": "base64", "content": base64::engine::general_purpose::STANDARD.encode(text.as_bytes())}),
-            ),
-            None => not_found(),
-        },
-        ("POST", ["trees"]) => {
-            let mut tree = match body["base_tree"].as_str() {
-                Some(base) => match git.trees.get(base) {
-                    Some(t) => (**t).clone(),
-                    None => return reply(422, &json!({"message": "Invalid tree info"})),
-                },
-                None => BTreeMap::new(),
-            };
-            for e in body["tree"].as_array().into_iter().flatten() {
-                let (Some(path), Some(text)) = (e["path"].as_str(), e["content"].as_str()) else {
-                    return reply(422, &json!({"message": "Invalid tree info"}));
-                };
-                let blob = git.put_blob(text);
-                tree.insert(path.to_owned(), blob);
-            }
-            let sha = git.put_tree(tree);
-            reply(201, &json!({"sha": sha, "tree": [], "truncated": false}))
-        }
-        ("POST", ["commits"]) => {
-            let tree = body["tree"].as_str().unwrap_or("").to_owned();
-            let parents: Vec<String> = body["parents"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p.as_str().map(str::to_owned))
-                .collect();
-            if !git.trees.contains_key(&tree) {
-                return reply(422, &json!({"message": "Tree SHA does not exist"}));
-            }
-            let sha = git.put_commit(&tree, parents, body["message"].as_str().unwrap_or(""));
-            reply(201, &json!({"sha": sha, "tree": {"sha": tree}}))
-        }
-        ("POST", ["refs"]) => {
-            let name = body["ref"]
-                .as_str()
-                .unwrap_or("")
-                .trim_start_matches("refs/")
-                .to_owned();
-            let sha = body["sha"].as_str().unwrap_or("").to_owned();
-            if git.refs.contains_key(&name) {
-                return reply(422, &json!({"message": "Reference already exists"}));
-            }
-            git.refs.insert(name.clone(), sha.clone());
-            if name.starts_with("heads/") {
-                git.moves.push((name.clone(), None, sha.clone()));
-            }
-            reply(201, &ref_json(&name, &sha))
-        }
-        ("PATCH", ["refs", name @ ..]) => {
-            let name = name.join("/");
-            let sha = body["sha"].as_str().unwrap_or("").to_owned();
-            match git.refs.get(&name).cloned() {
-                Some(old) if git.descends(&sha, &old) => {
-                    git.refs.insert(name.clone(), sha.clone());
-                    git.moves.push((name.clone(), Some(old), sha.clone()));
-                    reply(200, &ref_json(&name, &sha))
-                }
-                Some(_) => reply(422, &json!({"message": "Update is not a fast forward"})),
-                None => reply(422, &json!({"message": "Reference does not exist"})),
-            }
-        }
-        ("GET", ["matching-refs", prefix @ ..]) => {
-            let prefix = prefix.join("/");
-            let list: Vec<Value> = git
-                .refs
-                .iter()
-                .filter(|(name, _)| name.starts_with(&prefix))
-                .map(|(name, sha)| ref_json(name, sha))
-                .collect();
-            reply(200, &Value::Array(list))
-        }
-        ("DELETE", ["refs", name @ ..]) => match git.refs.remove(&name.join("/")) {
-            Some(_) => StatusCode::NO_CONTENT.into_response(),
-            None => reply(422, &json!({"message": "Reference does not exist"})),
-        },
-        _ => unserved(not_found()),
+    let moving = match (m, rest) {
+        ("POST", ["git", "refs"]) => body["ref"]
+            .as_str()
+            .and_then(|r| r.strip_prefix("refs/"))
+            .map(str::to_owned),
+        ("PATCH", ["git", "refs", name @ ..]) => Some(git::ref_name(name)),
+        _ => None,
     }
+    .filter(|name| name.starts_with("heads/"));
+    let pulls = &data.pulls;
+    // A pull request's head is in the base repository too (`refs/pull/N/head`): a claim
+    // may point at it.
+    let elsewhere = |sha: &str| {
+        pulls
+            .iter()
+            .any(|((r, _), p)| r == repo && p["head"]["sha"] == sha)
+    };
+    let git = data.git.entry(repo.to_owned()).or_default();
+    let was = moving.as_ref().and_then(|name| git.refs.get(name).cloned());
+    let call = git::Call {
+        method: m,
+        rest,
+        query,
+        body,
+        if_none_match: headers.get("if-none-match").and_then(|v| v.to_str().ok()),
+    };
+    let Some(answer) = git::route(&mut git.repo, repo, &call, &elsewhere) else {
+        return unserved(not_found());
+    };
+    if let (Some(name), 200 | 201) = (moving, answer.status) {
+        let now = git.refs.get(&name).cloned().unwrap_or_default();
+        git.moves.push((name, was, now));
+    }
+    carried(answer)
+}
+
+/// A shared fake's answer as axum carries it.
+fn carried(answer: Reply) -> Response {
+    let mut r = match &answer.body {
+        Some(body) => reply(answer.status, body),
+        None => StatusCode::from_u16(answer.status)
+            .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+            .into_response(),
+    };
+    for (name, value) in answer.headers {
+        if let Ok(value) = value.parse() {
+            r.headers_mut().insert(name, value);
+        }
+    }
+    r
 }

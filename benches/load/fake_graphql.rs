@@ -230,7 +230,7 @@ fn commit(data: &mut Data, vars: &Value, someone_first: bool) -> Response {
                 "message": format!("Expected branch to point to \"{expected}\" but it did not.  Pull and try again.")}),
         );
     }
-    let mut tree = (*git.trees[&git.commits[&head].0]).clone();
+    let mut tree = git.trees[&git.commits[&head].tree].clone();
     for (path, text) in changes {
         match text {
             Some(text) => {
@@ -295,7 +295,7 @@ fn move_branch(git: &mut Git, name: &str, old: String, new: &str) {
 /// Someone else's commit on top of the branch, changing no file (the records stay valid).
 fn land_other(git: &mut Git, name: &str) {
     let head = git.refs[name].clone();
-    let tree = git.commits[&head].0.clone();
+    let tree = git.commits[&head].tree.clone();
     let message = format!("Someone else's commit on {} [skip ci]", &head[..7]);
     let oid = git.put_commit(&tree, vec![head.clone()], &message);
     move_branch(git, name, head, &oid);
@@ -339,7 +339,11 @@ fn landed(data: &mut Data, vars: &Value) -> Response {
             &json!({"data": {"repository": {"ref": null}, "rateLimit": rate}}),
         );
     };
-    let first_parent = |oid: &str| git.commits.get(oid).and_then(|(_, p)| p.first().cloned());
+    let first_parent = |oid: &str| {
+        git.commits
+            .get(oid)
+            .and_then(|c| c.parents.first().cloned())
+    };
     let mut at = match vars["after"].as_str() {
         None => Some(head.clone()),
         Some(after) => match from_cursor(after).filter(|c| git.commits.contains_key(c)) {
@@ -349,13 +353,11 @@ fn landed(data: &mut Data, vars: &Value) -> Response {
     };
     let mut nodes = Vec::new();
     while nodes.len() < PAGE {
-        let Some((oid, (tree, parents))) = at.take().and_then(|o| git.commits.get_key_value(&o))
-        else {
+        let Some((oid, commit)) = at.take().and_then(|o| git.commits.get_key_value(&o)) else {
             break;
         };
-        let message = git.messages.get(oid).map_or("", String::as_str);
-        nodes.push(json!({"oid": oid, "message": message, "tree": {"oid": tree}}));
-        at = parents.first().cloned();
+        nodes.push(json!({"oid": oid, "message": commit.message, "tree": {"oid": commit.tree}}));
+        at = commit.parents.first().cloned();
     }
     let end = nodes.last().and_then(|n| n["oid"].as_str()).map(cursor);
     let history =

@@ -196,13 +196,17 @@ async fn success(c: &mut Check, root: &str) {
     let tree = git
         .commits
         .get(&head)
-        .map(|(t, _)| t.clone())
+        .map(|c| c.tree.clone())
         .unwrap_or_default();
     let want = json!({"data": {"createCommitOnBranch": {"commit": {"oid": head, "tree": {"oid": tree}},
             // `pullRequest` is asked only `@include(if: $withPull)`: absent here.
             "ref": {"repository": {}}}}});
-    let parents = git.commits.get(&head).map(|(_, p)| p.clone());
-    let message = git.messages.get(&head).cloned().unwrap_or_default();
+    let parents = git.commits.get(&head).map(|c| c.parents.clone());
+    let message = git
+        .commits
+        .get(&head)
+        .map(|c| c.message.clone())
+        .unwrap_or_default();
     drop(data);
     c.equal(
         "RecordsCommit answer",
@@ -271,9 +275,10 @@ async fn paging(c: &mut Check) {
         let git = &data.git[REPO];
         let mut at = git.refs.get(BRANCH).cloned();
         while let Some(oid) = at {
-            let (tree, parents) = &git.commits[&oid];
-            chain.push(json!({"oid": oid, "message": git.messages[&oid], "tree": {"oid": tree}}));
-            at = parents.first().cloned();
+            let commit = &git.commits[&oid];
+            chain
+                .push(json!({"oid": oid, "message": commit.message, "tree": {"oid": commit.tree}}));
+            at = commit.parents.first().cloned();
         }
     }
     c.expect(chain.len() == 63, || {

@@ -20,6 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::fake::{self, reply, unserved, Data, Git};
 use crate::fake_graphql::{known_repository, no_repository, problem};
+use auditloop_fake_github::git;
 
 /// Nodes per page of `checkSuites(first: 100)` and `checkRuns(first: 100)`.
 const PAGE: usize = 100;
@@ -45,7 +46,7 @@ pub fn serve(data: &Data, vars: &Value) -> Response {
         .split_once(':')
         .and_then(|(_, path)| fake::repo_file(path));
     let config = file.map_or(Value::Null, |text| {
-        json!({"__typename": "Blob", "oid": fake::sha_of("blob", text), "text": text,
+        json!({"__typename": "Blob", "oid": git::sha_of("blob", text), "text": text,
             "isTruncated": false})
     });
     let git = data.git.get(&repo);
@@ -55,7 +56,7 @@ pub fn serve(data: &Data, vars: &Value) -> Response {
         .map_or(Value::Null, |oid| {
             let (tree, parents) = git
                 .and_then(|g| g.commits.get(oid))
-                .cloned()
+                .map(|c| (c.tree.clone(), c.parents.clone()))
                 .unwrap_or_default();
             let parents: Vec<Value> = parents.iter().take(2).map(|p| json!({"oid": p})).collect();
             let mut target = json!({"__typename": "Commit", "oid": oid, "tree": {"oid": tree},
@@ -86,7 +87,7 @@ fn records_files(git: &Git, tree: &str, vars: &Value, target: &mut Value) {
         return;
     };
     if vars["listing"] == true {
-        target["tree"]["entries"] = entries(files, tree, "", 1);
+        target["tree"]["entries"] = entries(files, "", 1);
     }
     let file = |path: &Value| {
         let path = path.as_str().unwrap_or_default();
@@ -104,7 +105,7 @@ fn records_files(git: &Git, tree: &str, vars: &Value, target: &mut Value) {
 
 /// The entries of directory `prefix` of the flattened tree `files`, as `Tree.entries`
 /// lists them; a directory's own entries down to the third level.
-fn entries(files: &BTreeMap<String, String>, tree: &str, prefix: &str, depth: usize) -> Value {
+fn entries(files: &BTreeMap<String, String>, prefix: &str, depth: usize) -> Value {
     let mut out = Vec::new();
     let mut dirs = BTreeSet::new();
     for (path, blob) in files.range(prefix.to_owned()..) {
@@ -115,10 +116,11 @@ fn entries(files: &BTreeMap<String, String>, tree: &str, prefix: &str, depth: us
             None => out.push(json!({"name": rest, "type": "blob", "oid": blob, "object": {}})),
             Some((dir, _)) if dirs.insert(dir.to_owned()) => {
                 let inner = format!("{prefix}{dir}/");
+                // The oid REST lists for the same directory.
                 let mut e = json!({"name": dir, "type": "tree",
-                    "oid": fake::sha_of("dir", &format!("{tree}:{inner}"))});
+                    "oid": git::dir_sha(inner.trim_end_matches('/'), files)});
                 if depth < 3 {
-                    e["object"] = json!({"entries": entries(files, tree, &inner, depth + 1)});
+                    e["object"] = json!({"entries": entries(files, &inner, depth + 1)});
                 }
                 out.push(e);
             }

@@ -60,10 +60,7 @@ pub struct Records {
 }
 
 fn tree_of<'g>(git: &'g Git, commit: &str) -> Option<&'g BTreeMap<String, String>> {
-    git.commits
-        .get(commit)
-        .and_then(|(tree, _)| git.trees.get(tree))
-        .map(AsRef::as_ref)
+    git.repo.tree_of(commit)
 }
 
 /// Walks the records branch from its root to its head.
@@ -86,7 +83,7 @@ pub fn records(data: &Data, repo: &str) -> Records {
     let mut chain = Vec::new();
     let mut at = git.refs.get(BRANCH).cloned();
     while let Some(sha) = at {
-        let Some((_, parents)) = git.commits.get(&sha) else {
+        let Some(parents) = git.commits.get(&sha).map(|c| &c.parents) else {
             linear.violations.push(format!("commit {sha} is unknown"));
             break;
         };
@@ -109,7 +106,7 @@ pub fn records(data: &Data, repo: &str) -> Records {
         let parents = git
             .commits
             .get(new)
-            .map(|(_, p)| p.clone())
+            .map(|c| c.parents.clone())
             .unwrap_or_default();
         let expected: Vec<String> = old.iter().cloned().collect();
         if parents != expected {

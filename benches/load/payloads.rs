@@ -3,8 +3,6 @@
 
 use serde_json::{json, Value};
 
-use crate::fake;
-
 pub const SECRET: &str = "load-webhook-secret";
 pub const BRANCH: &str = "heads/auditloop-records";
 pub const INSTALLATION: u64 = 4242;
@@ -38,12 +36,12 @@ fn retarget(mut v: Value, repo: &str) -> Value {
 
 /// The head a PR is opened with.
 pub fn head_of(repo: &str, pr: u64) -> String {
-    fake::sha_of("head", &format!("{repo}#{pr}"))
+    auditloop_fake_github::git::sha_of("head", &format!("{repo}#{pr}"))
 }
 
 /// The head of a PR after its `n`th push.
 pub fn pushed_head(repo: &str, pr: u64, n: u64) -> String {
-    fake::sha_of("head", &format!("{repo}#{pr}@{n}"))
+    auditloop_fake_github::git::sha_of("head", &format!("{repo}#{pr}@{n}"))
 }
 
 pub fn pr_body(pr: u64) -> String {

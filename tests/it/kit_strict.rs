@@ -47,7 +47,7 @@ async fn a_reply_the_test_read_passes() {
 
 /// GitHub's own answer for `GET /repos/{owner}/{repo}/pulls/{n}` as the kit builds it.
 fn pull_answer() -> serde_json::Value {
-    support::github_objects::pull_request("o/r", 7, &"a".repeat(40), "body", "alice")
+    auditloop_fake_github::objects::pull_request("o/r", 7, &"a".repeat(40), "body", "alice")
 }
 
 #[test]

@@ -8,10 +8,10 @@ use crate::support;
 use auditloop::engine::ids::NodeId;
 use auditloop::github::views_mutation::{document, publish, RunWrite, Views};
 use auditloop::github::Api;
+use auditloop_fake_github::objects::node_id;
 use serde_json::{json, Value};
 use support::deliveries::REPO;
 use support::fake::FakeGitHub;
-use support::github_objects::node_id;
 
 const PR: u64 = 7;
 const COMMENT: u64 = 4_242;

@@ -50,7 +50,7 @@ pub fn pr_comment(number: u64, login: &str, body: &str) -> Value {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(3_000_000);
     let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     v["comment"]["id"] = json!(id);
-    v["comment"]["node_id"] = json!(super::github_objects::node_id("IC", id));
+    v["comment"]["node_id"] = json!(auditloop_fake_github::objects::node_id("IC", id));
     v["comment"]["user"]["login"] = json!(login);
     v["comment"]["user"]["type"] = json!("User");
     v["sender"]["login"] = json!(login);

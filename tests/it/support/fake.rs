@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use super::fake_git::{GitRepo, RefMove};
-use super::github_objects as gh;
+use super::fake_git::RefMove;
+use auditloop_fake_github::git::GitRepo;
+use auditloop_fake_github::objects as gh;
 
 #[derive(Debug, Clone)]
 pub struct Recorded {

@@ -111,7 +111,7 @@ impl FakeGitHub {
 }
 
 impl FakeGitHub {
-    /// `base...head` of the code changes `paths` (see `github_objects::code_comparison`).
+    /// `base...head` of the code changes `paths` (see `auditloop_fake_github::objects::code_comparison`).
     pub fn set_comparison(&self, base: &str, head: &str, paths: Vec<String>) {
         self.state()
             .comparisons

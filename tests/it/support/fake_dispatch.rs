@@ -22,7 +22,7 @@ pub fn route(state: &mut State, method: &str, segs: &[&str], body: &Value) -> Op
         }
         ("GET", ["repos", o, r]) => reply(
             200,
-            super::github_objects::full_repository(&format!("{o}/{r}")),
+            auditloop_fake_github::objects::full_repository(&format!("{o}/{r}")),
         ),
         _ => return None,
     })

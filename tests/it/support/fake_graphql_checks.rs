@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::fake::{CheckRun, State, APP_SLUG};
 use super::fake_graphql_fields::{FieldError, Obj, Resolved};
-use super::github_objects as gh;
+use auditloop_fake_github::objects as gh;
 
 /// Type, field and the arguments a document may give it.
 pub const SERVED: &[(&str, &str, &[&str])] = &[

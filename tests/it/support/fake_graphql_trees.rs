@@ -5,8 +5,8 @@
 use serde_json::{json, Map, Value};
 
 use super::fake::State;
-use super::fake_git::dir_sha;
 use super::fake_graphql_fields::{FieldError, Obj, Resolved};
+use auditloop_fake_github::git::dir_sha;
 
 /// Type, field and the arguments a document may give it.
 pub const SERVED: &[(&str, &str, &[&str])] = &[

@@ -93,7 +93,7 @@ fn update_pull(state: &mut State, input: &Value) -> Result<Resolved, FieldError>
 fn add_reaction(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
     only(input, &["subjectId", "content"], "AddReactionInput")?;
     let id = input["subjectId"].as_str().unwrap_or_default();
-    // The node ids the fake's comments carry (`github_objects::node_id`).
+    // The node ids the fake's comments carry (`auditloop_fake_github::objects::node_id`).
     let comment = id
         .strip_prefix("IC_kwDO")
         .and_then(|n| n.parse::<u64>().ok())

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::deliveries::{INSTALLATION, REPO};
 use super::fake::{reply, Answer, State};
-use super::github_objects as gh;
+use auditloop_fake_github::objects as gh;
 
 /// Answers the routes this module keeps, or `None` for the others.
 pub fn route(state: &mut State, method: &str, segs: &[&str], query: &str) -> Option<Answer> {
@@ -32,7 +32,7 @@ pub fn route(state: &mut State, method: &str, segs: &[&str], query: &str) -> Opt
                 .values()
                 .rev()
                 .filter(|p| wanted == "all" || p["state"] == wanted)
-                .map(super::github_objects::pull_request_listed)
+                .map(auditloop_fake_github::objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
         }

@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::deliveries::REPO;
 use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
-use super::github_objects as gh;
+use auditloop_fake_github::objects as gh;
 
 /// The SHA the contents API names a file by (content-derived, not git's own).
 pub fn blob_sha(text: &str) -> String {
@@ -88,7 +88,7 @@ pub fn route(
                 .filter(|p| p["head"]["sha"] == *sha)
                 // As on GitHub: a pull request from a fork is not listed for the commit.
                 .filter(|p| p["head"]["repo"]["full_name"] == p["base"]["repo"]["full_name"])
-                .map(super::github_objects::pull_request_listed)
+                .map(auditloop_fake_github::objects::pull_request_listed)
                 .collect();
             reply(200, Value::Array(list))
         }
@@ -315,9 +315,9 @@ impl FakeGitHub {
     pub fn make_fork(&self, number: u64) {
         let mut state = self.state();
         let pr = state.pulls.get_mut(&number).expect("a pull request");
-        pr["head"]["repo"] = super::github_objects::repository("forker/hello");
+        pr["head"]["repo"] = auditloop_fake_github::objects::repository("forker/hello");
         pr["head"]["label"] = serde_json::json!("forker:feature");
-        pr["head"]["user"] = super::github_objects::user("forker");
+        pr["head"]["user"] = auditloop_fake_github::objects::user("forker");
     }
 
     pub fn set_pull_head(&self, number: u64, sha: &str) {

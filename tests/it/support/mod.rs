@@ -22,7 +22,6 @@ pub mod fake_hooks;
 pub mod fake_installs;
 pub mod fake_pages;
 pub mod fake_repo;
-pub mod github_objects;
 pub mod graphql_cost;
 pub mod harness;
 pub mod openapi;

@@ -24,6 +24,11 @@ pub const CRATES: &[Crate] = &[
         dir: "crates/engine/src",
         mount: "engine",
     },
+    Crate {
+        name: "auditloop_fake_github",
+        dir: "crates/fake-github/src",
+        mount: "fake_github",
+    },
 ];
 
 /// `(path from the workspace root with '/', source)` of every `.rs` file of every crate in

@@ -17,6 +17,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use auditloop_fake_github::git::{self, sha_of, GitRepo};
+use auditloop_fake_github::limits::WriteLimit;
 use auditloop_fake_github::Reply;
 
 use crate::faults::{Fault, Faults};
@@ -92,72 +93,6 @@ pub struct Fake {
     pub faults: Faults,
     /// GitHub's secondary limit on the installation's writes, when played (`--limits`).
     pub limit: Mutex<Option<WriteLimit>>,
-}
-
-/// At most `per` writes in any `window`; past that, 403 with GitHub's message and
-/// `retry-after` (the rest of the window), and nothing is carried out until it is over. A
-/// write sent before then is a violation: GitHub warns that it may ban the integration.
-#[derive(Debug)]
-pub struct WriteLimit {
-    pub per: usize,
-    pub window: Duration,
-    sent: std::collections::VecDeque<Instant>,
-    until: Option<Instant>,
-    /// Writes sent while limited.
-    pub violations: u64,
-    /// Writes answered 403.
-    pub limited: u64,
-}
-
-impl WriteLimit {
-    pub fn new(per: usize, window: Duration) -> Self {
-        Self {
-            per,
-            window,
-            sent: std::collections::VecDeque::new(),
-            until: None,
-            violations: 0,
-            limited: 0,
-        }
-    }
-
-    /// The answer to a write now, if GitHub refuses it.
-    fn refuse(&mut self) -> Option<Response> {
-        let now = Instant::now();
-        if let Some(until) = self.until {
-            if now < until {
-                self.violations += 1;
-                return Some(self.answer(until - now));
-            }
-            self.until = None;
-        }
-        while self.sent.front().is_some_and(|t| now - *t >= self.window) {
-            self.sent.pop_front();
-        }
-        if self.sent.len() >= self.per {
-            let free = self
-                .sent
-                .front()
-                .map_or(self.window, |t| self.window.saturating_sub(now - *t));
-            self.until = Some(now + free);
-            return Some(self.answer(free));
-        }
-        self.sent.push_back(now);
-        None
-    }
-
-    fn answer(&mut self, wait: Duration) -> Response {
-        self.limited += 1;
-        let mut r = reply(
-            403,
-            &json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-                "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"}),
-        );
-        let secs = wait.as_secs_f64().ceil().max(1.0);
-        r.headers_mut()
-            .insert("retry-after", format!("{secs}").parse().unwrap());
-        r
-    }
 }
 
 /// The GraphQL id of check run `id`.
@@ -342,9 +277,9 @@ pub async fn handle(
             .lock()
             .unwrap()
             .as_mut()
-            .and_then(WriteLimit::refuse)
+            .and_then(|limit| limit.refuse(&format!("{method} {path}"), Instant::now()))
         {
-            return refused;
+            return carried(refused);
         }
     }
     let fault = fake.faults.pick(method.as_str(), &path, operation);

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::fake::{Fake, WriteLimit};
+use auditloop_fake_github::limits::WriteLimit;
+
+use crate::fake::Fake;
 use crate::payloads::{comment, repo_name, report_body, BRANCH};
 use crate::server::{Cluster, Settings, WINDOW};
 use crate::{audit_id_of, logs_dir, ms, setup, start_fake, Args};
@@ -88,7 +90,7 @@ pub async fn run(a: &Args, per: usize, window: Duration) -> bool {
         .collect();
     setup(&cluster, &fake, &prs).await;
     fake.set_latency(a.latency);
-    *fake.limit.lock().unwrap() = Some(WriteLimit::new(per, window));
+    *fake.limit.lock().unwrap() = Some(WriteLimit::new(per, window, None));
     let mut sent: Vec<Sent> = Vec::new();
     let started = Instant::now();
     for round in 0..a.rounds {
@@ -162,13 +164,13 @@ fn report(
     println!("| writes GitHub answered 403 | {} |", limit.limited);
     println!(
         "| writes sent while GitHub said to wait | {} |",
-        limit.violations
+        limit.violations.len()
     );
     println!("| answers after 10 s | {late} (longest {}) |", ms(longest));
     println!("| reports never carried out | {undone} |");
     println!("| reports not recorded exactly once | {} |", not_once.len());
     println!("| backlog drained in | {} |", ms(drained));
-    let failed = limit.violations > 0 || late > 0 || undone > 0 || !not_once.is_empty();
+    let failed = !limit.violations.is_empty() || late > 0 || undone > 0 || !not_once.is_empty();
     if failed {
         println!("\nBROKEN: {not_once:?}");
     }

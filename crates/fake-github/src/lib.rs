@@ -6,6 +6,7 @@
 //! - [`objects`]: GitHub's REST objects, with every field its description says it always
 //!   sends (the tests check them against GitHub's `OpenAPI` description).
 //! - [`git`]: a repository's blobs, trees, commits and refs, and the Git Data API routes.
+//! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
 
 // Builders of test data, for test code: a value nobody uses is a test that does not compile
 // anyway, a malformed name given to a builder is the test's bug and panics there, and
@@ -17,6 +18,7 @@
 )]
 
 pub mod git;
+pub mod limits;
 pub mod objects;
 
 /// An answer before a transport carries it: status, JSON body, headers.

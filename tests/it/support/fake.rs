@@ -12,6 +12,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use super::fake_git::RefMove;
 use auditloop_fake_github::git::GitRepo;
+use auditloop_fake_github::limits::WriteLimit;
 use auditloop_fake_github::objects as gh;
 
 #[derive(Debug, Clone)]
@@ -151,69 +152,6 @@ pub struct State {
     next_id: u64,
 }
 
-/// GitHub's limit on what one identity creates, scaled down: at most `per` writes in any
-/// `window`; past that, 403 "You have exceeded a secondary rate limit" with `retry-after`,
-/// and no write is carried out until that time is over. A write sent before it is over is
-/// a violation (GitHub warns that it may get the integration banned): the test sees them.
-#[derive(Debug)]
-pub struct WriteLimit {
-    pub per: usize,
-    pub window: Duration,
-    pub retry_after: Duration,
-    sent: VecDeque<Instant>,
-    until: Option<Instant>,
-    /// Writes sent while limited, as `METHOD path`.
-    pub violations: Vec<String>,
-    /// Writes answered 403.
-    pub limited: usize,
-}
-
-impl WriteLimit {
-    pub fn new(per: usize, window: Duration, retry_after: Duration) -> Self {
-        Self {
-            per,
-            window,
-            retry_after,
-            sent: VecDeque::new(),
-            until: None,
-            violations: Vec::new(),
-            limited: 0,
-        }
-    }
-
-    /// The answer GitHub gives write `what` now, if it refuses it.
-    fn refuse(&mut self, what: &str) -> Option<Answer> {
-        let now = Instant::now();
-        if let Some(until) = self.until {
-            if now < until {
-                self.violations.push(what.to_owned());
-                return Some(self.limit_answer(until - now));
-            }
-            self.until = None;
-        }
-        while self.sent.front().is_some_and(|t| now - *t > self.window) {
-            self.sent.pop_front();
-        }
-        if self.sent.len() >= self.per {
-            self.until = Some(now + self.retry_after);
-            return Some(self.limit_answer(self.retry_after));
-        }
-        self.sent.push_back(now);
-        None
-    }
-
-    fn limit_answer(&mut self, wait: Duration) -> Answer {
-        self.limited += 1;
-        let secs = wait.as_secs_f64().ceil().max(1.0);
-        Answer::new(
-            403,
-            Some(json!({"message": "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-                "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"})),
-        )
-        .insert_header("retry-after", &format!("{secs}"))
-    }
-}
-
 impl State {
     pub fn id(&mut self) -> u64 {
         self.next_id += 1;
@@ -342,7 +280,7 @@ impl FakeGitHub {
 
     /// Plays GitHub's secondary limit on writes from now on (see [`WriteLimit`]).
     pub fn limit_writes(&self, per: usize, window: Duration, retry_after: Duration) {
-        self.state().write_limit = Some(WriteLimit::new(per, window, retry_after));
+        self.state().write_limit = Some(WriteLimit::new(per, window, Some(retry_after)));
     }
 
     /// Every answer from now on is sent `delay` after the request arrived.
@@ -394,6 +332,15 @@ impl Answer {
             json,
             malformed: None,
         }
+    }
+
+    /// The shared fake's answer (`auditloop_fake_github::Reply`), as wiremock carries it.
+    pub fn carry(reply: auditloop_fake_github::Reply) -> Self {
+        let mut answer = Self::new(reply.status, reply.body);
+        for (name, value) in &reply.headers {
+            answer = answer.insert_header(name, value);
+        }
+        answer
     }
 
     /// Its JSON body, if any.
@@ -493,11 +440,11 @@ impl Router {
         let write = state.requests.last().is_some_and(Recorded::is_write)
             && (graphql.is_some() || full_path.contains("/repos/"));
         let limited = match &mut state.write_limit {
-            Some(limit) if write => limit.refuse(&format!("{method} {full_path}")),
+            Some(limit) if write => limit.refuse(&format!("{method} {full_path}"), Instant::now()),
             _ => None,
         };
         if let Some(refused) = limited {
-            return refused;
+            return Answer::carry(refused);
         }
         // A GraphQL call is matched by its endpoint and root fields (`Recorded::path`).
         let path = match (&graphql, full_path.strip_prefix(self.prefix.as_str())) {

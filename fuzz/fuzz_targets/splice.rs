@@ -8,11 +8,11 @@
 
 use std::ops::Range;
 
+use auditloop::engine::ids::{AuditId, CommitSha, RepoName};
 use auditloop::engine::views::{
     body_stamp, escape, marked_spans, sections, sections_tampered, splice, SectionKind, Sections,
     SpliceOutcome, Stamp, ViewContext,
 };
-use auditloop::engine::ids::{AuditId, CommitSha, RepoName};
 use libfuzzer_sys::fuzz_target;
 
 const LINK: &str = "https://github.com/octo/widgets/blob/auditloop-records/records/AUD-1.json";

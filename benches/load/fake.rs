@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 use auditloop_fake_github::git::{self, sha_of, GitRepo};
 use auditloop_fake_github::limits::WriteLimit;
-use auditloop_fake_github::Reply;
+use auditloop_fake_github::{objects, Reply};
 
 use crate::faults::{Fault, Faults};
 
@@ -154,14 +154,18 @@ impl Fake {
         );
     }
 
+    /// Opens pull request `number` of `repo` on `head`, as GitHub shows it (the shared
+    /// fake's object), with a node id unique across the repositories of a run.
     pub fn add_pull(&self, repo: &str, number: u64, head: &str) {
-        self.data.lock().unwrap().pulls.insert(
-            (repo.to_owned(), number),
-            json!({"number": number, "node_id": pull_node(repo, number), "state": "open", "title": format!("Change {number}"), "body": format!("Change {number}.\n\nCloses #{}\n", 100_000 + number),
-                   "user": {"login": "alice", "type": "User"},
-                   "head": {"sha": head, "ref": format!("feature-{number}")},
-                   "base": {"sha": "0".repeat(40), "ref": "main"}}),
-        );
+        let body = format!("Change {number}.\n\nCloses #{}\n", 100_000 + number);
+        let mut pull = objects::pull_request(repo, number, head, &body, "alice");
+        pull["node_id"] = json!(pull_node(repo, number));
+        pull["head"]["ref"] = json!(format!("feature-{number}"));
+        self.data
+            .lock()
+            .unwrap()
+            .pulls
+            .insert((repo.to_owned(), number), pull);
     }
 }
 
@@ -431,7 +435,7 @@ fn repo_route(
                 .pulls
                 .iter()
                 .filter(|((r, _), p)| r == repo && p["head"]["sha"] == *sha)
-                .map(|(_, p)| p.clone())
+                .map(|(_, p)| objects::pull_request_listed(p))
                 .collect();
             reply(200, &Value::Array(list))
         }
@@ -443,11 +447,9 @@ fn repo_route(
             )
         }
         ("POST", ["check-runs"]) => {
-            let mut run = body.clone();
             let n = id(data);
-            run["id"] = json!(n);
+            let mut run = objects::check_run(repo, n, SLUG, body);
             run["node_id"] = json!(run_node(n));
-            run["app"] = json!({"slug": SLUG});
             data.runs.push((repo.to_owned(), run.clone()));
             reply(201, &run)
         }
@@ -455,9 +457,7 @@ fn repo_route(
             let n: u64 = n.parse().unwrap_or(0);
             match data.runs.iter_mut().find(|(_, r)| r["id"] == n) {
                 Some((_, run)) => {
-                    for (k, v) in body.as_object().into_iter().flatten() {
-                        run[k] = v.clone();
-                    }
+                    objects::update_check_run(run, body);
                     reply(200, run)
                 }
                 None => not_found(),
@@ -469,8 +469,11 @@ fn repo_route(
             reply(200, &Value::Array(list))
         }
         ("POST", ["issues", n, "comments"]) => {
-            let c = json!({"id": id(data), "body": body["body"], "user": {"login": format!("{SLUG}[bot]"), "type": "Bot"}});
-            let key = (repo.to_owned(), n.parse().unwrap_or(0));
+            let issue = n.parse().unwrap_or(0);
+            let text = body["body"].as_str().unwrap_or_default();
+            let mut c = objects::issue_comment(repo, id(data), issue, text, &format!("{SLUG}[bot]"));
+            c["author_association"] = json!("NONE");
+            let key = (repo.to_owned(), issue);
             data.comments.entry(key).or_default().push(c.clone());
             reply(201, &c)
         }

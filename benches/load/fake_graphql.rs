@@ -11,6 +11,8 @@ use axum::response::Response;
 use base64::Engine;
 use serde_json::{json, Value};
 
+use auditloop_fake_github::objects;
+
 use crate::fake::{reply, unserved, Data, Git};
 
 pub const COMMIT: &str = "RecordsCommit";
@@ -168,11 +170,10 @@ fn create_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
         .map(|(r, _)| r.clone())
         .find(|r| crate::fake::repo_node(r) == input["repositoryId"].as_str().unwrap_or(""))
         .ok_or_else(|| input["repositoryId"].as_str().unwrap_or("").to_owned())?;
-    let mut run = rest_run(input);
     let n = crate::fake::next_id(data);
-    run["id"] = json!(n);
+    // The run as `POST check-runs` keeps it.
+    let mut run = objects::check_run(&repo, n, crate::fake::SLUG, &rest_run(input));
     run["node_id"] = json!(crate::fake::run_node(n));
-    run["app"] = json!({"slug": crate::fake::SLUG});
     data.runs.push((repo, run));
     Ok((n, crate::fake::run_node(n)))
 }
@@ -183,9 +184,7 @@ fn update_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
     let Some((_, run)) = data.runs.iter_mut().find(|(_, r)| r["node_id"] == node) else {
         return Err(node);
     };
-    for (k, v) in fields.as_object().into_iter().flatten() {
-        run[k] = v.clone();
-    }
+    objects::update_check_run(run, &fields);
     let id = run["id"].as_u64().unwrap_or(0);
     Ok((id, node))
 }

@@ -471,8 +471,7 @@ fn repo_route(
         ("POST", ["issues", n, "comments"]) => {
             let issue = n.parse().unwrap_or(0);
             let text = body["body"].as_str().unwrap_or_default();
-            let mut c = objects::issue_comment(repo, id(data), issue, text, &format!("{SLUG}[bot]"));
-            c["author_association"] = json!("NONE");
+            let c = objects::issue_comment(repo, id(data), issue, text, &format!("{SLUG}[bot]"));
             let key = (repo.to_owned(), issue);
             data.comments.entry(key).or_default().push(c.clone());
             reply(201, &c)

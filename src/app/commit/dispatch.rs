@@ -59,22 +59,27 @@ pub(crate) enum WhenDue {
     Send,
 }
 
+impl WhenDue {
+    pub(crate) fn send_if(may_be_due: bool) -> Self {
+        if may_be_due {
+            Self::Send
+        } else {
+            Self::Hold
+        }
+    }
+}
+
 /// The commands after which a record can become ready (docs/reference.md#when-the-app-dispatches): `new`, the rebinds
 /// `baseline` and `adopt`, and a `resolve` that answers a human decision. A report, a
 /// triage command, `override`, `status` or `gate` never starts the auditor.
 pub(crate) fn triggered_by(command: &ParsedCommand) -> WhenDue {
-    let may_ready = match command {
+    WhenDue::send_if(match command {
         ParsedCommand::New { .. }
         | ParsedCommand::Adopt { .. }
         | ParsedCommand::Baseline { .. } => true,
         ParsedCommand::Resolve { target, .. } => !matches!(target, ResolveTarget::Finding(_)),
         _ => false,
-    };
-    if may_ready {
-        WhenDue::Send
-    } else {
-        WhenDue::Hold
-    }
+    })
 }
 
 fn evidence_holds(gate: &GateResult) -> bool {

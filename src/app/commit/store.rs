@@ -178,7 +178,7 @@ struct CommitLoop<'a> {
 }
 
 impl CommitLoop<'_> {
-    /// One pass's decision on `snapshot`, with what it teaches; a interruption first when the
+    /// One pass's decision on `snapshot`, with what it teaches; an interruption first when the
     /// branch is absent or its head is not yet known to extend `must_contain`.
     fn decide<E, N>(
         &self,

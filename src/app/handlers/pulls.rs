@@ -53,11 +53,7 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
     // A base change rebinds the record, so its sections change like a push's do.
     let body = Body::rebuild_if((e.action != A::Edited || base_changed) && has_record);
     // A rebind (or its redelivery) may make the record ready for the auditor (docs/reference.md#when-the-app-dispatches).
-    let dispatch = if rebinds.is_some() && has_record {
-        WhenDue::Send
-    } else {
-        WhenDue::Hold
-    };
+    let dispatch = WhenDue::send_if(rebinds.is_some() && has_record);
     refresh::refresh_with(
         ctx,
         views::Target {

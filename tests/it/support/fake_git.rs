@@ -3,8 +3,6 @@
 //! someone else landed just before the app's next update of a branch, the files the app
 //! writes checked against their schemas, and code comparisons a test sets.
 
-use std::collections::HashSet;
-
 use auditloop_fake_github::git::{self as shared, GitRepo};
 use auditloop_fake_github::objects as gh;
 use serde_json::Value;
@@ -69,11 +67,8 @@ pub fn route(
         check_written(state, body);
     }
     // A pull request's head commit is in the base repository too (`refs/pull/N/head`).
-    let pull_heads: HashSet<String> = state
-        .pulls
-        .values()
-        .filter_map(|p| p["head"]["sha"].as_str().map(str::to_owned))
-        .collect();
+    let pulls = &state.pulls;
+    let pull_head = |sha: &str| pulls.values().any(|p| p["head"]["sha"] == sha);
     let git: &mut GitRepo = state.git.entry(key.clone()).or_default();
     let call = shared::Call {
         method,
@@ -82,7 +77,7 @@ pub fn route(
         body,
         if_none_match,
     };
-    let answered = shared::route(git, &key, &call, &|sha| pull_heads.contains(sha))?;
+    let answered = shared::route(git, &key, &call, &pull_head)?;
     // REST answers carry the rate-limit headers, as `reply` adds them.
     let answer = match answered.body {
         Some(_) => Answer::carry(answered)

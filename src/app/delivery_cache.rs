@@ -8,7 +8,7 @@ use crate::engine::policy::Permission;
 use crate::github::first_reads::RecordsHead;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::{Api, GitHubError};
-use crate::ids::{CommitSha, NodeId, PrNumber, RepoName};
+use crate::ids::{Artifact, CommitSha, NodeId, PrNumber, RepoName};
 
 /// The reads one delivery made, reused by its later steps.
 #[derive(Default)]
@@ -36,6 +36,9 @@ pub(crate) struct DeliveryCache {
     bodies: Mutex<HashMap<PrNumber, (String, tokio::time::Instant)>>,
     /// The `D-<n>` decision records on the default branch, once read for a gate.
     decisions: Mutex<Option<std::collections::BTreeSet<u32>>>,
+    /// The PR's record's candidate in the records the first reads found, which were read
+    /// no later than the PR (see [`DeliveryCache::candidate_with_pull`]).
+    candidate_with_pull: Mutex<Option<(PrNumber, Artifact)>>,
 }
 
 /// What making a claim found (see [`crate::app::claim`]).
@@ -222,6 +225,28 @@ impl DeliveryCache {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
+    }
+
+    /// Keeps the candidate PR `number`'s record had in the records the first reads
+    /// found.
+    pub(crate) fn saw_candidate_with_pull(&self, number: PrNumber, candidate: Artifact) {
+        *self
+            .candidate_with_pull
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((number, candidate));
+    }
+
+    /// The candidate PR `number`'s record had when the PR was read: the PR comes with the
+    /// first reads or after them, so a look at the record that finds another candidate
+    /// means someone rebound it after the PR was read. `None`: not known (no record then,
+    /// or the records were not read with the first reads).
+    pub(crate) fn candidate_with_pull(&self, number: PrNumber) -> Option<Artifact> {
+        self.candidate_with_pull
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .filter(|(n, _)| *n == number)
+            .map(|(_, c)| c.clone())
     }
 
     /// The pull request if this delivery read it already.

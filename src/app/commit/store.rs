@@ -244,6 +244,10 @@ impl CommitLoop<'_> {
                         return Ok(Some(Unwritten::Damaged(damage)));
                     }
                 }
+                // The next pass starts from the head just verified, not from the one the
+                // delivery read first: that one would only meet the same conflict again.
+                ctx.delivery_cache
+                    .saw_records(branch, state.commit.as_ref());
                 self.verified.extend(state.commit.clone());
             }
             Interruption::Needs(need, at) => {

@@ -88,15 +88,31 @@ pub(super) async fn commit(
         RunMode::Update
     };
     let state = Ok(state);
+    let again = moved_on(pull, facts);
+    let (pull, runs) = match &again {
+        Some(now) => (now, None),
+        None => (pull, Some(runs.as_slice())),
+    };
     let target = views::Target {
         pull,
         state: &state,
         records_commit: commit.as_ref(),
-        runs: Some(&runs),
+        runs,
         checked,
     };
     publish_carried_out(ctx, target, mode, dispatch, thanks).await?;
     Ok(())
+}
+
+/// The PR as the decision read it again, when it had moved on from `pull`: the views are
+/// then shown on the head it has.
+fn moved_on(pull: &Pull, facts: Mutex<Facts>) -> Option<Pull> {
+    facts
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .pull_read_again()
+        .filter(|now| now.head_sha != pull.head_sha)
+        .cloned()
 }
 
 /// The state the views of a command are built from, with its records commit and whether

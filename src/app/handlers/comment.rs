@@ -268,7 +268,8 @@ async fn run(
         _ => {}
     }
     authorize(ctx, command, actor, pull).await?;
-    let decision = decision::for_command(ctx, command, actor, pull, e)?;
+    let candidate = ctx.delivery_cache.candidate_with_pull(pull.number);
+    let decision = decision::for_command(ctx, command, actor, (pull, candidate), e)?;
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
     commit(ctx, pull, decision, Thanks::of(&e.comment), dispatch).await
 }

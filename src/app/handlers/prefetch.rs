@@ -69,9 +69,7 @@ pub(crate) async fn reads(
                     Ok(None)
                 }
             };
-            let (now, ()) = futures::try_join!(now, async {
-                loading::load(ctx, e.number, None).await.map(drop)
-            })?;
+            let (now, ()) = futures::try_join!(now, load_with_pull(ctx, e.number, None))?;
             let payload = CommitSha::new(e.pull_request.head.sha.clone()).ok();
             if let Some(head) = now.map(|p| p.head_sha).or(payload) {
                 ctx.memory.remember_head(&ctx.repo, e.number, &head);
@@ -81,6 +79,34 @@ pub(crate) async fn reads(
         Event::IssueComment(e) => Box::pin(comment_reads(ctx, e, parsed)).await,
         _ => Ok(None),
     }
+}
+
+/// Loads the PR's record at the records commit the first reads found, and keeps its
+/// candidate as the one the record had when the PR was read (the PR comes with those reads
+/// or after them). Records the first reads did not find are read now, maybe after the PR:
+/// then nothing is kept, and a rebind reads the PR again after its first look.
+async fn load_with_pull(
+    ctx: &Ctx,
+    number: PrNumber,
+    named: Option<&crate::ids::AuditId>,
+) -> Result<(), GitHubError> {
+    let first = ctx
+        .delivery_cache
+        .records_head(ctx.records_branch())
+        .flatten();
+    let state = loading::load(ctx, number, named).await?;
+    if let Ok(crate::app::reads::state::State {
+        commit: Some(commit),
+        record: Some(Ok(record)),
+        ..
+    }) = &state
+    {
+        if first.as_ref() == Some(commit) {
+            ctx.delivery_cache
+                .saw_candidate_with_pull(number, record.candidate_artifact.clone());
+        }
+    }
+    Ok(())
 }
 
 /// Whether the first reads ask ahead for the records files a command reads.
@@ -202,7 +228,7 @@ async fn comment_reads(
         let config = first(ctx, number, Ahead::Records { body }).await?;
         let (pull, ()) = futures::try_join!(
             ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number),
-            async { loading::load(ctx, number, named.as_ref()).await.map(drop) }
+            load_with_pull(ctx, number, named.as_ref())
         )?;
         Ok::<_, GitHubError>((config, pull))
     };

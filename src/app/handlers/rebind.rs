@@ -38,30 +38,28 @@ pub(super) async fn rebind_to_head(
         must_contain: named.as_ref(),
         same_tree: same_tree.as_ref(),
     };
-    // The PR's head was read before the records; if someone else rebinds the record in
-    // between (a newer push's delivery, or an older one that read the PR earlier), the
-    // head is read again, so the record never goes back to a head the PR has left.
-    // The candidate when the PR was read: the records came with the same first reads.
-    let read_with_pull = match &*state {
-        Ok(s) => match &s.record {
-            Some(Ok(r)) => Some(r.candidate_artifact.clone()),
-            _ => None,
-        },
-        Err(_) => None,
-    };
+    // The PR's head was read with the first reads, or after them; if someone else rebinds
+    // the record after that (a newer push's delivery, or an older one that read the PR
+    // earlier), the head is read again, so the record never goes back to a head the PR has
+    // left. Not knowing the candidate it had then, the first look reads the PR again.
+    let read_with_pull = ctx.delivery_cache.candidate_with_pull(pull.number);
     let mut outcome = rebind(ctx, pull, &rebinding, read_with_pull).await?;
     for _ in 0..REREADS {
-        if !matches!(outcome, Rebound::Moved) {
+        let Rebound::Moved(seen) = outcome else {
             break;
-        }
+        };
         let now = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
         if now.head_sha != pull.head_sha {
             tracing::info!(repo = %ctx.repo, pr = pull.number.0, head = %now.head_sha.short(), "the PR moved on while rebinding; its own event rebinds it");
             outcome = Rebound::Unchanged;
             break;
         }
-        // Read just now: the first look of this attempt comes after it.
-        outcome = rebind(ctx, pull, &rebinding, None).await?;
+        // The PR was read after the records were seen on `seen`: the next attempt starts
+        // from them, and a look that finds the record anywhere else was rebound since
+        // (a newer push's rebind in between must not be undone).
+        ctx.delivery_cache
+            .saw_records(ctx.records_branch(), seen.commit.as_ref());
+        outcome = rebind(ctx, pull, &rebinding, Some(seen.candidate)).await?;
     }
     match outcome {
         Rebound::Done(s, c, refused) => {
@@ -73,7 +71,7 @@ pub(super) async fn rebind_to_head(
             *state = Ok(*s);
             *commit = c;
         }
-        Rebound::Unchanged | Rebound::Moved => {}
+        Rebound::Unchanged | Rebound::Moved(_) => {}
         // The new head's run keeps naming the newest commit, so the rewind stays
         // visible there; the log says which delivery met it.
         Rebound::Damaged(damage) => {
@@ -153,14 +151,15 @@ enum Rebound {
     Done(Box<State>, Option<CommitSha>, Option<t::Refusal>),
     Unchanged,
     /// Someone else rebound the record after this handling read the PR: nothing written.
-    Moved,
+    Moved(MovedUnder),
     Damaged(crate::app::reads::lineage::Damage),
 }
 
 /// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
 /// the certification.
-/// `expected`: the candidate the record had when the PR was read, if known; a look that
-/// finds another is [`Rebound::Moved`].
+/// `expected`: the candidate the record had when the PR was read; a look that finds
+/// another, or any look when it is not known, is [`Rebound::Moved`]: nothing is written
+/// until the PR is read after a look.
 async fn rebind(
     ctx: &Ctx,
     pull: &Pull,
@@ -182,7 +181,6 @@ async fn rebind(
     // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
     // reported after the loop.
     let refused = std::sync::Mutex::new(None);
-    let first = FirstLook(std::sync::Mutex::new(expected));
     let outcome = store::apply::<MovedUnder>(
         ctx,
         number,
@@ -193,8 +191,11 @@ async fn rebind(
             let Some(record) = current(state, &delivery)? else {
                 return Ok(Change::default());
             };
-            if first.moved(&record.candidate_artifact) {
-                return Err(Unwritten::Refused(MovedUnder));
+            if expected.as_ref() != Some(&record.candidate_artifact) {
+                return Err(Unwritten::Refused(MovedUnder {
+                    candidate: record.candidate_artifact.clone(),
+                    commit: state.commit.clone(),
+                }));
             }
             // A reopened PR whose head is still the candidate has nothing to rebind.
             if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
@@ -222,7 +223,7 @@ async fn rebind(
     Ok(match (outcome, refused) {
         (Attempt::Committed { state, commit }, refused) => Rebound::Done(state, commit, refused),
         (Attempt::Unwritten(Unwritten::Damaged(why)), _) => Rebound::Damaged(why),
-        (Attempt::Unwritten(Unwritten::Refused(MovedUnder)), _) => Rebound::Moved,
+        (Attempt::Unwritten(Unwritten::Refused(moved)), _) => Rebound::Moved(moved),
         (Attempt::Unwritten(_), _) => Rebound::Unchanged,
     })
 }
@@ -240,27 +241,11 @@ fn current<'s>(
     }
 }
 
-/// The record was rebound by someone else after the first look.
-struct MovedUnder;
-
-/// The candidate the record had when the PR was read (or else at the rebind's first look):
-/// a later look that finds another means someone else rebound it since.
-struct FirstLook(std::sync::Mutex<Option<Artifact>>);
-
-impl FirstLook {
-    fn moved(&self, now: &Artifact) -> bool {
-        let mut first = self
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match &*first {
-            None => {
-                *first = Some(now.clone());
-                false
-            }
-            Some(was) => was != now,
-        }
-    }
+/// The record was rebound by someone else after the first look: where the look found it.
+struct MovedUnder {
+    candidate: Artifact,
+    /// The records commit the look read.
+    commit: Option<CommitSha>,
 }
 
 /// The commit message of a rebind of `pull`'s record to its head.

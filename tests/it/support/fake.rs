@@ -107,6 +107,8 @@ pub struct State {
     pub comments: Vec<Comment>,
     pub reactions: Vec<(u64, String)>,
     pub pulls: BTreeMap<u64, Value>,
+    /// Heads the pull requests had before a push moved them on: their commits remain.
+    pub left_heads: std::collections::BTreeSet<String>,
     /// login -> role name (`admin`, `maintain`, `write`, `triage`, `read`).
     pub permissions: BTreeMap<String, String>,
     pub injected: VecDeque<Injected>,

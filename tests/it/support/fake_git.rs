@@ -66,9 +66,11 @@ pub fn route(
     if let ("POST", ["git", "trees"]) = (method, rest) {
         check_written(state, body);
     }
-    // A pull request's head commit is in the base repository too (`refs/pull/N/head`).
-    let pulls = &state.pulls;
-    let pull_head = |sha: &str| pulls.values().any(|p| p["head"]["sha"] == sha);
+    // A pull request's head commit is in the base repository too (`refs/pull/N/head`),
+    // and stays there after a push moves the head on.
+    let (pulls, left) = (&state.pulls, &state.left_heads);
+    let pull_head =
+        |sha: &str| left.contains(sha) || pulls.values().any(|p| p["head"]["sha"] == sha);
     let git: &mut GitRepo = state.git.entry(key.clone()).or_default();
     let call = shared::Call {
         method,

@@ -321,7 +321,11 @@ impl FakeGitHub {
     }
 
     pub fn set_pull_head(&self, number: u64, sha: &str) {
-        gh::set_pull_head(self.state().pulls.get_mut(&number).unwrap(), sha);
+        let mut s = self.state();
+        let pull = s.pulls.get_mut(&number).unwrap();
+        let left = pull["head"]["sha"].as_str().map(str::to_owned);
+        gh::set_pull_head(pull, sha);
+        s.left_heads.extend(left);
     }
 
     pub fn close_pull(&self, number: u64, merged: bool) {

@@ -47,6 +47,9 @@ pub(crate) enum Need {
     /// Another record, read at the records commit the decision is made on (the one
     /// covering a task `/audit new` asks for), with the PR the decision is for.
     Record(AuditId, PrNumber),
+    /// The PR read again once the record was seen on this candidate (not the one it had
+    /// when the PR was first read): someone rebound it in between, maybe to a newer head.
+    PullAfter(PrNumber, Artifact),
 }
 
 /// What the needs of one decision found; kept across attempts of one commit.
@@ -58,6 +61,10 @@ pub(crate) struct Facts {
     pub(super) issues: HashMap<String, Option<IssueNumber>>,
     /// Other records by id; `None`: missing or damaged.
     pub(super) records: HashMap<AuditId, Option<Record>>,
+    /// The PR read again per candidate the record was seen on (see [`Need::PullAfter`]).
+    pub(super) pulls_after: HashMap<Artifact, Pull>,
+    /// The last of those reads: the PR as it stands for the views.
+    pub(super) pull_read_again: Option<Pull>,
 }
 
 impl Facts {
@@ -80,6 +87,18 @@ impl Facts {
         }
     }
 
+    /// The PR as read after the record was seen on `seen`.
+    pub(crate) fn pull_after(&self, number: PrNumber, seen: &Artifact) -> Result<&Pull, Halt> {
+        self.pulls_after
+            .get(seen)
+            .ok_or_else(|| Unwritten::Needs(Need::PullAfter(number, seen.clone())))
+    }
+
+    /// The PR as the decision last read it again, if it had to.
+    pub(crate) fn pull_read_again(&self) -> Option<&Pull> {
+        self.pull_read_again.as_ref()
+    }
+
     pub(crate) fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
         match self.issues.get(&wanted.key()) {
             Some(n) => Ok(*n),
@@ -98,6 +117,9 @@ pub(super) struct DecisionInputs {
     pub(super) by: String,
     /// The pull request's author, for the independence rule.
     pub(super) author: Option<Login>,
+    /// The record's candidate when the pull request was read (the same first reads);
+    /// `None`: it had no record then.
+    pub(super) candidate: Option<Artifact>,
 }
 
 /// The problems as a Markdown list, each problem's words escaped (they quote the report).

@@ -24,7 +24,7 @@ use crate::app::reads::loading;
 use crate::commands::{ParsedCommand, ReportPayload};
 use crate::engine::transition as t;
 use crate::events::IssueCommentEvent;
-use crate::github::rest::Pull;
+use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{Artifact, Login};
 
@@ -52,6 +52,13 @@ pub(crate) async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result
             let number = filing::open(ctx, &wanted).await?;
             lock().issues.insert(wanted.key(), number);
         }
+        Need::PullAfter(number, seen) => {
+            // Not the delivery's cached read: this one must come after the look at `seen`.
+            let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+            let mut facts = lock();
+            facts.pulls_after.insert(seen, pull.clone());
+            facts.pull_read_again = Some(pull);
+        }
         Need::Record(id, pr) => {
             let loaded = loading::load(ctx, pr, Some(&id)).await?;
             let record = loaded.ok().and_then(|s| s.named).and_then(Result::ok);
@@ -62,12 +69,13 @@ pub(crate) async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result
 }
 
 /// The decision `command` makes, by family. Nothing here reads GitHub: what a decision
-/// needs, it asks for from the commit loop.
+/// needs, it asks for from the commit loop. `candidate`: the record's candidate as read
+/// with `pull`.
 pub(crate) fn for_command(
     ctx: &Ctx,
     command: &ParsedCommand,
     actor: &Login,
-    pull: &Pull,
+    (pull, candidate): (&Pull, Option<Artifact>),
     e: &IssueCommentEvent,
 ) -> Result<CommandDecision, CommandFailure> {
     let inputs = DecisionInputs {
@@ -78,6 +86,7 @@ pub(crate) fn for_command(
         head: Artifact::commit(pull.head_sha.clone()),
         by: format!("by {actor} in {}", pull.number),
         author: Login::new(pull.author.clone()).ok(),
+        candidate,
     };
     match command.clone() {
         ParsedCommand::New { .. } | ParsedCommand::Adopt { .. } => {

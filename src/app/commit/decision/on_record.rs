@@ -30,8 +30,8 @@ pub(super) fn decide(
             covered_tasks,
             evidence,
         } => (
-            format!("Baseline onto {} {by}", inputs.head),
-            baseline(pull, inputs.head.clone(), covered_tasks, evidence),
+            format!("Baseline {by}"),
+            baseline(pull, &inputs, covered_tasks, evidence),
         ),
         ParsedCommand::Resolve { target, note } => (format!("Resolve {by}"), resolve(target, note)),
         ParsedCommand::Override { budget, note } => (
@@ -78,19 +78,28 @@ fn boxed(
     Box::new(move |record, _, ev| apply(record, ev).map(Some).map_err(refusal))
 }
 
-/// `baseline`: the record rebound by hand to `head`.
+/// `baseline`: the record rebound by hand to the PR's head. When someone else rebound
+/// the record after the PR was read (a push's delivery, another baseline), the PR is read
+/// again and the record goes to the head it has then, never back to the one read before.
 fn baseline(
     pull: &Pull,
-    head: Artifact,
+    inputs: &DecisionInputs,
     covered_tasks: Option<Vec<TaskId>>,
     evidence: Option<String>,
 ) -> Box<Step> {
     let number = pull.number;
-    Box::new(move |record, _, ev| {
+    let (head, candidate) = (inputs.head.clone(), inputs.candidate.clone());
+    Box::new(move |record, facts, ev| {
+        let head = if candidate.as_ref() == Some(&record.candidate_artifact) {
+            head.clone()
+        } else {
+            let now = facts.pull_after(number, &record.candidate_artifact)?;
+            Artifact::commit(now.head_sha.clone())
+        };
         let input = t::BaselineInput {
             cause: BaselineCause::Manual,
             pull_request: number,
-            head: head.clone(),
+            head,
             covered_tasks: covered_tasks.clone(),
             evidence: evidence.clone(),
         };

@@ -372,3 +372,33 @@ fn the_dashboard_body_snapshot() {
     crate::views_render::assert_reads_right("dashboard", &body);
     insta::assert_snapshot!("dashboard_body", body);
 }
+
+#[tokio::test]
+async fn a_replica_never_takes_the_claim_of_one_with_no_records_commit_for_its_own() {
+    let l = three_prs("dashboard: true\n").await;
+    // Another replica, which has made no records commit, claimed the dashboard's creation:
+    // its claim points at the anchor, the records head, which is the commit this replica
+    // made last. Its issue comes half a second later.
+    let head = l.gh.branch_head(REPO, support::audit::BRANCH).unwrap();
+    l.gh.state()
+        .git
+        .get_mut(REPO)
+        .unwrap()
+        .refs
+        .insert("auditloop/claims/dashboard/create-1".to_owned(), head);
+    let state = l.gh.state.clone();
+    let holder = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let body = format!("{}\n\nmade by the other replica", dashboard::MARKER);
+        state
+            .lock()
+            .unwrap()
+            .issues
+            .push(json!({"number": 900, "title": dashboard::TITLE,
+            "body": body, "labels": [dashboard::LABEL], "state": "open"}));
+    });
+    // This replica waits for the holder instead of creating a second issue.
+    let outcomes = flush(&l, Duration::ZERO).await;
+    holder.await.unwrap();
+    assert_eq!(the_dashboard(&l)["number"], 900, "{outcomes:?}");
+}

@@ -62,12 +62,12 @@ pub(crate) async fn take(ctx: &Ctx, name: &str, anchor: &CommitSha) -> Result<Ta
     match made {
         Ok(true) => Ok(Taken::New),
         // It exists: ours if it points at our mark.
-        Ok(false) => Ok(match owner(ctx, name).await? {
+        Ok(false) => Ok(match owner(ctx, name, anchor).await? {
             Some(true) => Taken::Again,
             _ => Taken::Lost,
         }),
         // The create may have happened: what the ref points at tells.
-        Err(e) if e.outcome_unknown() => match owner(ctx, name).await? {
+        Err(e) if e.outcome_unknown() => match owner(ctx, name, anchor).await? {
             Some(true) => Ok(Taken::Again),
             Some(false) => Ok(Taken::Lost),
             None => Err(e),
@@ -77,9 +77,16 @@ pub(crate) async fn take(ctx: &Ctx, name: &str, anchor: &CommitSha) -> Result<Ta
 }
 
 /// Whether claim `name` is this process's (`None`: there is no such ref).
-async fn owner(ctx: &Ctx, name: &str) -> Result<Option<bool>, GitHubError> {
+async fn owner(ctx: &Ctx, name: &str, anchor: &CommitSha) -> Result<Option<bool>, GitHubError> {
     let target = rest::ref_target(&ctx.api, &ctx.repo, name).await?;
-    Ok(target.map(|t| ctx.memory.is_mark(&ctx.repo, &t)))
+    Ok(target.map(|t| ours(ctx, &t, anchor)))
+}
+
+/// Whether a claim pointing at `target` is this process's: at one of its marks, and not at
+/// the anchor, where a process with no mark yet points its claims. The anchor may be a
+/// records commit this process made (the dashboard's is): a claim there is anyone's.
+fn ours(ctx: &Ctx, target: &str, anchor: &CommitSha) -> bool {
+    target != anchor.as_str() && ctx.memory.is_mark(&ctx.repo, target)
 }
 
 /// What the claims of `effect` for this delivery say: the newest generation, whether it
@@ -90,7 +97,10 @@ struct Held {
     failed: bool,
 }
 
-async fn held(ctx: &Ctx, effect: &str) -> Result<Option<Held>, GitHubError> {
+async fn held(
+    ctx: &Ctx,
+    (effect, anchor): (&str, &CommitSha),
+) -> Result<Option<Held>, GitHubError> {
     let stem = ref_name(ctx.delivery.as_str_lossy(), effect, 0);
     let stem = stem.strip_suffix('0').unwrap_or(&stem);
     let listed = rest::matching_refs_at(&ctx.api, &ctx.repo, &stem["refs/".len()..]).await?;
@@ -104,7 +114,7 @@ async fn held(ctx: &Ctx, effect: &str) -> Result<Option<Held>, GitHubError> {
             Some(g) => failed.extend(g.parse::<u32>().ok()),
             None => {
                 if let Ok(g) = rest.parse::<u32>() {
-                    claims.push((g, ctx.memory.is_mark(&ctx.repo, target)));
+                    claims.push((g, ours(ctx, target, anchor)));
                 }
             }
         }
@@ -154,7 +164,7 @@ where
         return Ok(Standing::Done(done));
     }
     // Held: by whom, how many takeovers came before, and whether its holder failed.
-    let held = held(ctx, effect).await?.unwrap_or(Held {
+    let held = held(ctx, (effect, anchor)).await?.unwrap_or(Held {
         generation: 1,
         ours: first == Taken::Again,
         failed: false,

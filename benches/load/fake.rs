@@ -71,7 +71,7 @@ pub struct Data {
     /// By repository `owner/name`.
     pub git: HashMap<String, Git>,
     pub pulls: HashMap<(String, u64), Value>,
-    pub runs: Vec<(String, Value)>,
+    pub runs: auditloop_fake_github::checks::CheckRuns,
     pub comments: HashMap<(String, u64), Vec<Value>>,
     pub reactions: HashSet<(u64, String)>,
     /// Issues opened (by `file` dispositions), by repository, oldest first.
@@ -183,23 +183,6 @@ pub fn comment_node(id: u64) -> String {
 /// and `FirstReads` serve them: the configuration file alone.
 pub fn repo_file(path: &str) -> Option<&'static str> {
     (path == ".github/auditloop.yml").then_some(CONFIG)
-}
-
-/// The latest run of each name on `sha`, newest first, as `GET commits/{sha}/check-runs`
-/// lists them (and `FirstReads` groups them by app).
-pub fn latest_runs(data: &Data, repo: &str, sha: &str) -> Vec<Value> {
-    let mut latest: Vec<Value> = Vec::new();
-    for (_, run) in data
-        .runs
-        .iter()
-        .rev()
-        .filter(|(r, run)| r == repo && run["head_sha"] == *sha)
-    {
-        if !latest.iter().any(|l| l["name"] == run["name"]) {
-            latest.push(run.clone());
-        }
-    }
-    latest
 }
 
 /// `/repos/o/r/git/blobs/<sha>` -> `GET git/blobs/{sha}`: numbers and SHAs folded.
@@ -440,7 +423,7 @@ fn repo_route(
             reply(200, &Value::Array(list))
         }
         ("GET", ["commits", sha, "check-runs"]) => {
-            let latest = latest_runs(data, repo, sha);
+            let latest = data.runs.latest(repo, sha);
             reply(
                 200,
                 &json!({"total_count": latest.len(), "check_runs": latest}),
@@ -450,16 +433,13 @@ fn repo_route(
             let n = id(data);
             let mut run = objects::check_run(repo, n, SLUG, body);
             run["node_id"] = json!(run_node(n));
-            data.runs.push((repo.to_owned(), run.clone()));
+            data.runs.add(repo, run.clone());
             reply(201, &run)
         }
         ("PATCH", ["check-runs", n]) => {
             let n: u64 = n.parse().unwrap_or(0);
-            match data.runs.iter_mut().find(|(_, r)| r["id"] == n) {
-                Some((_, run)) => {
-                    objects::update_check_run(run, body);
-                    reply(200, run)
-                }
+            match data.runs.update(repo, n, body) {
+                Some(run) => reply(200, &run),
                 None => not_found(),
             }
         }

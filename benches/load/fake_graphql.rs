@@ -163,30 +163,34 @@ fn rest_run(input: &Value) -> Value {
     run
 }
 
-fn create_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
-    let repo = data
-        .pulls
+/// The repository a check-run mutation's `repositoryId` names; else the id, as not found.
+fn repository_of(data: &Data, input: &Value) -> Result<String, String> {
+    let id = input["repositoryId"].as_str().unwrap_or("");
+    data.pulls
         .keys()
         .map(|(r, _)| r.clone())
-        .find(|r| crate::fake::repo_node(r) == input["repositoryId"].as_str().unwrap_or(""))
-        .ok_or_else(|| input["repositoryId"].as_str().unwrap_or("").to_owned())?;
+        .find(|r| crate::fake::repo_node(r) == id)
+        .ok_or_else(|| id.to_owned())
+}
+
+fn create_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
+    let repo = repository_of(data, input)?;
     let n = crate::fake::next_id(data);
     // The run as `POST check-runs` keeps it.
     let mut run = objects::check_run(&repo, n, crate::fake::SLUG, &rest_run(input));
     run["node_id"] = json!(crate::fake::run_node(n));
-    data.runs.push((repo, run));
+    data.runs.add(&repo, run);
     Ok((n, crate::fake::run_node(n)))
 }
 
 fn update_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
+    let repo = repository_of(data, input)?;
     let node = input["checkRunId"].as_str().unwrap_or("").to_owned();
     let fields = rest_run(input);
-    let Some((_, run)) = data.runs.iter_mut().find(|(_, r)| r["node_id"] == node) else {
+    let Some(run) = data.runs.update_node(&repo, &node, &fields) else {
         return Err(node);
     };
-    objects::update_check_run(run, &fields);
-    let id = run["id"].as_u64().unwrap_or(0);
-    Ok((id, node))
+    Ok((run.id, node))
 }
 
 fn commit(data: &mut Data, vars: &Value, someone_first: bool) -> Response {

@@ -146,7 +146,7 @@ fn pull_node(data: &Data, repo: &str, p: &Value) -> Value {
             None => json!({"__typename": "User", "login": login}),
         }
     });
-    let suites = suites(&fake::latest_runs(data, repo, head));
+    let suites = suites(&data.runs.latest(repo, head));
     json!({"id": p["node_id"], "number": p["number"], "state": state, "merged": merged,
         "title": p["title"].as_str().unwrap_or_default(), "body": p["body"].as_str().unwrap_or_default(), "headRefOid": head,
         "baseRefName": p["base"]["ref"], "author": author,

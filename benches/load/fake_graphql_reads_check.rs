@@ -103,12 +103,7 @@ async fn seed_runs(c: &Check) {
     post(json!({"name": "elsewhere", "head_sha": "1".repeat(40), "status": "queued"})).await;
     let other = json!({"id": 5, "node_id": crate::fake::run_node(5), "name": "ci/test", "head_sha": HEAD, "status": "queued",
         "app": {"slug": "other-ci"}});
-    c.fake
-        .data
-        .lock()
-        .unwrap()
-        .runs
-        .push((REPO.to_owned(), other));
+    c.fake.data.lock().unwrap().runs.add(REPO, other);
 }
 
 async fn config(c: &mut Check, got: &Value) {
@@ -414,7 +409,7 @@ async fn paging(c: &mut Check) {
         for n in 0..101 {
             let run = json!({"id": 20_000 + n, "name": format!("matrix {n}"), "head_sha": head,
                 "status": "completed", "conclusion": "success", "app": {"slug": fake::SLUG}});
-            data.runs.push((REPO.to_owned(), run));
+            data.runs.add(REPO, run);
         }
     }
     let (_, answer) = reads(c, variables("octo-org", 10, CONFIG_PATH, BRANCH)).await;

@@ -355,11 +355,10 @@ pub fn views_behind(data: &Data, repo: &str, latest: &BTreeMap<u64, Value>) -> V
         let head = pull["head"]["sha"].as_str().unwrap_or("");
         let id = record["id"].as_str().unwrap_or("");
         let path = format!("records/{id}.json");
-        let run =
-            data.runs.iter().rev().find(|(r, run)| {
-                r == repo && run["head_sha"] == head && run["name"] == "audit-gate"
-            });
-        let named = run.and_then(|(_, run)| run["external_id"].as_str());
+        let run = data.runs.iter().rev().find(|c| {
+            c.repo == *repo && c.body["head_sha"] == head && c.body["name"] == "audit-gate"
+        });
+        let named = run.and_then(|c| c.body["external_id"].as_str());
         let same = named
             .and_then(|c| tree_of(git, c))
             .and_then(|t| t.get(&path))

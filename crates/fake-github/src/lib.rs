@@ -6,6 +6,7 @@
 //! - [`objects`]: GitHub's REST objects, with every field its description says it always
 //!   sends (the tests check them against GitHub's `OpenAPI` description).
 //! - [`git`]: a repository's blobs, trees, commits and refs, and the Git Data API routes.
+//! - [`checks`]: check runs, made, updated and listed as GitHub does.
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
 
 // Builders of test data, for test code: a value nobody uses is a test that does not compile
@@ -17,6 +18,7 @@
     clippy::needless_pass_by_value
 )]
 
+pub mod checks;
 pub mod git;
 pub mod limits;
 pub mod objects;

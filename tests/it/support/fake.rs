@@ -3,6 +3,7 @@
 //! data, records every request, and can be told to fail the next matching calls. It also
 //! serves the GraphQL documents the app sends over the same data (`fake_graphql`).
 
+use auditloop_fake_github::checks::CheckRuns;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -40,12 +41,6 @@ impl Recorded {
             None => self.method != "GET",
         }
     }
-}
-
-#[derive(Debug, Clone)]
-pub struct CheckRun {
-    pub id: u64,
-    pub body: Value,
 }
 
 #[derive(Debug, Clone)]
@@ -103,7 +98,7 @@ pub struct State {
     pub triggers: Vec<Trigger>,
     pub requests: Vec<Recorded>,
     pub tokens_minted: u32,
-    pub check_runs: Vec<CheckRun>,
+    pub check_runs: CheckRuns,
     pub comments: Vec<Comment>,
     pub reactions: Vec<(u64, String)>,
     pub pulls: BTreeMap<u64, Value>,
@@ -533,20 +528,15 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
         }
         ("POST", ["repos", o, r, "check-runs"]) => {
             let id = state.id();
-            let run = gh::check_run(&format!("{o}/{r}"), id, APP_SLUG, &body);
-            state.check_runs.push(CheckRun {
-                id,
-                body: run.clone(),
-            });
+            let run = state
+                .check_runs
+                .create(&format!("{o}/{r}"), id, APP_SLUG, &body);
             reply(201, run)
         }
-        ("PATCH", ["repos", _o, _r, "check-runs", id]) => {
+        ("PATCH", ["repos", o, r, "check-runs", id]) => {
             let id: u64 = id.parse().unwrap_or(0);
-            match state.check_runs.iter_mut().find(|c| c.id == id) {
-                Some(run) => {
-                    gh::update_check_run(&mut run.body, &body);
-                    reply(200, run.body.clone())
-                }
+            match state.check_runs.update(&format!("{o}/{r}"), id, &body) {
+                Some(run) => reply(200, run),
                 None => reply(404, json!({"message": "Not Found"})),
             }
         }

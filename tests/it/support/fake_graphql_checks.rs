@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::fake::{CheckRun, State, APP_SLUG};
+use super::fake::{State, APP_SLUG};
 use super::fake_graphql_fields::{FieldError, Obj, Resolved};
 use auditloop_fake_github::objects as gh;
 
@@ -178,24 +178,18 @@ fn create(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
     let repo = repository_of(input)?;
     let fields = rest_fields(input)?;
     let id = state.id();
-    let run = gh::check_run(&repo, id, APP_SLUG, &fields);
-    state.check_runs.push(CheckRun { id, body: run });
+    state.check_runs.create(&repo, id, APP_SLUG, &fields);
     Ok(Resolved::Object(Obj::RunPayload { id, created: true }))
 }
 
 fn update(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
     only(input, UPDATE, "UpdateCheckRunInput")?;
-    repository_of(input)?;
+    let repo = repository_of(input)?;
     let node = input["checkRunId"].as_str().unwrap_or_default();
     let fields = rest_fields(input)?;
-    let Some(run) = state
-        .check_runs
-        .iter_mut()
-        .find(|c| c.body["node_id"] == node)
-    else {
+    let Some(run) = state.check_runs.update_node(&repo, node, &fields) else {
         return Err(not_found(node));
     };
-    gh::update_check_run(&mut run.body, &fields);
     Ok(Resolved::Object(Obj::RunPayload {
         id: run.id,
         created: false,

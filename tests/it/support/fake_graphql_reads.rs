@@ -8,7 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::fake::State;
 use super::fake_graphql_fields::{page_size, FieldError, Obj, Resolved};
-use super::fake_repo::{blob_sha, files_at, latest_check_runs};
+use super::fake_repo::{blob_sha, files_at};
 
 /// Type, field and the arguments a document may give it: what `FirstReads` asks of them.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
@@ -99,7 +99,7 @@ pub fn resolve(
             repo: repo.clone(),
             oid: head.clone(),
         }),
-        (Obj::Commit { oid, .. }, "checkSuites") => check_suites(state, oid, args)?,
+        (Obj::Commit { repo, oid }, "checkSuites") => check_suites(state, (repo, oid), args)?,
         (Obj::CheckSuites { has_next, .. } | Obj::CheckRuns { has_next, .. }, "pageInfo") => {
             Resolved::Object(Obj::PageInfo {
                 has_next: *has_next,
@@ -237,12 +237,12 @@ fn pull_field(
 /// the order the listing first names it, each with its runs in the listing's order.
 fn check_suites(
     state: &State,
-    sha: &str,
+    (repo, sha): (&str, &str),
     args: &Map<String, Value>,
 ) -> Result<Resolved, FieldError> {
     let first = page_size(args, "first", "checkSuites")?;
     let mut suites: Vec<(Option<String>, Vec<Value>)> = Vec::new();
-    for run in latest_check_runs(state, sha) {
+    for run in state.check_runs.latest(repo, sha) {
         let app = run["app"]["slug"].as_str().map(str::to_owned);
         match suites.iter_mut().find(|(a, _)| *a == app) {
             Some((_, runs)) => runs.push(run),

@@ -72,8 +72,8 @@ pub fn route(
                 }
             }
         }
-        ("GET", ["repos", _o, _r, "commits", sha, "check-runs"]) => {
-            let latest = latest_check_runs(state, sha);
+        ("GET", ["repos", o, r, "commits", sha, "check-runs"]) => {
+            let latest = state.check_runs.latest(&format!("{o}/{r}"), sha);
             let total = latest.len();
             let (items, link) = super::fake_pages::page(latest, &state.url, query);
             super::fake_pages::with_link(
@@ -142,26 +142,6 @@ pub fn files_at(state: &State, git_ref: &str) -> BTreeMap<String, String> {
         files.extend(state.head_files.clone());
     }
     files
-}
-
-/// The runs on `sha` that `filter=latest` lists, newest first: the newest run of each name
-/// in each App's check suite.
-pub fn latest_check_runs(state: &State, sha: &str) -> Vec<Value> {
-    let mut latest: Vec<Value> = Vec::new();
-    for run in state
-        .check_runs
-        .iter()
-        .rev()
-        .filter(|c| c.body["head_sha"] == sha)
-    {
-        if !latest
-            .iter()
-            .any(|l| l["name"] == run.body["name"] && l["app"] == run.body["app"])
-        {
-            latest.push(run.body.clone());
-        }
-    }
-    latest
 }
 
 impl State {
@@ -234,8 +214,7 @@ impl FakeGitHub {
         let id = 90_000 + state.check_runs.len() as u64;
         let fields =
             json!({"name": name, "head_sha": sha, "status": status, "conclusion": conclusion});
-        let body = gh::check_run(REPO, id, "ci", &fields);
-        state.check_runs.push(super::fake::CheckRun { id, body });
+        state.check_runs.create(REPO, id, "ci", &fields);
     }
 
     /// Issue `number` of the repository, opened by someone with `labels`.
@@ -284,8 +263,7 @@ impl FakeGitHub {
         let id = 95_000 + state.check_runs.len() as u64;
         let fields =
             json!({"name": name, "head_sha": sha, "status": "completed", "conclusion": conclusion});
-        let body = gh::check_run(REPO, id, slug, &fields);
-        state.check_runs.push(super::fake::CheckRun { id, body });
+        state.check_runs.create(REPO, id, slug, &fields);
     }
 
     /// Our check runs on `sha`, oldest first.

@@ -4,7 +4,7 @@
 //! reactions, and logs every call: its delivery, route, bytes received, and when it arrived
 //! and was answered.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -72,8 +72,8 @@ pub struct Data {
     pub git: HashMap<String, Git>,
     pub pulls: HashMap<(String, u64), Value>,
     pub runs: auditloop_fake_github::checks::CheckRuns,
-    pub comments: HashMap<(String, u64), Vec<Value>>,
-    pub reactions: HashSet<(u64, String)>,
+    pub comments: auditloop_fake_github::comments::Comments,
+    pub reactions: auditloop_fake_github::comments::Reactions,
     /// Issues opened (by `file` dispositions), by repository, oldest first.
     pub issues: HashMap<String, Vec<Value>>,
     pub tokens: u32,
@@ -444,25 +444,24 @@ fn repo_route(
             }
         }
         ("GET", ["issues", n, "comments"]) => {
-            let key = (repo.to_owned(), n.parse().unwrap_or(0));
-            let list = data.comments.get(&key).cloned().unwrap_or_default();
+            let list = data.comments.listed(repo, n.parse().unwrap_or(0));
             reply(200, &Value::Array(list))
         }
         ("POST", ["issues", n, "comments"]) => {
-            let issue = n.parse().unwrap_or(0);
+            let (issue, n) = (n.parse().unwrap_or(0), id(data));
             let text = body["body"].as_str().unwrap_or_default();
-            let c = objects::issue_comment(repo, id(data), issue, text, &format!("{SLUG}[bot]"));
-            let key = (repo.to_owned(), issue);
-            data.comments.entry(key).or_default().push(c.clone());
+            let c = data
+                .comments
+                .post(repo, n, issue, text, &format!("{SLUG}[bot]"));
             reply(201, &c)
         }
         ("POST", ["issues", "comments", n, "reactions"]) => {
-            let key = (
-                n.parse().unwrap_or(0),
-                body["content"].as_str().unwrap_or("").to_owned(),
-            );
-            let status = if data.reactions.insert(key) { 201 } else { 200 };
-            reply(status, &json!({"id": 1, "content": body["content"]}))
+            let content = body["content"].as_str().unwrap_or("");
+            let new = data.reactions.react(n.parse().unwrap_or(0), content);
+            // Reactions take no id of the run's sequence: the ids of runs and comments
+            // (and the bytes of the calls naming them) stay what they were.
+            let reaction = objects::reaction(data.next_id, content, SLUG);
+            reply(if new { 201 } else { 200 }, &reaction)
         }
         (_, ["git", ..] | ["compare", _]) => git_route(data, repo, m, rest, query, headers, body),
         _ => crate::fake_sweep::repo_route(data, repo, m, rest, body)

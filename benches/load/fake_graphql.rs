@@ -111,7 +111,7 @@ fn views(data: &mut Data, vars: &Value) -> Response {
             .strip_prefix("IC_")
             .and_then(|n| n.parse::<u64>().ok());
         answer["data"]["reaction"] = if let Some(id) = id {
-            data.reactions.insert((id, "+1".to_owned()));
+            data.reactions.react(id, "+1");
             json!({"reaction": {"content": "THUMBS_UP"}})
         } else {
             errors.push(not_found("reaction", comment));

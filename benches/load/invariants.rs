@@ -262,15 +262,9 @@ pub fn commands(
     let mut replies = Outcome::new("one reply per delivery marker");
     let mut tally: BTreeMap<&'static str, u64> = BTreeMap::new();
     let mut by_marker: HashMap<&str, Vec<&str>> = HashMap::new();
-    for ((r, _), list) in &data.comments {
-        if r != repo {
-            continue;
-        }
-        for c in list {
-            let body = c["body"].as_str().unwrap_or("");
-            if let Some(id) = marker_of(body) {
-                by_marker.entry(id).or_default().push(body);
-            }
+    for c in data.comments.iter().filter(|c| c.repo == repo) {
+        if let Some(id) = marker_of(&c.body) {
+            by_marker.entry(id).or_default().push(&c.body);
         }
     }
     for d in sent {
@@ -280,9 +274,7 @@ pub fn commands(
             .iter()
             .filter(|b| b.starts_with("auditloop: refused"))
             .count();
-        let plus = d
-            .comment
-            .is_some_and(|c| data.reactions.contains(&(c, "+1".to_owned())));
+        let plus = d.comment.is_some_and(|c| data.reactions.has(c, "+1"));
         let commits = by_delivery.get(d.id).map_or(0, BTreeSet::len);
         let what = format!("{} {} on #{}", d.kind.name(), d.id, d.pr);
         if d.kind.answered() {

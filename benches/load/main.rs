@@ -395,13 +395,8 @@ async fn load(a: &Args) {
         .lock()
         .unwrap()
         .comments
-        .values()
-        .flatten()
-        .filter(|c| {
-            c["body"]
-                .as_str()
-                .is_some_and(|b| b.starts_with("auditloop: refused"))
-        })
+        .iter()
+        .filter(|c| c.body.starts_with("auditloop: refused"))
         .count();
 
     println!(

@@ -8,7 +8,7 @@ use crate::support;
 use serde_json::json;
 use support::audit::{Loop, SHA1};
 use support::deliveries::pr_comment;
-use support::fake::Comment;
+use support::deliveries::REPO;
 use support::harness::TestApp;
 
 const REFUSED: &str = "/audit veto webhook-replay --reason \"no\"";
@@ -96,12 +96,9 @@ async fn a_reply_past_the_first_hundred_comments_is_found_on_redelivery() {
     {
         let mut state = l.gh.state();
         for n in 0..130 {
-            state.comments.push(Comment {
-                id: 50_000 + n,
-                issue: 42,
-                body: format!("discussion {n}"),
-                seen: true,
-            });
+            let (id, text) = (50_000 + n, format!("discussion {n}"));
+            state.comments.post(REPO, id, 42, &text, "reader");
+            state.seen_comments.insert(id);
         }
     }
     let payload = pr_comment(42, "reader", REFUSED);

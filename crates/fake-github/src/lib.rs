@@ -7,6 +7,7 @@
 //!   sends (the tests check them against GitHub's `OpenAPI` description).
 //! - [`git`]: a repository's blobs, trees, commits and refs, and the Git Data API routes.
 //! - [`checks`]: check runs, made, updated and listed as GitHub does.
+//! - [`comments`]: issue comments and their reactions.
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
 
 // Builders of test data, for test code: a value nobody uses is a test that does not compile
@@ -19,6 +20,7 @@
 )]
 
 pub mod checks;
+pub mod comments;
 pub mod git;
 pub mod limits;
 pub mod objects;

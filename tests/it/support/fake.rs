@@ -4,6 +4,7 @@
 //! serves the GraphQL documents the app sends over the same data (`fake_graphql`).
 
 use auditloop_fake_github::checks::CheckRuns;
+use auditloop_fake_github::comments::{Comments, Reactions};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -41,15 +42,6 @@ impl Recorded {
             None => self.method != "GET",
         }
     }
-}
-
-#[derive(Debug, Clone)]
-pub struct Comment {
-    pub id: u64,
-    pub issue: u64,
-    pub body: String,
-    /// Whether a test has looked at this reply; one no test looked at fails the test.
-    pub seen: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -99,8 +91,10 @@ pub struct State {
     pub requests: Vec<Recorded>,
     pub tokens_minted: u32,
     pub check_runs: CheckRuns,
-    pub comments: Vec<Comment>,
-    pub reactions: Vec<(u64, String)>,
+    pub comments: Comments,
+    /// The comments a test has looked at: a reply none looked at fails the test.
+    pub seen_comments: std::collections::BTreeSet<u64>,
+    pub reactions: Reactions,
     pub pulls: BTreeMap<u64, Value>,
     /// Heads the pull requests had before a push moved them on: their commits remain.
     pub left_heads: std::collections::BTreeSet<String>,
@@ -158,15 +152,7 @@ impl State {
     /// The App's reaction `content` on comment `comment`, REST's or GraphQL's: one per
     /// user and content, so a repeat changes nothing. Whether it is new.
     pub fn react(&mut self, comment: u64, content: &str) -> bool {
-        if self
-            .reactions
-            .iter()
-            .any(|(c, r)| *c == comment && r == content)
-        {
-            return false;
-        }
-        self.reactions.push((comment, content.to_owned()));
-        true
+        self.reactions.react(comment, content)
     }
 }
 
@@ -555,40 +541,16 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
         ("POST", ["repos", o, r, "issues", n, "comments"]) => {
             let id = state.id();
             let issue = n.parse().unwrap_or(0);
-            let text = body["body"].as_str().unwrap_or_default().to_owned();
-            state.comments.push(Comment {
-                id,
-                issue,
-                body: text.clone(),
-                seen: false,
-            });
-            reply(
-                201,
-                gh::issue_comment(
-                    &format!("{o}/{r}"),
-                    id,
-                    issue,
-                    &text,
-                    &format!("{APP_SLUG}[bot]"),
-                ),
-            )
+            let text = body["body"].as_str().unwrap_or_default();
+            let bot = format!("{APP_SLUG}[bot]");
+            let comment = state
+                .comments
+                .post(&format!("{o}/{r}"), id, issue, text, &bot);
+            reply(201, comment)
         }
         ("GET", ["repos", o, r, "issues", n, "comments"]) => {
             let issue: u64 = n.parse().unwrap_or(0);
-            let list: Vec<Value> = state
-                .comments
-                .iter()
-                .filter(|c| c.issue == issue)
-                .map(|c| {
-                    gh::issue_comment(
-                        &format!("{o}/{r}"),
-                        c.id,
-                        issue,
-                        &c.body,
-                        &format!("{APP_SLUG}[bot]"),
-                    )
-                })
-                .collect();
+            let list = state.comments.listed(&format!("{o}/{r}"), issue);
             let query = state
                 .url
                 .split_once('?')
@@ -669,7 +631,7 @@ impl Drop for FakeGitHub {
         let unseen: Vec<&str> = state
             .comments
             .iter()
-            .filter(|c| !c.seen)
+            .filter(|c| !state.seen_comments.contains(&c.id))
             .map(|c| c.body.as_str())
             .collect();
         assert!(

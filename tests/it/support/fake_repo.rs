@@ -318,22 +318,23 @@ impl FakeGitHub {
 
     /// The replies on `issue` that `keep` selects, newest last; only those count as seen.
     pub fn replies_where(&self, issue: u64, keep: impl Fn(&str) -> bool) -> Vec<String> {
-        self.state()
+        let mut state = self.state();
+        let kept: Vec<(u64, String)> = state
             .comments
-            .iter_mut()
+            .iter()
             .filter(|c| c.issue == issue && keep(&c.body))
-            .map(|c| {
-                c.seen = true;
-                c.body.clone()
-            })
-            .collect()
+            .map(|c| (c.id, c.body.clone()))
+            .collect();
+        state.seen_comments.extend(kept.iter().map(|(id, _)| *id));
+        kept.into_iter().map(|(_, body)| body).collect()
     }
 
     /// The newest reply on `issue`; earlier ones stay unseen.
     pub fn last_comment_on(&self, issue: u64) -> Option<String> {
         let mut state = self.state();
-        let last = state.comments.iter_mut().rev().find(|c| c.issue == issue)?;
-        last.seen = true;
-        Some(last.body.clone())
+        let last = state.comments.iter().rev().find(|c| c.issue == issue)?;
+        let (id, body) = (last.id, last.body.clone());
+        state.seen_comments.insert(id);
+        Some(body)
     }
 }

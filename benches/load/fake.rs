@@ -397,7 +397,7 @@ fn repo_route(
             .get_mut(&(repo.to_owned(), n.parse().unwrap_or(0)))
         {
             Some(p) => {
-                p["body"] = body["body"].clone();
+                auditloop_fake_github::pulls::update(p, body);
                 reply(200, p)
             }
             None => not_found(),
@@ -414,12 +414,8 @@ fn repo_route(
                 "permissions": {"pull": true, "triage": true, "push": true, "maintain": false, "admin": false}}}),
         ),
         ("GET", ["commits", sha, "pulls"]) => {
-            let list: Vec<Value> = data
-                .pulls
-                .iter()
-                .filter(|((r, _), p)| r == repo && p["head"]["sha"] == *sha)
-                .map(|(_, p)| objects::pull_request_listed(p))
-                .collect();
+            let in_repo = data.pulls.iter().filter(|((r, _), _)| r == repo);
+            let list = auditloop_fake_github::pulls::for_commit(in_repo.map(|(_, p)| p), sha);
             reply(200, &Value::Array(list))
         }
         ("GET", ["commits", sha, "check-runs"]) => {

@@ -45,17 +45,9 @@ pub fn repo_route(
     Some(match (m, rest) {
         ("GET", []) => reply(200, &repository(repo)),
         ("GET", ["pulls"]) => {
-            let mut open: Vec<(&u64, &Value)> = data
-                .pulls
-                .iter()
-                .filter(|((r, _), p)| r == repo && p["state"] == "open")
-                .map(|((_, n), p)| (n, p))
-                .collect();
-            open.sort_by_key(|(n, _)| std::cmp::Reverse(**n));
-            reply(
-                200,
-                &Value::Array(open.into_iter().map(|(_, p)| p.clone()).collect()),
-            )
+            let in_repo = data.pulls.iter().filter(|((r, _), _)| r == repo);
+            let open = auditloop_fake_github::pulls::listed(in_repo.map(|(_, p)| p), None);
+            reply(200, &Value::Array(open))
         }
         // Newest first, as `sort=created&direction=desc` asks.
         ("GET", ["issues"]) => {

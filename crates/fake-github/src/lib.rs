@@ -8,6 +8,7 @@
 //! - [`git`]: a repository's blobs, trees, commits and refs, and the Git Data API routes.
 //! - [`checks`]: check runs, made, updated and listed as GitHub does.
 //! - [`comments`]: issue comments and their reactions.
+//! - [`pulls`]: the pull-request listings and update.
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
 
 // Builders of test data, for test code: a value nobody uses is a test that does not compile
@@ -24,6 +25,7 @@ pub mod comments;
 pub mod git;
 pub mod limits;
 pub mod objects;
+pub mod pulls;
 
 /// An answer before a transport carries it: status, JSON body, headers.
 #[derive(Debug, Clone, PartialEq)]

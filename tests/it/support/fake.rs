@@ -577,9 +577,7 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
         ("PATCH", ["repos", _o, _r, "pulls", n]) => {
             match state.pulls.get_mut(&n.parse().unwrap_or(0)) {
                 Some(pr) => {
-                    if let Some(b) = body.get("body") {
-                        pr["body"] = b.clone();
-                    }
+                    auditloop_fake_github::pulls::update(pr, &body);
                     reply(200, pr.clone())
                 }
                 None => reply(404, json!({"message": "Not Found"})),

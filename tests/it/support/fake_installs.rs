@@ -23,17 +23,8 @@ pub fn route(state: &mut State, method: &str, segs: &[&str], query: &str) -> Opt
             json!({"total_count": 1, "repositories": [gh::repository(REPO)]}),
         ),
         ("GET", ["repos", o, r, "pulls"]) if format!("{o}/{r}") == REPO => {
-            let wanted = query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("state="))
-                .unwrap_or("open");
-            let list: Vec<Value> = state
-                .pulls
-                .values()
-                .rev()
-                .filter(|p| wanted == "all" || p["state"] == wanted)
-                .map(auditloop_fake_github::objects::pull_request_listed)
-                .collect();
+            let wanted = query.split('&').find_map(|kv| kv.strip_prefix("state="));
+            let list = auditloop_fake_github::pulls::listed(state.pulls.values(), wanted);
             reply(200, Value::Array(list))
         }
         _ => return None,

@@ -82,14 +82,7 @@ pub fn route(
             )
         }
         ("GET", ["repos", _o, _r, "commits", sha, "pulls"]) => {
-            let list: Vec<Value> = state
-                .pulls
-                .values()
-                .filter(|p| p["head"]["sha"] == *sha)
-                // As on GitHub: a pull request from a fork is not listed for the commit.
-                .filter(|p| p["head"]["repo"]["full_name"] == p["base"]["repo"]["full_name"])
-                .map(auditloop_fake_github::objects::pull_request_listed)
-                .collect();
+            let list = auditloop_fake_github::pulls::for_commit(state.pulls.values(), sha);
             reply(200, Value::Array(list))
         }
         ("GET", ["repos", _o, _r, "issues"]) => reply(200, state.issue_listing_for(query)),

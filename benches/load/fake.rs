@@ -460,7 +460,7 @@ fn repo_route(
             reply(if new { 201 } else { 200 }, &reaction)
         }
         (_, ["git", ..] | ["compare", _]) => git_route(data, repo, m, rest, query, headers, body),
-        _ => crate::fake_sweep::repo_route(data, repo, m, rest, body)
+        _ => crate::fake_sweep::repo_route(data, repo, m, (rest, query), body)
             .unwrap_or_else(|| unserved(not_found())),
     }
 }

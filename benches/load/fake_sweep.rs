@@ -1,6 +1,7 @@
 //! The fake's routes beyond one command's: what the reconcile sweep walks (installations,
 //! their repositories, open pull requests) and the issues a `file` disposition opens.
 
+use auditloop_fake_github::issues;
 use serde_json::{json, Value};
 
 use crate::fake::{reply, Data, SLUG};
@@ -39,7 +40,7 @@ pub fn repo_route(
     data: &mut Data,
     repo: &str,
     m: &str,
-    rest: &[&str],
+    (rest, query): (&[&str], &str),
     body: &Value,
 ) -> Option<axum::response::Response> {
     Some(match (m, rest) {
@@ -49,22 +50,27 @@ pub fn repo_route(
             let open = auditloop_fake_github::pulls::listed(in_repo.map(|(_, p)| p), None);
             reply(200, &Value::Array(open))
         }
-        // Newest first, as `sort=created&direction=desc` asks.
         ("GET", ["issues"]) => {
-            let list = data.issues.get(repo).cloned().unwrap_or_default();
-            reply(200, &Value::Array(list.into_iter().rev().collect()))
+            let kept = data.issues.get(repo).map_or(&[][..], Vec::as_slice);
+            reply(
+                200,
+                &Value::Array(issues::listed(repo, SLUG, kept.iter(), query)),
+            )
         }
         ("POST", ["issues"]) => {
-            let number = data.issues.get(repo).map_or(0, Vec::len) as u64 + 900;
-            let issue = json!({"number": number, "title": body["title"], "body": body["body"],
-                "labels": body["labels"], "state": "open",
-                "html_url": format!("https://github.com/{repo}/issues/{number}"),
-                "user": {"login": format!("{SLUG}[bot]"), "type": "Bot"}});
-            data.issues
-                .entry(repo.to_owned())
-                .or_default()
-                .push(issue.clone());
-            reply(201, &issue)
+            let kept = data.issues.entry(repo.to_owned()).or_default();
+            let number = kept.len() as u64 + 900;
+            let (issue, shown) = issues::open(repo, number, SLUG, body);
+            kept.push(issue);
+            reply(201, &shown)
+        }
+        ("PATCH", ["issues", n]) => {
+            let number: u64 = n.parse().unwrap_or(0);
+            let kept = data.issues.get_mut(repo).into_iter().flatten();
+            match kept.into_iter().find(|i| i["number"] == number) {
+                Some(issue) => reply(200, &issues::update(repo, SLUG, issue, body)),
+                None => return None,
+            }
         }
         _ => return None,
     })

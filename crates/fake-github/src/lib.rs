@@ -8,6 +8,7 @@
 //! - [`git`]: a repository's blobs, trees, commits and refs, and the Git Data API routes.
 //! - [`checks`]: check runs, made, updated and listed as GitHub does.
 //! - [`comments`]: issue comments and their reactions.
+//! - [`issues`]: issues opened, updated and listed.
 //! - [`pulls`]: the pull-request listings and update.
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
 
@@ -23,6 +24,7 @@
 pub mod checks;
 pub mod comments;
 pub mod git;
+pub mod issues;
 pub mod limits;
 pub mod objects;
 pub mod pulls;

@@ -8,6 +8,7 @@ use sha2::{Digest, Sha256};
 
 use super::deliveries::REPO;
 use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
+use auditloop_fake_github::issues;
 use auditloop_fake_github::objects as gh;
 
 /// The SHA the contents API names a file by (content-derived, not git's own).
@@ -91,16 +92,8 @@ pub fn route(
             let Some(issue) = state.issues.iter_mut().find(|i| i["number"] == number) else {
                 return Some(reply(404, json!({"message": "Not Found"})));
             };
-            for field in ["title", "body", "state"] {
-                if let Some(v) = body.get(field) {
-                    issue[field] = v.clone();
-                }
-            }
-            let issue = issue.clone();
-            reply(
-                200,
-                gh::issue(&format!("{o}/{r}"), number, APP_SLUG, &issue),
-            )
+            let shown = issues::update(&format!("{o}/{r}"), APP_SLUG, issue, body);
+            reply(200, shown)
         }
         ("POST", ["app-manifests", code, "conversions"]) => {
             if *code != "goodcode" {
@@ -118,10 +111,9 @@ pub fn route(
         }
         ("POST", ["repos", o, r, "issues"]) => {
             let number = 500 + state.issues.len() as u64;
-            let mut opened = body.clone();
-            opened["number"] = json!(number);
-            state.issues.push(opened);
-            reply(201, gh::issue(&format!("{o}/{r}"), number, APP_SLUG, body))
+            let (kept, shown) = issues::open(&format!("{o}/{r}"), number, APP_SLUG, body);
+            state.issues.push(kept);
+            reply(201, shown)
         }
         _ => return None,
     })
@@ -147,33 +139,7 @@ impl State {
     /// The listing as `query` asks it: `labels` (every one named), `state` (`open` when
     /// not given, `closed` or `all`).
     pub fn issue_listing_for(&self, query: &str) -> Value {
-        let param = |name: &str| {
-            query.split('&').find_map(|kv| {
-                kv.strip_prefix(name)
-                    .and_then(|v| v.strip_prefix('='))
-                    .map(|v| v.replace("%2C", ",").replace("%2c", ","))
-            })
-        };
-        let wanted_state = param("state").unwrap_or_else(|| "open".to_owned());
-        let labels: Vec<String> = param("labels")
-            .map(|l| l.split(',').map(str::to_owned).collect())
-            .unwrap_or_default();
-        self.issues
-            .iter()
-            .rev()
-            .filter(|i| {
-                let state = i["state"].as_str().unwrap_or("open");
-                wanted_state == "all" || wanted_state == state
-            })
-            .filter(|i| {
-                labels.iter().all(|l| {
-                    i["labels"]
-                        .as_array()
-                        .is_some_and(|ls| ls.iter().any(|x| x.as_str() == Some(l.as_str())))
-                })
-            })
-            .map(|i| gh::issue(REPO, i["number"].as_u64().unwrap_or(0), APP_SLUG, i))
-            .collect()
+        Value::Array(issues::listed(REPO, APP_SLUG, self.issues.iter(), query))
     }
 }
 

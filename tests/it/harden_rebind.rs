@@ -31,35 +31,19 @@ async fn a_rebind_that_lost_the_race_to_a_newer_push_leaves_the_record_on_the_ne
     // it reads the PR at SHA2 and the records as they are then.
     l.gh.set_pull_head(42, SHA2);
     let a = Server::spawn(&l.gh).await;
-    let frozen = a.child.clone();
-    l.gh.on_next("POST", "/graphql/repository", move |_| {
-        signal(&frozen, "-STOP");
-        None
-    });
     let first = push(&l, SHA1, SHA2);
-    let sent = a.deliver("pull_request", "push-a", &first);
-    let (answer_a, ()) = tokio::join!(sent, async {
-        for _ in 0..600 {
-            let read = l.gh.requests().iter().any(|r| {
-                r.path.contains("/graphql/repository")
-                    && r.headers.get("x-github-delivery").map(String::as_str) == Some("push-a")
-            });
-            if read {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+    let meanwhile = async |l: &mut Loop| {
         // Meanwhile the PR is pushed again, and replica B rebinds the record to SHA3.
         l.gh.set_pull_head(42, SHA3);
-        let newer = push(&l, SHA2, SHA3);
+        let newer = push(l, SHA2, SHA3);
         let r = l.app.deliver("pull_request", "push-b", &newer).await;
         assert_eq!(r.status(), 200);
         assert_eq!(
             l.record("AUD-1")["candidate_artifact"],
             format!("commit:{SHA3}")
         );
-        signal(&a.child, "-CONT");
-    });
+    };
+    let answer_a = frozen_while(&mut l, &a, ("pull_request", "push-a", &first), meanwhile).await;
     assert_eq!(answer_a, Some(200), "{}", a.log());
     assert_eq!(
         l.record("AUD-1")["candidate_artifact"],

@@ -196,6 +196,7 @@ impl World<'_> {
             let pull = data.pulls.get_mut(&(repo.to_owned(), pr)).unwrap();
             let old = pull["head"]["sha"].as_str().unwrap_or_default().to_owned();
             pull["head"]["sha"] = json!(new);
+            data.left_heads.insert((repo.to_owned(), old.clone()));
             ("pull_request", None, synchronize(repo, pr, &old, &new))
         } else {
             let (body, login) = if kind == Kind::Report {

@@ -4,7 +4,7 @@
 //! reactions, and logs every call: its delivery, route, bytes received, and when it arrived
 //! and was answered.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -13,7 +13,6 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
 use serde_json::{json, Value};
 
 use auditloop_fake_github::git::{self, sha_of, GitRepo};
@@ -71,6 +70,9 @@ pub struct Data {
     /// By repository `owner/name`.
     pub git: HashMap<String, Git>,
     pub pulls: HashMap<(String, u64), Value>,
+    /// Heads the pull requests had before a push moved them on, by repository: their
+    /// commits remain.
+    pub left_heads: HashSet<(String, String)>,
     pub runs: auditloop_fake_github::checks::CheckRuns,
     pub comments: auditloop_fake_github::comments::Comments,
     pub reactions: auditloop_fake_github::comments::Reactions,
@@ -375,18 +377,11 @@ fn repo_route(
             let Some(text) = repo_file(&path) else {
                 return unserved(not_found());
             };
-            let tag = format!("\"{}\"", sha_of("config", text));
-            if headers.get("if-none-match").and_then(|v| v.to_str().ok()) == Some(tag.as_str()) {
-                return StatusCode::NOT_MODIFIED.into_response();
-            }
-            let content = base64::engine::general_purpose::STANDARD.encode(text);
-            let mut r = reply(
-                200,
-                &json!({"type": "file", "encoding": "base64", "content": content,
-                    "path": path, "sha": sha_of("blob", text)}),
-            );
-            r.headers_mut().insert("etag", tag.parse().unwrap());
-            r
+            let files = BTreeMap::from([(path.clone(), text.to_owned())]);
+            let tag = headers.get("if-none-match").and_then(|v| v.to_str().ok());
+            carried(auditloop_fake_github::contents::get(
+                repo, &path, &files, tag,
+            ))
         }
         ("GET", ["pulls", n]) => match data.pulls.get(&(repo.to_owned(), n.parse().unwrap_or(0))) {
             Some(p) => reply(200, p),
@@ -485,13 +480,14 @@ fn git_route(
         _ => None,
     }
     .filter(|name| name.starts_with("heads/"));
-    let pulls = &data.pulls;
-    // A pull request's head is in the base repository too (`refs/pull/N/head`): a claim
-    // may point at it.
+    let (pulls, left) = (&data.pulls, &data.left_heads);
+    // A pull request's head is in the base repository too (`refs/pull/N/head`), and stays
+    // there after a push moves the head on: a claim may point at it.
     let elsewhere = |sha: &str| {
-        pulls
-            .iter()
-            .any(|((r, _), p)| r == repo && p["head"]["sha"] == sha)
+        left.contains(&(repo.to_owned(), sha.to_owned()))
+            || pulls
+                .iter()
+                .any(|((r, _), p)| r == repo && p["head"]["sha"] == sha)
     };
     let git = data.git.entry(repo.to_owned()).or_default();
     let was = moving.as_ref().and_then(|name| git.refs.get(name).cloned());

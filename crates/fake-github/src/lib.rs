@@ -7,6 +7,7 @@
 //!   sends (the tests check them against GitHub's `OpenAPI` description).
 //! - [`git`]: a repository's blobs, trees, commits and refs, and the Git Data API routes.
 //! - [`checks`]: check runs, made, updated and listed as GitHub does.
+//! - [`contents`]: the contents API over the files kept at a ref.
 //! - [`comments`]: issue comments and their reactions.
 //! - [`issues`]: issues opened, updated and listed.
 //! - [`pulls`]: the pull-request listings and update.
@@ -23,6 +24,7 @@
 
 pub mod checks;
 pub mod comments;
+pub mod contents;
 pub mod git;
 pub mod issues;
 pub mod limits;

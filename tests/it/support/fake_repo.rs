@@ -4,24 +4,12 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 
 use super::deliveries::REPO;
 use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
-use auditloop_fake_github::issues;
+pub use auditloop_fake_github::contents::blob_sha;
 use auditloop_fake_github::objects as gh;
-
-/// The SHA the contents API names a file by (content-derived, not git's own).
-pub fn blob_sha(text: &str) -> String {
-    hex::encode(&Sha256::digest(text.as_bytes())[..20])
-}
-
-fn etag(text: &str) -> String {
-    format!(
-        "\"{}\"",
-        hex::encode(&Sha256::digest(text.as_bytes())[..10])
-    )
-}
+use auditloop_fake_github::{contents, issues};
 
 /// Answers the routes this module keeps, or `None` for the others.
 pub fn route(
@@ -43,34 +31,13 @@ pub fn route(
                 .find_map(|kv| kv.strip_prefix("ref="))
                 .unwrap_or("main");
             let files = files_at(state, git_ref);
-            if let Some(text) = files.get(&path) {
-                let tag = etag(text);
-                if headers_if_none_match == Some(tag.as_str()) {
-                    return Some(Answer::empty(304));
-                }
-                let content = base64::Engine::encode(
-                    &base64::engine::general_purpose::STANDARD,
-                    text.as_bytes(),
-                );
-                let mut file = gh::content(&repo, "file", &path, &blob_sha(text), text.len());
-                file["encoding"] = json!("base64");
-                file["content"] = json!(content);
-                reply(200, file).insert_header("etag", tag.as_str())
-            } else {
-                let prefix = format!("{path}/");
-                let entries: Vec<Value> = files
-                    .keys()
-                    .filter_map(|k| Some((k, k.strip_prefix(&prefix)?)))
-                    .filter(|(_, rest)| !rest.contains('/'))
-                    .map(|(k, _)| {
-                        gh::content(&repo, "file", k, &blob_sha(&files[k]), files[k].len())
-                    })
-                    .collect();
-                if entries.is_empty() {
-                    reply(404, json!({"message": "Not Found"}))
-                } else {
-                    reply(200, Value::Array(entries))
-                }
+            let answer = contents::get(&repo, &path, &files, headers_if_none_match);
+            // REST answers carry the rate-limit headers, as `reply` adds them.
+            match answer.body {
+                Some(_) => Answer::carry(answer)
+                    .insert_header("x-ratelimit-remaining", "4999")
+                    .insert_header("x-ratelimit-limit", "5000"),
+                None => Answer::carry(answer),
             }
         }
         ("GET", ["repos", o, r, "commits", sha, "check-runs"]) => {

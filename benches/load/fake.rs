@@ -342,7 +342,7 @@ fn route(
     let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
     let m = method.as_str();
     match (m, segs.as_slice()) {
-        ("GET", ["app"]) => reply(200, &json!({"id": 1, "slug": SLUG})),
+        ("GET", ["app"]) => reply(200, &objects::app(SLUG)),
         ("POST", ["app", "installations", _, "access_tokens"]) => {
             data.tokens += 1;
             let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
@@ -398,16 +398,14 @@ fn repo_route(
             None => not_found(),
         },
         // `maint` maintains the repositories; everyone else may write.
-        ("GET", ["collaborators", "maint", "permission"]) => reply(
-            200,
-            &json!({"permission": "write", "role_name": "maintain", "user": {"login": "maint",
-                "permissions": {"pull": true, "triage": true, "push": true, "maintain": true, "admin": false}}}),
-        ),
-        ("GET", ["collaborators", login, "permission"]) => reply(
-            200,
-            &json!({"permission": "write", "role_name": "write", "user": {"login": login,
-                "permissions": {"pull": true, "triage": true, "push": true, "maintain": false, "admin": false}}}),
-        ),
+        ("GET", ["collaborators", login, "permission"]) => {
+            let role = if *login == "maint" {
+                "maintain"
+            } else {
+                "write"
+            };
+            reply(200, &objects::permission(login, role))
+        }
         ("GET", ["commits", sha, "pulls"]) => {
             let in_repo = data.pulls.iter().filter(|((r, _), _)| r == repo);
             let list = auditloop_fake_github::pulls::for_commit(in_repo.map(|(_, p)| p), sha);

@@ -1,16 +1,17 @@
 //! The fake's routes beyond one command's: what the reconcile sweep walks (installations,
 //! their repositories, open pull requests) and the issues a `file` disposition opens.
 
-use auditloop_fake_github::issues;
+use auditloop_fake_github::{issues, objects};
 use serde_json::{json, Value};
 
 use crate::fake::{reply, Data, SLUG};
 use crate::payloads::INSTALLATION;
 
+/// A repository in GitHub's shape, with the GraphQL id this fake's GraphQL knows it by.
 fn repository(full_name: &str) -> Value {
-    json!({"full_name": full_name, "name": full_name.split_once('/').map_or(full_name, |(_, n)| n),
-        "default_branch": "main", "html_url": format!("https://github.com/{full_name}"),
-        "archived": false, "private": false})
+    let mut repo = objects::repository(full_name);
+    repo["node_id"] = json!(crate::fake::repo_node(full_name));
+    repo
 }
 
 /// Routes outside `/repos/...`, or `None`.
@@ -18,8 +19,7 @@ pub fn route(data: &Data, m: &str, segs: &[&str]) -> Option<axum::response::Resp
     Some(match (m, segs) {
         ("GET", ["app", "installations"]) => reply(
             200,
-            &json!([{"id": INSTALLATION, "account": {"login": "octo-org", "type": "Organization"},
-                "app_slug": SLUG}]),
+            &json!([objects::installation(INSTALLATION, "octo-org", SLUG)]),
         ),
         ("GET", ["installation", "repositories"]) => {
             let mut names: Vec<&str> = data.pulls.keys().map(|(r, _)| r.as_str()).collect();
@@ -44,7 +44,11 @@ pub fn repo_route(
     body: &Value,
 ) -> Option<axum::response::Response> {
     Some(match (m, rest) {
-        ("GET", []) => reply(200, &repository(repo)),
+        ("GET", []) => {
+            let mut full = objects::full_repository(repo);
+            full["node_id"] = json!(crate::fake::repo_node(repo));
+            reply(200, &full)
+        }
         ("GET", ["pulls"]) => {
             let in_repo = data.pulls.iter().filter(|((r, _), _)| r == repo);
             let open = auditloop_fake_github::pulls::listed(in_repo.map(|(_, p)| p), None);

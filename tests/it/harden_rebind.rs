@@ -25,12 +25,9 @@ fn push(l: &Loop, before: &str, after: &str) -> serde_json::Value {
 
 #[tokio::test]
 async fn a_rebind_that_lost_the_race_to_a_newer_push_leaves_the_record_on_the_newer_head() {
-    let mut l = Loop::start(42).await;
-    l.new_record(42).await;
     // Replica A handles the push to SHA2, frozen the moment its first reads reach GitHub:
     // it reads the PR at SHA2 and the records as they are then.
-    l.gh.set_pull_head(42, SHA2);
-    let a = Server::spawn(&l.gh).await;
+    let (mut l, a) = pushed_with_a_replica().await;
     let first = push(&l, SHA1, SHA2);
     let meanwhile = async |l: &mut Loop| {
         // Meanwhile the PR is pushed again, and replica B rebinds the record to SHA3.
@@ -51,6 +48,16 @@ async fn a_rebind_that_lost_the_race_to_a_newer_push_leaves_the_record_on_the_ne
         "the record stays on the head the PR has: {}",
         a.log()
     );
+}
+
+/// A record on SHA1, its PR pushed to SHA2 (the push's delivery not sent yet), and a
+/// second replica, A, beside the loop's own, B.
+async fn pushed_with_a_replica() -> (Loop, Server) {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    l.gh.set_pull_head(42, SHA2);
+    let a = Server::spawn(&l.gh).await;
+    (l, a)
 }
 
 /// Runs `a`'s handling of `payload` frozen the moment its first reads reach GitHub, and
@@ -98,12 +105,9 @@ fn baseline_comment(l: &Loop) -> serde_json::Value {
 
 #[tokio::test]
 async fn a_baseline_that_lost_the_race_to_a_push_leaves_the_record_on_the_pushed_head() {
-    let mut l = Loop::start(42).await;
-    l.new_record(42).await;
     // Replica A handles `/audit baseline` typed while the PR was at SHA2, frozen once its
     // first reads have the PR at SHA2 and the record still on SHA1.
-    l.gh.set_pull_head(42, SHA2);
-    let a = Server::spawn(&l.gh).await;
+    let (mut l, a) = pushed_with_a_replica().await;
     let comment = baseline_comment(&l);
     let answer = frozen_while(
         &mut l,
@@ -141,12 +145,9 @@ async fn a_baseline_that_lost_the_race_to_a_push_leaves_the_record_on_the_pushed
 
 #[tokio::test]
 async fn a_rebind_that_met_a_conflict_looks_again_from_the_head_it_read_not_the_first_one() {
-    let mut l = Loop::start(42).await;
-    l.new_record(42).await;
     // Replica A handles the push to SHA2, frozen once its first reads have the record on
     // SHA1; meanwhile replica B's `/audit baseline` rebinds it to SHA2 by hand.
-    l.gh.set_pull_head(42, SHA2);
-    let a = Server::spawn(&l.gh).await;
+    let (mut l, a) = pushed_with_a_replica().await;
     let first = push(&l, SHA1, SHA2);
     let answer = frozen_while(
         &mut l,

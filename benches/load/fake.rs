@@ -102,6 +102,16 @@ pub fn run_node(id: u64) -> String {
     format!("CR_{id}")
 }
 
+/// A check run made by the App in `repo` from a create's REST `fields`, kept and
+/// answered with the GraphQL id this fake's GraphQL knows it by.
+pub fn new_run(data: &mut Data, repo: &str, fields: &Value) -> Value {
+    let n = next_id(data);
+    let mut run = objects::check_run(repo, n, SLUG, fields);
+    run["node_id"] = json!(run_node(n));
+    data.runs.add(repo, run.clone());
+    run
+}
+
 /// The GraphQL id of repository `repo`.
 pub fn repo_node(repo: &str) -> String {
     format!("R_{}", &sha_of("repo", repo)[..12])
@@ -418,13 +428,7 @@ fn repo_route(
                 &json!({"total_count": latest.len(), "check_runs": latest}),
             )
         }
-        ("POST", ["check-runs"]) => {
-            let n = id(data);
-            let mut run = objects::check_run(repo, n, SLUG, body);
-            run["node_id"] = json!(run_node(n));
-            data.runs.add(repo, run.clone());
-            reply(201, &run)
-        }
+        ("POST", ["check-runs"]) => reply(201, &new_run(data, repo, body)),
         ("PATCH", ["check-runs", n]) => {
             let n: u64 = n.parse().unwrap_or(0);
             match data.runs.update(repo, n, body) {

@@ -11,8 +11,6 @@ use axum::response::Response;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use auditloop_fake_github::objects;
-
 use crate::fake::{reply, unserved, Data, Git};
 
 pub const COMMIT: &str = "RecordsCommit";
@@ -175,11 +173,9 @@ fn repository_of(data: &Data, input: &Value) -> Result<String, String> {
 
 fn create_run(data: &mut Data, input: &Value) -> Result<(u64, String), String> {
     let repo = repository_of(data, input)?;
-    let n = crate::fake::next_id(data);
     // The run as `POST check-runs` keeps it.
-    let mut run = objects::check_run(&repo, n, crate::fake::SLUG, &rest_run(input));
-    run["node_id"] = json!(crate::fake::run_node(n));
-    data.runs.add(&repo, run);
+    let run = crate::fake::new_run(data, &repo, &rest_run(input));
+    let n = run["id"].as_u64().unwrap_or_default();
     Ok((n, crate::fake::run_node(n)))
 }
 

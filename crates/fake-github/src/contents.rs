@@ -16,7 +16,7 @@ pub fn blob_sha(text: &str) -> String {
 }
 
 /// The `ETag` GitHub answers a file with.
-pub fn etag(text: &str) -> String {
+fn etag(text: &str) -> String {
     format!("\"{}\"", &sha_of("etag", text)[..20])
 }
 

@@ -155,7 +155,7 @@ pub fn resolve(
         (Obj::Mutation, "createCheckRun") => create(state, &input),
         (Obj::Mutation, "updateCheckRun") => update(state, &input),
         (Obj::RunPayload { id, .. }, "checkRun") => {
-            let run = state.check_runs.iter().find(|c| c.id == *id);
+            let run = state.check_runs.get(*id);
             Ok(run.map_or(Resolved::Leaf(Value::Null), |r| {
                 Resolved::Object(Obj::CheckRun(r.body.clone()))
             }))

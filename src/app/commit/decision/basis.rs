@@ -61,10 +61,9 @@ pub(crate) struct Facts {
     pub(super) issues: HashMap<String, Option<IssueNumber>>,
     /// Other records by id; `None`: missing or damaged.
     pub(super) records: HashMap<AuditId, Option<Record>>,
-    /// The PR read again per candidate the record was seen on (see [`Need::PullAfter`]).
-    pub(super) pulls_after: HashMap<Artifact, Pull>,
-    /// The last of those reads: the PR as it stands for the views.
-    pub(super) pull_read_again: Option<Pull>,
+    /// The PR as last read again, with the candidate the record was seen on just before
+    /// (see [`Need::PullAfter`]): the PR as it stands for the views too.
+    pub(super) pull_after: Option<(Artifact, Pull)>,
 }
 
 impl Facts {
@@ -89,14 +88,15 @@ impl Facts {
 
     /// The PR as read after the record was seen on `seen`.
     pub(crate) fn pull_after(&self, number: PrNumber, seen: &Artifact) -> Result<&Pull, Halt> {
-        self.pulls_after
-            .get(seen)
-            .ok_or_else(|| Unwritten::Needs(Need::PullAfter(number, seen.clone())))
+        match &self.pull_after {
+            Some((read_after, pull)) if read_after == seen => Ok(pull),
+            _ => Err(Unwritten::Needs(Need::PullAfter(number, seen.clone()))),
+        }
     }
 
     /// The PR as the decision last read it again, if it had to.
     pub(crate) fn pull_read_again(&self) -> Option<&Pull> {
-        self.pull_read_again.as_ref()
+        self.pull_after.as_ref().map(|(_, pull)| pull)
     }
 
     pub(crate) fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {

@@ -55,9 +55,7 @@ pub(crate) async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result
         Need::PullAfter(number, seen) => {
             // Not the delivery's cached read: this one must come after the look at `seen`.
             let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
-            let mut facts = lock();
-            facts.pulls_after.insert(seen, pull.clone());
-            facts.pull_read_again = Some(pull);
+            lock().pull_after = Some((seen, pull));
         }
         Need::Record(id, pr) => {
             let loaded = loading::load(ctx, pr, Some(&id)).await?;

@@ -179,7 +179,7 @@ async fn first_reads_gives_null_for_what_is_missing() {
     let repo = &answer["data"]["repository"];
     assert_eq!(
         repo,
-        &json!({"id": support::fake_graphql_checks::repository_id(support::deliveries::REPO),
+        &json!({"id": auditloop_fake_github::graphql::repository_id(support::deliveries::REPO),
             "config": null, "records": null, "pullRequest": null})
     );
     let errors = answer["errors"].as_array().unwrap();

@@ -132,7 +132,7 @@ async fn a_check_run_created_and_updated_through_graphql_is_the_run_rest_lists()
     let gh = FakeGitHub::start().await;
     let api = gh.installation_api("d-views-run").await;
     let head = "d".repeat(40);
-    let repository = support::fake_graphql_checks::repository_id(REPO);
+    let repository = auditloop_fake_github::graphql::repository_id(REPO);
     let create = json!({
         "repositoryId": repository, "headSha": head, "name": "audit-gate",
         "externalId": "e".repeat(40), "status": "COMPLETED", "conclusion": "FAILURE",

@@ -11,6 +11,8 @@
 //! - [`comments`]: issue comments and their reactions.
 //! - [`issues`]: issues opened, updated and listed.
 //! - [`pulls`]: the pull-request listings and update.
+//! - [`graphql`]: GitHub's GraphQL API, validated against its schema and executed over
+//!   the fake's own state ([`graphql::World`]).
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
 
 // Builders of test data, for test code: a value nobody uses is a test that does not compile
@@ -26,6 +28,7 @@ pub mod checks;
 pub mod comments;
 pub mod contents;
 pub mod git;
+pub mod graphql;
 pub mod issues;
 pub mod limits;
 pub mod objects;

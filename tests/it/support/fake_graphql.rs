@@ -1,54 +1,20 @@
 //! The fake's GraphQL endpoint: `POST /graphql` (`/api/graphql` on GitHub Enterprise
-//! Server). Every document is validated against GitHub's published schema
-//! (`tests/fixtures/github-graphql-schema.graphql`) with its variables, then executed over
-//! the same state as the REST routes (`fake_graphql_exec`, `fake_graphql_fields`), so that
-//! both APIs always agree. A document the schema rejects, or a field, argument or input
-//! the fake does not serve, goes to `State::graphql_problems` and fails the test.
+//! Server), answered by the shared fake's GraphQL (`auditloop_fake_github::graphql`) over
+//! the tests' `State`, the same state as the REST routes. A document GitHub's schema
+//! rejects, or a field, argument or input the fake does not serve, goes to
+//! `State::graphql_problems` and fails the test.
 
-use std::sync::LazyLock;
+use std::collections::BTreeMap;
 
-use apollo_compiler::request::coerce_variable_values;
-use apollo_compiler::response::JsonMap;
-use apollo_compiler::validation::Valid;
-use apollo_compiler::{ExecutableDocument, Schema};
-use serde_json::{json, Map, Value};
+use auditloop_fake_github::checks::CheckRuns;
+use auditloop_fake_github::git::GitRepo;
+use auditloop_fake_github::graphql::{self, World};
+use serde_json::{json, Value};
 
-use super::fake::{reply, Answer, State};
+use super::deliveries::REPO;
+use super::fake::{reply, Answer, State, APP_SLUG};
 
-/// The defects of the published schema itself: `EnterpriseOwnerInfo` defines two fields
-/// twice (the second copy with another field's description). The first definitions are
-/// kept; any other error fails.
-const SCHEMA_DEFECTS: &[&str] = &[
-    "duplicate definitions for the `repositoryDeployKeySetting` field of object type `EnterpriseOwnerInfo`",
-    "duplicate definitions for the `repositoryDeployKeySettingOrganizations` field of object type `EnterpriseOwnerInfo`",
-];
-
-/// GitHub's schema, parsed and validated once for the whole test binary.
-pub static SCHEMA: LazyLock<Valid<Schema>> = LazyLock::new(|| {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/github-graphql-schema.graphql"
-    );
-    let text = std::fs::read_to_string(path).expect("the GraphQL schema fixture");
-    let schema = Schema::parse(text, "github-graphql-schema.graphql").unwrap_or_else(|e| {
-        let found: Vec<String> = e.errors.iter().map(|d| d.to_json().message).collect();
-        assert!(
-            found.iter().all(|m| SCHEMA_DEFECTS.contains(&m.as_str())),
-            "GitHub's GraphQL schema does not parse: {}",
-            e.errors
-        );
-        e.partial
-    });
-    schema
-        .validate()
-        .unwrap_or_else(|e| panic!("GitHub's GraphQL schema does not validate: {}", e.errors))
-});
-
-/// The GraphQL endpoint for a REST prefix: `/graphql` beside `""`, `/api/graphql` beside
-/// GitHub Enterprise Server's `/api/v3`.
-pub fn endpoint(prefix: &str) -> String {
-    format!("{}/graphql", prefix.strip_suffix("/v3").unwrap_or(prefix))
-}
+pub use auditloop_fake_github::graphql::endpoint;
 
 /// A GraphQL request as the fake received it.
 pub struct Call {
@@ -58,14 +24,7 @@ pub struct Call {
     pub path: String,
     /// `query` or `mutation`; `None` when the request does not validate.
     pub operation: Option<&'static str>,
-    checked: Result<Checked, Vec<Value>>,
-}
-
-/// A request that validated: its document, the operation to run and its coerced variables.
-struct Checked {
-    document: Valid<ExecutableDocument>,
-    operation_name: Option<String>,
-    variables: Map<String, Value>,
+    request: graphql::Call,
 }
 
 /// The request as a GraphQL call when it is one (`POST` to the endpoint). A request that
@@ -81,101 +40,111 @@ pub fn parse(
     if method != "POST" || path != endpoint {
         return None;
     }
-    let query = body["query"].as_str().unwrap_or_default();
-    match check(body) {
-        Ok(checked) => {
-            let operation = checked
-                .document
-                .operations
-                .get(checked.operation_name.as_deref())
-                .expect("checked");
-            let mut roots: Vec<&str> = Vec::new();
-            for field in operation.root_fields(&checked.document) {
-                if !roots.contains(&field.name.as_str()) {
-                    roots.push(field.name.as_str());
-                }
-            }
-            Some(Call {
-                path: format!("{endpoint}/{}", roots.join(",")),
-                operation: Some(if operation.is_mutation() {
-                    "mutation"
-                } else {
-                    "query"
-                }),
-                checked: Ok(checked),
-            })
-        }
-        Err(errors) => {
-            let messages: Vec<&str> = errors
-                .iter()
-                .filter_map(|e| e["message"].as_str())
-                .collect();
-            state.graphql_problems.push(format!(
-                "invalid GraphQL request: {} (in `{}`)",
-                messages.join("; "),
-                query.lines().next().unwrap_or_default()
-            ));
-            Some(Call {
-                path: endpoint,
-                operation: None,
-                checked: Err(errors),
-            })
-        }
-    }
-}
-
-/// The request's document, operation and variables, or GraphQL's `errors` for them.
-fn check(body: &Value) -> Result<Checked, Vec<Value>> {
-    let message = |m: String| vec![json!({"message": m})];
-    let Some(query) = body["query"].as_str() else {
-        return Err(message(
-            "A query attribute must be specified and must be a string.".into(),
-        ));
-    };
-    let operation_name = body["operationName"].as_str().map(str::to_owned);
-    let raw = match &body["variables"] {
-        Value::Null => JsonMap::new(),
-        v @ Value::Object(_) => serde_json::from_value(v.clone()).expect("JSON object"),
-        other => return Err(message(format!("Variables must be an object, not {other}"))),
-    };
-    let document = ExecutableDocument::parse_and_validate(&SCHEMA, query, "request.graphql")
-        .map_err(|e| {
-            e.errors
-                .iter()
-                .map(|d| serde_json::to_value(d.to_json()).expect("serializes"))
-                .collect::<Vec<_>>()
-        })?;
-    let operation = document
-        .operations
-        .get(operation_name.as_deref())
-        .map_err(|e| message(e.message().to_string()))?;
-    let coerced = coerce_variable_values(&SCHEMA, operation, &raw).map_err(|e| {
-        vec![serde_json::to_value(e.to_graphql_error(&document.sources)).expect("serializes")]
-    })?;
-    let Value::Object(variables) = serde_json::to_value(&*coerced).expect("serializes") else {
-        unreachable!("variables are an object")
-    };
-    Ok(Checked {
-        document,
-        operation_name,
-        variables,
+    let call = graphql::parse(state, body);
+    Some(Call {
+        path: match call.kind {
+            Some(_) => format!("{endpoint}/{}", call.roots.join(",")),
+            None => endpoint,
+        },
+        operation: call.kind,
+        request: call,
     })
 }
 
 /// The answer to a GraphQL call: HTTP 200 with `data` and `errors` as GitHub sends them.
 pub fn answer(state: &mut State, call: &Call) -> Answer {
-    let body = match &call.checked {
-        Err(errors) => json!({"errors": errors}),
-        Ok(c) => {
-            let operation = c
-                .document
-                .operations
-                .get(c.operation_name.as_deref())
-                .expect("checked");
-            super::fake_graphql_exec::execute(state, &c.document, operation, &c.variables)
+    reply(200, graphql::answer(state, &call.request))
+}
+
+/// The tests' fake holds one repository's pull requests and issues, the deliveries' own.
+impl World for State {
+    fn repository_exists(&self, repo: &str) -> bool {
+        self.git.contains_key(repo) || repo == REPO
+    }
+
+    fn repositories(&self) -> Vec<String> {
+        let mut all: Vec<String> = self.git.keys().cloned().collect();
+        if !all.iter().any(|r| r == REPO) {
+            all.push(REPO.to_owned());
         }
-    };
-    reply(200, body)
+        all
+    }
+
+    fn git(&self, repo: &str) -> Option<&GitRepo> {
+        self.git.get(repo)
+    }
+
+    fn pulls(&self, repo: &str) -> Vec<&Value> {
+        if repo == REPO {
+            self.pulls.values().collect()
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn pull_mut(&mut self, repo: &str, number: u64) -> Option<&mut Value> {
+        (repo == REPO)
+            .then(|| self.pulls.get_mut(&number))
+            .flatten()
+    }
+
+    fn issue(&self, repo: &str, number: u64) -> Option<&Value> {
+        (repo == REPO)
+            .then(|| self.issues.iter().find(|i| i["number"] == number))
+            .flatten()
+    }
+
+    fn check_runs(&self) -> &CheckRuns {
+        &self.check_runs
+    }
+
+    fn check_runs_mut(&mut self) -> &mut CheckRuns {
+        &mut self.check_runs
+    }
+
+    fn react(&mut self, comment: u64, content: &str) {
+        State::react(self, comment, content);
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.id()
+    }
+
+    fn app_slug(&self) -> &str {
+        APP_SLUG
+    }
+
+    fn files_at(&self, _repo: &str, branch: &str) -> BTreeMap<String, String> {
+        super::fake_repo::files_at(self, branch)
+    }
+
+    fn problem(&mut self, message: String) {
+        self.graphql_problems.push(message);
+    }
+
+    /// As the REST tree route: the files are checked when written, whether or not the
+    /// commit then lands; then a pending push by someone else lands first.
+    fn before_commit(&mut self, repo: &str, branch: &str, files: &[(String, String)]) {
+        if self.written_by_the_test.is_none() {
+            for (path, content) in files {
+                if let Err(e) = super::schemas::check_written(path, content) {
+                    self.schema_violations.push(e);
+                }
+            }
+        }
+        super::fake_git::fire_ref_moves(self, repo, branch);
+    }
+
+    fn commit(
+        &mut self,
+        repo: &str,
+        branch: &str,
+        files: &[(String, String)],
+        message: &str,
+    ) -> String {
+        let git = self.git.get_mut(repo).expect("the branch's repository");
+        git.commit_files(branch, files, message)
+    }
 }
 
 impl super::fake::FakeGitHub {

@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 
 use super::deliveries::REPO;
 use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
-pub use auditloop_fake_github::contents::blob_sha;
 use auditloop_fake_github::objects as gh;
 use auditloop_fake_github::{contents, issues};
 

@@ -10,15 +10,16 @@ use apollo_compiler::validation::Valid;
 use apollo_compiler::{ExecutableDocument, Node};
 use serde_json::{json, Map, Value};
 
-use super::fake::State;
-use super::fake_graphql::SCHEMA;
-use super::fake_graphql_fields::{self as fields, FieldError, Obj, Resolved};
+use super::fields;
+use super::obj::{FieldError, Obj, Resolved};
+use super::schema::SCHEMA;
+use super::world::World;
 
 /// A null that must reach the nearest nullable field; its error is already reported.
 struct Propagate;
 
 struct Executor<'a> {
-    state: &'a mut State,
+    state: &'a mut dyn World,
     document: &'a Valid<ExecutableDocument>,
     variables: &'a Map<String, Value>,
     errors: Vec<Value>,
@@ -26,7 +27,7 @@ struct Executor<'a> {
 
 /// The response body (`data`, and `errors` when there are any) of `operation`.
 pub fn execute(
-    state: &mut State,
+    state: &mut dyn World,
     document: &Valid<ExecutableDocument>,
     operation: &Operation,
     variables: &Map<String, Value>,
@@ -63,8 +64,7 @@ fn applies(condition: &str, ty: &str) -> bool {
 impl<'a> Executor<'a> {
     fn unserved(&mut self, what: String) {
         self.state
-            .graphql_problems
-            .push(format!("the fake GitHub does not serve {what}"));
+            .problem(format!("the fake GitHub does not serve {what}"));
     }
 
     /// The fields of `sets` that apply to type `ty`, grouped by response key, in order.
@@ -132,8 +132,9 @@ impl<'a> Executor<'a> {
             return Ok(json!(obj.type_name()));
         }
         let given: Vec<&str> = field.arguments.iter().map(|a| a.name.as_str()).collect();
+        let args = self.arguments(field);
         let resolved = fields::served(obj.type_name(), &field.name, &given)
-            .and_then(|()| fields::resolve(self.state, obj, &field.name, &self.arguments(field)));
+            .and_then(|()| fields::resolve(&mut *self.state, obj, &field.name, &args));
         let completed = match resolved {
             Ok(value) => self.complete(field.ty(), group, value, path),
             Err(e) => {
@@ -195,7 +196,7 @@ impl<'a> Executor<'a> {
 
     fn error(&mut self, e: FieldError, field: &Node<Field>, path: &[Value]) {
         if e.unserved {
-            self.state.graphql_problems.push(e.message.clone());
+            self.state.problem(e.message.clone());
         }
         let mut error = json!({"message": e.message, "path": path});
         if let Some(kind) = e.kind {

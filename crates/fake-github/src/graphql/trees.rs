@@ -4,9 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::fake::State;
-use super::fake_graphql_fields::{FieldError, Obj, Resolved};
-use auditloop_fake_github::git::dir_sha;
+use super::obj::{FieldError, Obj, Resolved};
+use super::world::World;
+use crate::git::dir_sha;
 
 /// Type, field and the arguments a document may give it.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
@@ -19,19 +19,18 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
 ];
 
 fn tree_of<'s>(
-    state: &'s State,
+    state: &'s dyn World,
     repo: &str,
     root: &str,
 ) -> Result<&'s std::collections::BTreeMap<String, String>, FieldError> {
     state
-        .git
-        .get(repo)
+        .git(repo)
         .and_then(|g| g.trees.get(root))
         .ok_or_else(|| FieldError::plain(format!("no tree {root} in {repo}")))
 }
 
 /// The entry at `path` of tree `root`: a blob, a directory, or none.
-fn entry(state: &State, repo: &str, root: &str, path: &str) -> Result<Option<Obj>, FieldError> {
+fn entry(state: &dyn World, repo: &str, root: &str, path: &str) -> Result<Option<Obj>, FieldError> {
     let tree = tree_of(state, repo, root)?;
     let prefix = format!("{path}/");
     let found = match tree.get(path) {
@@ -48,14 +47,14 @@ fn entry(state: &State, repo: &str, root: &str, path: &str) -> Result<Option<Obj
 }
 
 pub fn resolve(
-    state: &mut State,
+    state: &mut dyn World,
     obj: &Obj,
     field: &str,
     args: &Map<String, Value>,
 ) -> Option<Result<Resolved, FieldError>> {
     Some(match (obj, field) {
         (Obj::Commit { repo, oid }, "file") => (|| {
-            let Some(commit) = state.git.get(repo).and_then(|g| g.commits.get(oid)) else {
+            let Some(commit) = state.git(repo).and_then(|g| g.commits.get(oid)) else {
                 return Err(FieldError::plain(format!("no commit {oid} in {repo}")));
             };
             let path = args.get("path").and_then(Value::as_str).unwrap_or_default();
@@ -125,8 +124,7 @@ pub fn resolve(
             Some(oid) => Obj::Blob {
                 oid: oid.clone(),
                 text: state
-                    .git
-                    .get(repo)
+                    .git(repo)
                     .and_then(|g| g.blobs.get(oid))
                     .cloned()
                     .unwrap_or_default(),

@@ -4,8 +4,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::fake::State;
-use super::fake_graphql_fields::{FieldError, Obj, Resolved};
+use super::obj::{FieldError, Obj, Resolved};
+use super::world::World;
 
 /// Type, field and the arguments a document may give it.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
@@ -47,7 +47,7 @@ fn unresolved(id: &str) -> FieldError {
 }
 
 pub fn resolve(
-    state: &mut State,
+    state: &mut dyn World,
     obj: &Obj,
     field: &str,
     args: &Map<String, Value>,
@@ -70,30 +70,32 @@ pub fn resolve(
     })
 }
 
-fn update_pull(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+fn update_pull(state: &mut dyn World, input: &Value) -> Result<Resolved, FieldError> {
     only(input, &["pullRequestId", "body"], "UpdatePullRequestInput")?;
     let id = input["pullRequestId"].as_str().unwrap_or_default();
-    let number = state
-        .pulls
-        .iter()
-        .find(|(_, pr)| pr["node_id"] == id)
-        .map(|(n, _)| *n)
+    let (repo, number) = state
+        .repositories()
+        .into_iter()
+        .find_map(|repo| {
+            let number = state
+                .pulls(&repo)
+                .into_iter()
+                .find(|pr| pr["node_id"] == id)?["number"]
+                .as_u64()?;
+            Some((repo, number))
+        })
         .ok_or_else(|| unresolved(id))?;
-    let pr = state.pulls.get_mut(&number).expect("found");
+    let pr = state.pull_mut(&repo, number).expect("found");
     if let Some(body) = input.get("body").filter(|b| !b.is_null()) {
         pr["body"] = body.clone();
     }
-    let repo = pr["base"]["repo"]["full_name"]
-        .as_str()
-        .unwrap_or(super::deliveries::REPO)
-        .to_owned();
     Ok(Resolved::Object(Obj::UpdatedPull { repo, number }))
 }
 
-fn add_reaction(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+fn add_reaction(state: &mut dyn World, input: &Value) -> Result<Resolved, FieldError> {
     only(input, &["subjectId", "content"], "AddReactionInput")?;
     let id = input["subjectId"].as_str().unwrap_or_default();
-    // The node ids the fake's comments carry (`auditloop_fake_github::objects::node_id`).
+    // The node ids the fake's comments carry (`crate::objects::node_id`).
     let comment = id
         .strip_prefix("IC_kwDO")
         .and_then(|n| n.parse::<u64>().ok())

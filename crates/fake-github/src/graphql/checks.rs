@@ -6,9 +6,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::fake::{State, APP_SLUG};
-use super::fake_graphql_fields::{FieldError, Obj, Resolved};
-use auditloop_fake_github::objects as gh;
+use super::obj::{FieldError, Obj, Resolved};
+use super::world::World;
+use crate::objects as gh;
 
 /// Type, field and the arguments a document may give it.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
@@ -134,18 +134,17 @@ fn not_found(id: &str) -> FieldError {
 }
 
 /// The repository `input.repositoryId` names.
-fn repository_of(input: &Value) -> Result<String, FieldError> {
+fn repository_of(state: &dyn World, input: &Value) -> Result<String, FieldError> {
     let id = input["repositoryId"].as_str().unwrap_or_default();
-    let repo = super::deliveries::REPO;
-    if id == repository_id(repo) {
-        Ok(repo.to_owned())
-    } else {
-        Err(not_found(id))
-    }
+    state
+        .repositories()
+        .into_iter()
+        .find(|r| repository_id(r) == id)
+        .ok_or_else(|| not_found(id))
 }
 
 pub fn resolve(
-    state: &mut State,
+    state: &mut dyn World,
     obj: &Obj,
     field: &str,
     args: &Map<String, Value>,
@@ -155,7 +154,7 @@ pub fn resolve(
         (Obj::Mutation, "createCheckRun") => create(state, &input),
         (Obj::Mutation, "updateCheckRun") => update(state, &input),
         (Obj::RunPayload { id, .. }, "checkRun") => {
-            let run = state.check_runs.get(*id);
+            let run = state.check_runs().get(*id);
             Ok(run.map_or(Resolved::Leaf(Value::Null), |r| {
                 Resolved::Object(Obj::CheckRun(r.body.clone()))
             }))
@@ -173,21 +172,22 @@ pub fn resolve(
     })
 }
 
-fn create(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+fn create(state: &mut dyn World, input: &Value) -> Result<Resolved, FieldError> {
     only(input, CREATE, "CreateCheckRunInput")?;
-    let repo = repository_of(input)?;
+    let repo = repository_of(state, input)?;
     let fields = rest_fields(input)?;
-    let id = state.id();
-    state.check_runs.create(&repo, id, APP_SLUG, &fields);
+    let id = state.next_id();
+    let slug = state.app_slug().to_owned();
+    state.check_runs_mut().create(&repo, id, &slug, &fields);
     Ok(Resolved::Object(Obj::RunPayload { id, created: true }))
 }
 
-fn update(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+fn update(state: &mut dyn World, input: &Value) -> Result<Resolved, FieldError> {
     only(input, UPDATE, "UpdateCheckRunInput")?;
-    let repo = repository_of(input)?;
+    let repo = repository_of(state, input)?;
     let node = input["checkRunId"].as_str().unwrap_or_default();
     let fields = rest_fields(input)?;
-    let Some(run) = state.check_runs.update_node(&repo, node, &fields) else {
+    let Some(run) = state.check_runs_mut().update_node(&repo, node, &fields) else {
         return Err(not_found(node));
     };
     Ok(Resolved::Object(Obj::RunPayload {

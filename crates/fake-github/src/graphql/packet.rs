@@ -3,9 +3,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::fake::State;
-use super::fake_graphql_fields::{FieldError, Obj, Resolved};
-use super::fake_repo::{blob_sha, files_at as files_of_branch};
+use super::obj::{FieldError, Obj, Resolved};
+use super::world::World;
+use crate::contents::blob_sha;
 
 /// Type, field and the arguments a document may give it.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
@@ -21,14 +21,16 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
 
 /// `object(oid:)`: a commit the fake knows of (a pull request's head, a commit with check
 /// runs, or one of the records branch), else null.
-pub fn commit_by_oid(state: &State, oid: &str) -> Resolved {
-    let known = state.pulls.values().any(|p| p["head"]["sha"] == oid)
-        || state.check_runs.iter().any(|c| c.body["head_sha"] == oid)
-        || state.git.values().any(|g| g.commits.contains_key(oid));
-    let repo = super::deliveries::REPO.to_owned();
+pub fn commit_by_oid(state: &dyn World, repo: &str, oid: &str) -> Resolved {
+    let known = state.pulls(repo).iter().any(|p| p["head"]["sha"] == oid)
+        || state
+            .check_runs()
+            .iter()
+            .any(|c| c.repo == repo && c.body["head_sha"] == oid)
+        || state.git(repo).is_some_and(|g| g.commits.contains_key(oid));
     if known {
         Resolved::Object(Obj::Commit {
-            repo,
+            repo: repo.to_owned(),
             oid: oid.to_owned(),
         })
     } else {
@@ -37,14 +39,19 @@ pub fn commit_by_oid(state: &State, oid: &str) -> Resolved {
 }
 
 pub fn resolve(
-    state: &mut State,
+    state: &mut dyn World,
     obj: &Obj,
     field: &str,
     args: &Map<String, Value>,
 ) -> Option<Result<Resolved, FieldError>> {
     Some(Ok(match (obj, field) {
-        (Obj::Tree { branch, dir, .. }, "entries") => {
-            let files = files_of_branch(state, branch);
+        (
+            Obj::Tree {
+                repo, branch, dir, ..
+            },
+            "entries",
+        ) => {
+            let files = state.files_at(repo, branch);
             let prefix = format!("{dir}/");
             let mut names: Vec<(String, bool)> = files
                 .keys()
@@ -60,6 +67,7 @@ pub fn resolve(
                     .into_iter()
                     .map(|(name, is_dir)| {
                         Resolved::Object(Obj::FileEntry {
+                            repo: repo.clone(),
                             branch: branch.clone(),
                             path: format!("{prefix}{name}"),
                             dir: is_dir,
@@ -74,13 +82,22 @@ pub fn resolve(
         (Obj::FileEntry { dir, .. }, "type") => {
             Resolved::Leaf(json!(if *dir { "tree" } else { "blob" }))
         }
-        (Obj::FileEntry { branch, path, dir }, "object") => {
+        (
+            Obj::FileEntry {
+                repo,
+                branch,
+                path,
+                dir,
+            },
+            "object",
+        ) => {
             if *dir {
                 return Some(Err(FieldError::unserved(
                     "a directory's object in a folder",
                 )));
             }
-            let text = files_of_branch(state, branch)
+            let text = state
+                .files_at(repo, branch)
                 .get(path)
                 .cloned()
                 .unwrap_or_default();
@@ -91,9 +108,9 @@ pub fn resolve(
         }
         (Obj::Repository(repo), "issueOrPullRequest") => {
             let number = args.get("number").and_then(Value::as_u64).unwrap_or(0);
-            if let Some(issue) = state.issues.iter().find(|i| i["number"] == number) {
+            if let Some(issue) = state.issue(repo, number) {
                 Resolved::Object(Obj::Issue(issue.clone()))
-            } else if state.pulls.contains_key(&number) {
+            } else if state.pulls(repo).iter().any(|p| p["number"] == number) {
                 Resolved::Object(Obj::PullRequest {
                     repo: repo.clone(),
                     number,
@@ -115,7 +132,7 @@ pub fn resolve(
             }))
         }
         (Obj::Issue(i), "labels") => {
-            let first = match super::fake_graphql_fields::page_size(args, "first", "labels") {
+            let first = match super::obj::page_size(args, "first", "labels") {
                 Ok(n) => n,
                 Err(e) => return Some(Err(e)),
             };

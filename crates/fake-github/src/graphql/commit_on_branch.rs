@@ -1,13 +1,13 @@
 //! `createCommitOnBranch` on the fake's git data, as the REST tree, commit and non-forced
-//! ref update do it (the same content-derived SHAs): the written files are checked against
-//! their schemas, a pending push by someone else lands first, and the compare-and-swap on
+//! ref update do it (the same content-derived SHAs): the fake sees the written files and
+//! may land someone else's push first (`World::before_commit`), and the compare-and-swap on
 //! `expectedHeadOid` answers `STALE_DATA` or `NOT_FOUND` as GitHub does.
 
 use base64::Engine;
 use serde_json::Value;
 
-use super::fake::State;
-use super::fake_graphql_fields::{FieldError, Obj, Resolved};
+use super::obj::{FieldError, Obj, Resolved};
+use super::world::World;
 
 /// The input fields the app never sends; the fake does not model them.
 const UNSERVED_INPUT: &[(&str, &str, &str)] = &[
@@ -44,7 +44,10 @@ fn additions(input: &Value) -> Result<Vec<(String, String)>, FieldError> {
     Ok(files)
 }
 
-pub fn create_commit_on_branch(state: &mut State, input: &Value) -> Result<Resolved, FieldError> {
+pub fn create_commit_on_branch(
+    state: &mut dyn World,
+    input: &Value,
+) -> Result<Resolved, FieldError> {
     for (field, inner, what) in UNSERVED_INPUT {
         let given = if inner.is_empty() {
             &input[field]
@@ -64,19 +67,9 @@ pub fn create_commit_on_branch(state: &mut State, input: &Value) -> Result<Resol
     let branch = name.strip_prefix("refs/heads/").unwrap_or(name).to_owned();
     let expected = input["expectedHeadOid"].as_str().unwrap_or_default();
     let files = additions(input)?;
-    // As the REST tree route: the files are checked when written, whether or not the
-    // commit then lands.
-    if state.written_by_the_test.is_none() {
-        for (path, content) in &files {
-            if let Err(e) = super::schemas::check_written(path, content) {
-                state.schema_violations.push(e);
-            }
-        }
-    }
-    super::fake_git::fire_ref_moves(state, &repo, &branch);
+    state.before_commit(&repo, &branch, &files);
     let head = state
-        .git
-        .get(&repo)
+        .git(&repo)
         .and_then(|g| g.refs.get(&format!("heads/{branch}")))
         .cloned();
     let Some(head) = head else {
@@ -94,7 +87,6 @@ pub fn create_commit_on_branch(state: &mut State, input: &Value) -> Result<Resol
         Some(body) if !body.is_empty() => format!("{headline}\n\n{body}"),
         _ => headline.to_owned(),
     };
-    let git = state.git.get_mut(&repo).expect("the branch's repository");
-    let commit = git.commit_files(&branch, &files, &message);
+    let commit = state.commit(&repo, &branch, &files, &message);
     Ok(Resolved::Object(Obj::CommitPayload { repo, commit }))
 }

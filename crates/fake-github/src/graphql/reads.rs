@@ -6,9 +6,9 @@
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::fake::State;
-use super::fake_graphql_fields::{page_size, FieldError, Obj, Resolved};
-use super::fake_repo::{blob_sha, files_at};
+use super::obj::{page_size, FieldError, Obj, Resolved};
+use super::world::World;
+use crate::contents::blob_sha;
 
 /// Type, field and the arguments a document may give it: what `FirstReads` asks of them.
 pub const SERVED: &[(&str, &str, &[&str])] = &[
@@ -65,16 +65,16 @@ fn enum_of(v: &Value) -> Value {
 
 /// The value of the served field `field` of `obj`, for the objects of this module.
 pub fn resolve(
-    state: &State,
+    state: &dyn World,
     obj: &Obj,
     field: &str,
     args: &Map<String, Value>,
 ) -> Result<Resolved, FieldError> {
     Ok(match (obj, field) {
-        (Obj::Repository(_), "object") => object(state, args)?,
+        (Obj::Repository(repo), "object") => object(state, repo, args)?,
         (Obj::Repository(repo), "pullRequest") => {
             let number = args.get("number").and_then(Value::as_u64).unwrap_or(0);
-            if !state.pulls.contains_key(&number) {
+            if !state.pulls(repo).iter().any(|p| p["number"] == number) {
                 let message =
                     format!("Could not resolve to a PullRequest with the number of {number}.");
                 return Err(FieldError::github("NOT_FOUND", message, true));
@@ -88,7 +88,12 @@ pub fn resolve(
         (Obj::Blob { text, .. }, "text") => leaf(json!(text)),
         (Obj::Blob { .. }, "isTruncated") => leaf(json!(false)),
         (Obj::PullRequest { repo, number }, _) => {
-            pull_field(&state.pulls[number], repo, field, args)?
+            let pulls = state.pulls(repo);
+            let pr = pulls
+                .iter()
+                .find(|p| p["number"] == *number)
+                .expect("resolved");
+            pull_field(pr, repo, field, args)?
         }
         (Obj::Actor { login, .. }, "login") => leaf(json!(login)),
         (Obj::PullCommits { repo, head }, "nodes") => list([Obj::PullCommit {
@@ -143,9 +148,13 @@ fn is_branch_name(name: &str) -> bool {
 
 /// `object(expression: "<branch>:<path>")`: the file at `path` of `branch` as the contents
 /// API serves it (the same blob SHA), a `Tree` for a directory, or null.
-fn object(state: &State, args: &Map<String, Value>) -> Result<Resolved, FieldError> {
+fn object(
+    state: &dyn World,
+    repo: &str,
+    args: &Map<String, Value>,
+) -> Result<Resolved, FieldError> {
     if let Some(oid) = args.get("oid").and_then(Value::as_str) {
-        return Ok(super::fake_graphql_packet::commit_by_oid(state, oid));
+        return Ok(super::packet::commit_by_oid(state, repo, oid));
     }
     let expression = args
         .get("expression")
@@ -159,7 +168,7 @@ fn object(state: &State, args: &Map<String, Value>) -> Result<Resolved, FieldErr
             "Repository.object(expression: {expression:?}): only `<branch>:<path>` is served"
         )));
     };
-    let files = files_at(state, branch);
+    let files = state.files_at(repo, branch);
     if let Some(text) = files.get(path) {
         return Ok(Resolved::Object(Obj::Blob {
             oid: blob_sha(text),
@@ -175,6 +184,7 @@ fn object(state: &State, args: &Map<String, Value>) -> Result<Resolved, FieldErr
     let oid = hex::encode(&Sha256::digest(listing.as_bytes())[..20]);
     Ok(Resolved::Object(Obj::Tree {
         oid,
+        repo: repo.to_owned(),
         branch: branch.to_owned(),
         dir: path.to_owned(),
     }))
@@ -236,13 +246,13 @@ fn pull_field(
 /// The check suites of `sha`: the runs REST's `filter=latest` lists, one suite per App in
 /// the order the listing first names it, each with its runs in the listing's order.
 fn check_suites(
-    state: &State,
+    state: &dyn World,
     (repo, sha): (&str, &str),
     args: &Map<String, Value>,
 ) -> Result<Resolved, FieldError> {
     let first = page_size(args, "first", "checkSuites")?;
     let mut suites: Vec<(Option<String>, Vec<Value>)> = Vec::new();
-    for run in state.check_runs.latest(repo, sha) {
+    for run in state.check_runs().latest(repo, sha) {
         let app = run["app"]["slug"].as_str().map(str::to_owned);
         match suites.iter_mut().find(|(a, _)| *a == app) {
             Some((_, runs)) => runs.push(run),

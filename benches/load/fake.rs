@@ -1,5 +1,5 @@
-//! A fast, in-memory fake of the GitHub REST routes auditloop calls (and the GraphQL
-//! documents of `fake_graphql.rs`), on axum, with a fixed latency added to every answer. It
+//! A fast, in-memory fake of the GitHub REST routes auditloop calls (and its GraphQL,
+//! through the shared fake: `fake_graphql.rs`), on axum, with a fixed latency added to every answer. It
 //! keeps git objects, refs (with `ETags`), pull requests, check runs, comments and
 //! reactions, and logs every call: its delivery, route, bytes received, and when it arrived
 //! and was answered.
@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
-use auditloop_fake_github::git::{self, sha_of, GitRepo};
+use auditloop_fake_github::git::{self, GitRepo};
 use auditloop_fake_github::limits::WriteLimit;
 use auditloop_fake_github::{objects, Reply};
 
@@ -23,6 +23,8 @@ use crate::faults::{Fault, Faults};
 
 pub const SLUG: &str = "auditloop-load";
 pub const CONFIG: &str = "audit_budget: 1000\n";
+/// Where every repository of a run keeps `CONFIG`.
+pub const CONFIG_PATH: &str = ".github/auditloop.yml";
 
 #[derive(Debug, Clone)]
 pub struct Call {
@@ -81,6 +83,11 @@ pub struct Data {
     pub tokens: u32,
     /// GraphQL calls served, each costing one point of the rate limit.
     pub graphql_points: u64,
+    /// GraphQL documents GitHub's schema rejects, and fields, arguments or inputs of
+    /// valid ones the fake does not serve: each marks its call unserved.
+    pub graphql_problems: Vec<String>,
+    /// Someone else's commit lands before the GraphQL commit being carried out.
+    pub someone_first: bool,
     next_id: u64,
 }
 
@@ -97,24 +104,16 @@ pub struct Fake {
     pub limit: Mutex<Option<WriteLimit>>,
 }
 
-/// The GraphQL id of check run `id`.
-pub fn run_node(id: u64) -> String {
-    format!("CR_{id}")
-}
-
-/// A check run made by the App in `repo` from a create's REST `fields`, kept and
-/// answered with the GraphQL id this fake's GraphQL knows it by.
+/// A check run made by the App in `repo` from a create's REST `fields`, kept as GitHub
+/// keeps it.
 pub fn new_run(data: &mut Data, repo: &str, fields: &Value) -> Value {
     let n = next_id(data);
-    let mut run = objects::check_run(repo, n, SLUG, fields);
-    run["node_id"] = json!(run_node(n));
-    data.runs.add(repo, run.clone());
-    run
+    data.runs.create(repo, n, SLUG, fields)
 }
 
 /// The GraphQL id of repository `repo`.
 pub fn repo_node(repo: &str) -> String {
-    format!("R_{}", &sha_of("repo", repo)[..12])
+    auditloop_fake_github::graphql::repository_id(repo)
 }
 
 /// The next id the fake hands out.
@@ -186,15 +185,15 @@ pub fn pull_node(repo: &str, number: u64) -> String {
     format!("PR_{}_{number}", repo.replace('/', "_"))
 }
 
-/// The GraphQL id of comment `id`.
+/// The GraphQL id of comment `id`, as GitHub's comment objects carry it.
 pub fn comment_node(id: u64) -> String {
-    format!("IC_{id}")
+    objects::node_id("IC", id)
 }
 
 /// The files every repository holds on its default branch, by path, as the contents route
 /// and `FirstReads` serve them: the configuration file alone.
 pub fn repo_file(path: &str) -> Option<&'static str> {
-    (path == ".github/auditloop.yml").then_some(CONFIG)
+    (path == CONFIG_PATH).then_some(CONFIG)
 }
 
 /// `/repos/o/r/git/blobs/<sha>` -> `GET git/blobs/{sha}`: numbers and SHAs folded.

@@ -171,11 +171,9 @@ pub async fn run() -> Result<usize, Vec<String>> {
     for o in [records.linear, records.chains] {
         failed.extend(o.violations.iter().map(|v| format!("{}: {v}", o.name)));
     }
-    // Besides the unknown document, a file the fake does not hold, read through REST and
-    // through `FirstReads`.
+    // Besides the unknown document, a file the fake does not hold, read through REST.
     let want = vec![
         "GET contents/{path}: 1 call(s)".to_owned(),
-        "POST /graphql FirstReads: 1 call(s)".to_owned(),
         "POST /graphql Viewer: 1 call(s)".to_owned(),
     ];
     if served.violations != want {

@@ -101,7 +101,7 @@ async fn seed_runs(c: &Check) {
     )
     .await;
     post(json!({"name": "elsewhere", "head_sha": "1".repeat(40), "status": "queued"})).await;
-    let other = json!({"id": 5, "node_id": crate::fake::run_node(5), "name": "ci/test", "head_sha": HEAD, "status": "queued",
+    let other = json!({"id": 5, "node_id": auditloop_fake_github::objects::node_id("CR", 5), "name": "ci/test", "head_sha": HEAD, "status": "queued",
         "app": {"slug": "other-ci"}});
     c.fake.data.lock().unwrap().runs.add(REPO, other);
 }
@@ -242,8 +242,10 @@ async fn absent(c: &mut Check, full: &Value) {
         &json!([status, answer["data"]["repository"]["config"]]),
         &json!([404, null]),
     );
-    c.expect(rest_unserved && c.last_call().unserved, || {
-        "an unknown file is not marked unserved".into()
+    // GitHub's answer for a file that is not there is null; only the REST route, which
+    // the fake serves for the configuration file alone, marks the path unmodelled.
+    c.expect(rest_unserved, || {
+        "an unknown file is not marked unserved through REST".into()
     });
     let (status, _) = get(c, "pulls/999").await;
     let (_, answer) = reads(c, variables("octo-org", 999, CONFIG_PATH, BRANCH)).await;
@@ -254,9 +256,17 @@ async fn absent(c: &mut Check, full: &Value) {
         &json!([status, answer["data"]["repository"]]),
         &json!([404, want]),
     );
+    let mut errors = answer["errors"].clone();
+    let located = errors[0]
+        .as_object_mut()
+        .and_then(|e| e.remove("locations"))
+        .is_some_and(|at| at[0]["line"].is_u64());
+    c.expect(located, || {
+        format!("its error has no location: {}", answer["errors"])
+    });
     let error = json!([{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
         "message": "Could not resolve to a PullRequest with the number of 999."}]);
-    c.equal("its error", &answer["errors"], &error);
+    c.equal("its error", &errors, &error);
     let (_, answer) = reads(c, variables("nobody", NUMBER, CONFIG_PATH, BRANCH)).await;
     c.equal(
         "no repository",

@@ -30,7 +30,6 @@ mod chaos_plan;
 mod fake;
 mod fake_graphql;
 mod fake_graphql_check;
-mod fake_graphql_reads;
 mod fake_graphql_reads_check;
 mod fake_graphql_writes_check;
 mod fake_sweep;

@@ -2,6 +2,9 @@
 //! never onto a branch without the records commit our run names, keeping a certification
 //! whose tree the head has, and never back to a head the PR has left.
 
+use std::convert::Infallible;
+use std::sync::Mutex;
+
 use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::publish::runs;
@@ -42,25 +45,11 @@ pub(super) async fn rebind_to_head(
     // the record after that (a newer push's delivery, or an older one that read the PR
     // earlier), the head is read again, so the record never goes back to a head the PR has
     // left. Not knowing the candidate it had then, the first look reads the PR again.
-    let read_with_pull = ctx.delivery_cache.candidate_with_pull(pull.number);
-    let mut outcome = rebind(ctx, pull, &rebinding, read_with_pull).await?;
-    for _ in 0..REREADS {
-        let Rebound::Moved(seen) = outcome else {
-            break;
-        };
-        let now = rest::get_pull(&ctx.api, &ctx.repo, pull.number).await?;
-        if now.head_sha != pull.head_sha {
-            tracing::info!(repo = %ctx.repo, pr = pull.number.0, head = %now.head_sha.short(), "the PR moved on while rebinding; its own event rebinds it");
-            outcome = Rebound::Unchanged;
-            break;
-        }
-        // The PR was read after the records were seen on `seen`: the next attempt starts
-        // from them, and a look that finds the record anywhere else was rebound since
-        // (a newer push's rebind in between must not be undone).
-        ctx.delivery_cache
-            .saw_records(ctx.records_branch(), seen.commit.as_ref());
-        outcome = rebind(ctx, pull, &rebinding, Some(seen.candidate)).await?;
-    }
+    let read_with_pull = ctx
+        .delivery_cache
+        .candidate_with_pull(pull.number)
+        .map(|candidate| (candidate, pull.head_sha.clone()));
+    let outcome = rebind(ctx, pull, &rebinding, read_with_pull).await?;
     match outcome {
         Rebound::Done(s, c, refused) => {
             // Not a command anyone typed, so nothing is answered on the PR: the
@@ -71,7 +60,7 @@ pub(super) async fn rebind_to_head(
             *state = Ok(*s);
             *commit = c;
         }
-        Rebound::Unchanged | Rebound::Moved(_) => {}
+        Rebound::Unchanged => {}
         // The new head's run keeps naming the newest commit, so the rewind stays
         // visible there; the log says which delivery met it.
         Rebound::Damaged(damage) => {
@@ -142,29 +131,31 @@ struct Rebinding<'a> {
     same_tree: Option<&'a Artifact>,
 }
 
-/// How often a rebind that found the record rebound under it reads the PR again.
-const REREADS: usize = 3;
-
 enum Rebound {
     /// The state after the rebind, or as it stands when the transition refused it (nothing
     /// written then).
     Done(Box<State>, Option<CommitSha>, Option<t::Refusal>),
+    /// Nothing to rebind, or the PR moved on (its own event rebinds it), or someone else
+    /// kept rebinding the record after each read of the PR.
     Unchanged,
-    /// Someone else rebound the record after this handling read the PR: nothing written.
-    Moved(MovedUnder),
     Damaged(crate::app::reads::lineage::Damage),
 }
 
+/// The PR read again after a look found its record on this candidate: the record is
+/// rebound only from the candidate it had when the PR was read.
+struct ReadAgain(Artifact);
+
 /// Rebinds the record to the new head; one whose tree is the certified candidate's keeps
 /// the certification.
-/// `expected`: the candidate the record had when the PR was read; a look that finds
-/// another, or any look when it is not known, is [`Rebound::Moved`]: nothing is written
-/// until the PR is read after a look.
+/// `read`: the candidate the record had when the PR was read, and the head the PR had
+/// then. A look that finds the record on another candidate, or any look when it is not
+/// known, asks the commit loop to read the PR again ([`ReadAgain`]) and decides again on
+/// the same look; nothing is written until the PR was read after it.
 async fn rebind(
     ctx: &Ctx,
     pull: &Pull,
     rebinding: &Rebinding<'_>,
-    expected: Option<Artifact>,
+    read: Option<(Artifact, CommitSha)>,
 ) -> Result<Rebound, GitHubError> {
     let (cause, sender, same_tree) = (rebinding.cause, rebinding.sender, rebinding.same_tree);
     let Ok(actor) = Login::new(sender.to_owned()) else {
@@ -178,10 +169,12 @@ async fn rebind(
     let message = rebind_message(pull, cause, sender, same_tree);
     // What the PR body closes now: a certification carries only if it covers them.
     let closes = closing_issues(&pull.body, &ctx.repo);
+    let read = Mutex::new(read);
+    let moved_on = Mutex::new(false);
     // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
     // reported after the loop.
-    let refused = std::sync::Mutex::new(None);
-    let outcome = store::apply::<MovedUnder>(
+    let refused = Mutex::new(None);
+    let outcome = store::apply_fetching::<Infallible, ReadAgain, _, _>(
         ctx,
         number,
         None,
@@ -191,19 +184,15 @@ async fn rebind(
             let Some(record) = current(state, &delivery)? else {
                 return Ok(Change::default());
             };
-            if expected.as_ref() != Some(&record.candidate_artifact) {
-                return Err(Unwritten::Refused(MovedUnder {
-                    candidate: record.candidate_artifact.clone(),
-                    commit: state.commit.clone(),
-                }));
-            }
-            // A reopened PR whose head is still the candidate has nothing to rebind.
-            if cause == BaselineCause::Reopen && record.candidate_artifact.sha() == &sha {
+            let candidate = &record.candidate_artifact;
+            let still = still_at(&read, candidate, &sha).map_err(Unwritten::Needs)?;
+            *lock(&moved_on) = !still;
+            // A PR that moved on is rebound by its own event; a reopened PR whose head is
+            // still the candidate has nothing to rebind.
+            if !still || (cause == BaselineCause::Reopen && candidate.sha() == &sha) {
                 return Ok(Change::default());
             }
-            let mut refused = refused
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut refused = lock(&refused);
             *refused = None;
             let change = |a: &_| state::change_files(a, &state.index, &view, Vec::new());
             match rebound(record, (number, &sha, cause), &event, (same_tree, &closes)) {
@@ -215,37 +204,65 @@ async fn rebind(
                 }
             }
         },
+        |need| read_again(ctx, number, &read, need),
     )
     .await?;
-    let refused = refused
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    Ok(match (outcome, refused) {
+    if into_inner(moved_on) {
+        tracing::info!(repo = %ctx.repo, pr = number.0, "the PR moved on while rebinding; its own event rebinds it");
+        return Ok(Rebound::Unchanged);
+    }
+    Ok(match (outcome, into_inner(refused)) {
         (Attempt::Committed { state, commit }, refused) => Rebound::Done(state, commit, refused),
         (Attempt::Unwritten(Unwritten::Damaged(why)), _) => Rebound::Damaged(why),
-        (Attempt::Unwritten(Unwritten::Refused(moved)), _) => Rebound::Moved(moved),
         (Attempt::Unwritten(_), _) => Rebound::Unchanged,
     })
+}
+
+/// Whether the PR, read after a look found its record on `candidate`, still has `head`;
+/// when it was not read after such a look, the read to ask for.
+fn still_at(
+    read: &Mutex<Option<(Artifact, CommitSha)>>,
+    candidate: &Artifact,
+    head: &CommitSha,
+) -> Result<bool, ReadAgain> {
+    match &*lock(read) {
+        Some((seen, now)) if seen == candidate => Ok(now == head),
+        _ => Err(ReadAgain(candidate.clone())),
+    }
+}
+
+/// Reads PR `number` again, after the look that asked: not the delivery's cached read.
+async fn read_again(
+    ctx: &Ctx,
+    number: PrNumber,
+    read: &Mutex<Option<(Artifact, CommitSha)>>,
+    ReadAgain(seen): ReadAgain,
+) -> Result<(), GitHubError> {
+    let now = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
+    *lock(read) = Some((seen, now.head_sha));
+    Ok(())
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn into_inner<T>(m: Mutex<T>) -> T {
+    m.into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The PR's record, unless it is damaged or already holds `delivery`; `None`: no record.
 fn current<'s>(
     state: &'s state::State,
     delivery: &crate::ids::DeliveryId,
-) -> Result<Option<&'s crate::engine::record::Record>, Unwritten<MovedUnder>> {
+) -> Result<Option<&'s crate::engine::record::Record>, Unwritten<Infallible, ReadAgain>> {
     match &state.record {
         Some(Ok(r)) if has_delivery(r, delivery) => Err(Unwritten::AlreadyApplied),
         Some(Ok(r)) => Ok(Some(r)),
         Some(Err(why)) => Err(Unwritten::Damaged(why.clone().into())),
         None => Ok(None),
     }
-}
-
-/// The record was rebound by someone else after the first look: where the look found it.
-struct MovedUnder {
-    candidate: Artifact,
-    /// The records commit the look read.
-    commit: Option<CommitSha>,
 }
 
 /// The commit message of a rebind of `pull`'s record to its head.

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::obj::{FieldError, Obj, Resolved};
+use super::obj::{only, FieldError, Obj, Resolved};
 use super::world::World;
 use crate::objects as gh;
 
@@ -53,18 +53,6 @@ const UPDATE: &[&str] = &[
     "output",
     "actions",
 ];
-
-fn only(input: &Value, allowed: &[&str], ty: &str) -> Result<(), FieldError> {
-    let extra = input
-        .as_object()
-        .into_iter()
-        .flatten()
-        .find(|(k, v)| !allowed.contains(&k.as_str()) && !v.is_null());
-    match extra {
-        Some((k, _)) => Err(FieldError::unserved(&format!("{ty}.{k}"))),
-        None => Ok(()),
-    }
-}
 
 fn lower(v: &Value) -> Value {
     v.as_str()

@@ -233,3 +233,17 @@ pub fn page_size(
     }
     Ok(usize::try_from(size).expect("at most 100"))
 }
+
+/// Refuses an input that gives a field (coercion leaves out what was not given) other
+/// than `allowed`: the fake does not model it.
+pub(super) fn only(input: &Value, allowed: &[&str], ty: &str) -> Result<(), FieldError> {
+    let extra = input
+        .as_object()
+        .into_iter()
+        .flatten()
+        .find(|(k, v)| !allowed.contains(&k.as_str()) && !v.is_null());
+    match extra {
+        Some((k, _)) => Err(FieldError::unserved(&format!("{ty}.{k}"))),
+        None => Ok(()),
+    }
+}

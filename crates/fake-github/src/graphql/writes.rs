@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::obj::{FieldError, Obj, Resolved};
+use super::obj::{only, FieldError, Obj, Resolved};
 use super::world::World;
 
 /// Type, field and the arguments a document may give it.
@@ -27,19 +27,6 @@ const CONTENTS: &[(&str, &str)] = &[
     ("ROCKET", "rocket"),
     ("EYES", "eyes"),
 ];
-
-/// The input fields given (coercion leaves out what was not) other than `allowed`.
-fn only(input: &Value, allowed: &[&str], ty: &str) -> Result<(), FieldError> {
-    let extra = input
-        .as_object()
-        .into_iter()
-        .flatten()
-        .find(|(k, v)| !allowed.contains(&k.as_str()) && !v.is_null());
-    match extra {
-        Some((k, _)) => Err(FieldError::unserved(&format!("{ty}.{k}"))),
-        None => Ok(()),
-    }
-}
 
 fn unresolved(id: &str) -> FieldError {
     let message = format!("Could not resolve to a node with the global id of '{id}'");

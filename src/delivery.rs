@@ -7,10 +7,10 @@ use crate::ids::DeliveryId;
 /// A verified, parsed delivery.
 #[derive(Debug, Clone)]
 pub struct Delivery {
-    pub id: DeliveryId,
-    pub event: Event,
+    pub(crate) id: DeliveryId,
+    pub(crate) event: Event,
     /// When the request came in: GitHub's 10-second window runs from then.
-    pub received: tokio::time::Instant,
+    pub(crate) received: tokio::time::Instant,
 }
 
 /// What a handler made of a delivery.
@@ -24,7 +24,7 @@ pub enum Handled {
 
 impl Handled {
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Handled::Done => "handled",
             Handled::Ignored => "ignored",

@@ -1,4 +1,9 @@
 //! auditloop: a GitHub App that runs PR-driven audit loops and reports the gate as a check run.
+//!
+//! What is `pub` here is what the binary, the tests, the benches and the fuzz targets use;
+//! everything else is `pub(crate)`, so that rustc reports an item nobody uses. The lint
+//! below keeps it so: a `pub` that no path from here reaches must say `pub(crate)`.
+#![warn(unreachable_pub)]
 
 pub mod app;
 // The rules live in their own crate (`crates/engine`); the app names them as it always has.

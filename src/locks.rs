@@ -8,23 +8,23 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 
 #[derive(Default)]
-pub struct KeyedLocks {
+pub(crate) struct KeyedLocks {
     map: Mutex<HashMap<String, Arc<AsyncMutex<()>>>>,
 }
 
-pub struct KeyGuard<'a> {
+pub(crate) struct KeyGuard<'a> {
     owner: &'a KeyedLocks,
     key: String,
     guard: Option<OwnedMutexGuard<()>>,
 }
 
 impl KeyedLocks {
-    pub async fn lock(&self, key: &str) -> KeyGuard<'_> {
+    pub(crate) async fn lock(&self, key: &str) -> KeyGuard<'_> {
         self.lock_noting_wait(key).await.0
     }
 
     /// [`KeyedLocks::lock`], also telling whether another holder had to be waited for.
-    pub async fn lock_noting_wait(&self, key: &str) -> (KeyGuard<'_>, bool) {
+    pub(crate) async fn lock_noting_wait(&self, key: &str) -> (KeyGuard<'_>, bool) {
         let lock = {
             let mut map = self
                 .map

@@ -12,15 +12,15 @@ use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct DeliveryLabels {
-    pub event: String,
-    pub outcome: String,
+pub(crate) struct DeliveryLabels {
+    pub(crate) event: String,
+    pub(crate) outcome: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct ApiLabels {
-    pub route: String,
-    pub status: String,
+pub(crate) struct ApiLabels {
+    pub(crate) route: String,
+    pub(crate) status: String,
 }
 
 #[derive(Clone)]
@@ -38,13 +38,13 @@ pub struct Metrics {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct KindLabels {
-    pub kind: String,
+pub(crate) struct KindLabels {
+    pub(crate) kind: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-pub struct OutcomeLabels {
-    pub outcome: String,
+pub(crate) struct OutcomeLabels {
+    pub(crate) outcome: String,
 }
 
 impl Default for Metrics {

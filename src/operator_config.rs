@@ -7,7 +7,8 @@ use std::time::Duration;
 
 mod resolve;
 
-pub use resolve::{listen, ConfigError, LogConfig, LogFormat, ServeConfig};
+pub(crate) use resolve::{listen, LogConfig, LogFormat};
+pub use resolve::{ConfigError, ServeConfig};
 
 /// One operator setting: its flag, its environment names, its default and its `--help`
 /// text, each written here only. The settings tables of README.md and docs/reference.md
@@ -18,14 +19,14 @@ pub struct Setting {
     pub flag: &'static str,
     /// The `AUDITLOOP_*` name first, then Probot's name when it has one.
     pub env: &'static [&'static str],
-    pub default: Unset,
+    pub(crate) default: Unset,
     /// What `--help` says before its `[env: …]` and `[default: …]` notes.
     pub help: &'static str,
 }
 
 /// What a setting is when neither a flag nor the environment gives it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unset {
+pub(crate) enum Unset {
     /// Absent; for a credential, [`ConfigError::Missing`].
     Absent,
     Text(&'static str),
@@ -53,7 +54,7 @@ impl Setting {
 
     /// The `--help` line: the text, the environment names, the default.
     #[must_use]
-    pub fn help_text(&self) -> String {
+    pub(crate) fn help_text(&self) -> String {
         match self.default_text() {
             Some(default) => self.help_as(self.help, &default),
             None => format!("{} [env: {}]", self.help, self.env.join(", ")),
@@ -62,13 +63,13 @@ impl Setting {
 
     /// The `--help` line of a command that reads this setting with its own words and default.
     #[must_use]
-    pub fn help_as(&self, help: &str, default: &str) -> String {
+    pub(crate) fn help_as(&self, help: &str, default: &str) -> String {
         format!("{help} [env: {}] [default: {default}]", self.env.join(", "))
     }
 
     /// The flag, else the first environment name that is set; blank counts as unset.
     #[must_use]
-    pub fn read(
+    pub(crate) fn read(
         &self,
         flag: Option<String>,
         env: &dyn Fn(&str) -> Option<String>,
@@ -78,99 +79,99 @@ impl Setting {
     }
 }
 
-pub const DEFAULT_API_URL: &str = "https://api.github.com";
+pub(crate) const DEFAULT_API_URL: &str = "https://api.github.com";
 pub const DEFAULT_LISTEN: &str = "0.0.0.0:3000";
 /// Where first-run setup listens unless told: this machine only, since the page registers
 /// an App whose credentials land in `.env`.
-pub const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
+pub(crate) const DEFAULT_SETUP_LISTEN: &str = "127.0.0.1:3000";
 /// Between redelivery sweeps unless the operator sets an interval.
-pub const DEFAULT_REDELIVER_INTERVAL: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_REDELIVER_INTERVAL: Duration = Duration::from_secs(300);
 /// Between reconcile sweeps unless the operator sets an interval.
-pub const DEFAULT_RECONCILE_INTERVAL: Duration = Duration::from_secs(600);
-pub const DEFAULT_LOG: &str = "info";
+pub(crate) const DEFAULT_RECONCILE_INTERVAL: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_LOG: &str = "info";
 /// Between two writes of one GitHub identity unless the operator sets a gap: GitHub asks
 /// integrations to wait at least a second between content-creating requests.
-pub const DEFAULT_WRITE_GAP: Duration = Duration::from_secs(1);
+pub(crate) const DEFAULT_WRITE_GAP: Duration = Duration::from_secs(1);
 
-pub const APP_ID: Setting = Setting {
+pub(crate) const APP_ID: Setting = Setting {
     flag: "app-id",
     env: &["AUDITLOOP_APP_ID", "APP_ID"],
     default: Unset::Absent,
     help: "GitHub App id",
 };
-pub const PRIVATE_KEY: Setting = Setting {
+pub(crate) const PRIVATE_KEY: Setting = Setting {
     flag: "private-key",
     env: &["AUDITLOOP_PRIVATE_KEY", "PRIVATE_KEY"],
     default: Unset::Absent,
     help: "The App's PEM private key, inline",
 };
-pub const PRIVATE_KEY_PATH: Setting = Setting {
+pub(crate) const PRIVATE_KEY_PATH: Setting = Setting {
     flag: "private-key-path",
     env: &["AUDITLOOP_PRIVATE_KEY_PATH", "PRIVATE_KEY_PATH"],
     default: Unset::Absent,
     help: "Path to the App's PEM private key",
 };
-pub const WEBHOOK_SECRET: Setting = Setting {
+pub(crate) const WEBHOOK_SECRET: Setting = Setting {
     flag: "webhook-secret",
     env: &["AUDITLOOP_WEBHOOK_SECRET", "WEBHOOK_SECRET"],
     default: Unset::Absent,
     help: "Webhook secret; several, comma-separated, while rotating",
 };
-pub const WEBHOOK_SECRET_FILE: Setting = Setting {
+pub(crate) const WEBHOOK_SECRET_FILE: Setting = Setting {
     flag: "webhook-secret-file",
     env: &["AUDITLOOP_WEBHOOK_SECRET_FILE"],
     default: Unset::Absent,
     help: "File holding the webhook secret(s), as Docker and Kubernetes mount them; trailing newline trimmed",
 };
-pub const GITHUB_API_URL: Setting = Setting {
+pub(crate) const GITHUB_API_URL: Setting = Setting {
     flag: "github-api-url",
     env: &["AUDITLOOP_GITHUB_API_URL"],
     default: Unset::Text(DEFAULT_API_URL),
     help: "REST base URL; GitHub Enterprise Server is https://HOST/api/v3",
 };
-pub const LISTEN: Setting = Setting {
+pub(crate) const LISTEN: Setting = Setting {
     flag: "listen",
     env: &["AUDITLOOP_LISTEN"],
     default: Unset::Text(DEFAULT_LISTEN),
     help: "Address to bind",
 };
-pub const TRUST_STORE: Setting = Setting {
+pub(crate) const TRUST_STORE: Setting = Setting {
     flag: "trust-store",
     env: &["AUDITLOOP_TRUST_STORE"],
     default: Unset::Absent,
     help: "Operator-pinned Ed25519 auditor keys (TOML)",
 };
-pub const MIN_ASSURANCE: Setting = Setting {
+pub(crate) const MIN_ASSURANCE: Setting = Setting {
     flag: "min-assurance",
     env: &["AUDITLOOP_MIN_ASSURANCE"],
     default: Unset::Text("standard"),
     help: "standard or hardened; a repository can raise it, never lower it",
 };
-pub const REDELIVER_INTERVAL: Setting = Setting {
+pub(crate) const REDELIVER_INTERVAL: Setting = Setting {
     flag: "redeliver-interval",
     env: &["AUDITLOOP_REDELIVER_INTERVAL"],
     default: Unset::Seconds(DEFAULT_REDELIVER_INTERVAL),
     help: "Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables",
 };
-pub const RECONCILE_INTERVAL: Setting = Setting {
+pub(crate) const RECONCILE_INTERVAL: Setting = Setting {
     flag: "reconcile-interval",
     env: &["AUDITLOOP_RECONCILE_INTERVAL"],
     default: Unset::Seconds(DEFAULT_RECONCILE_INTERVAL),
     help: "Seconds between sweeps that republish views that fell behind their records (also once at start); 0 disables",
 };
-pub const WRITE_GAP: Setting = Setting {
+pub(crate) const WRITE_GAP: Setting = Setting {
     flag: "write-gap-ms",
     env: &["AUDITLOOP_WRITE_GAP_MS"],
     default: Unset::Millis(DEFAULT_WRITE_GAP),
     help: "Least milliseconds between two writes of one installation (one write in flight at a time; none while GitHub says to wait)",
 };
-pub const LOG: Setting = Setting {
+pub(crate) const LOG: Setting = Setting {
     flag: "log",
     env: &["AUDITLOOP_LOG"],
     default: Unset::Text(DEFAULT_LOG),
     help: "Log filter in tracing env-filter syntax",
 };
-pub const LOG_FORMAT: Setting = Setting {
+pub(crate) const LOG_FORMAT: Setting = Setting {
     flag: "log-format",
     env: &["AUDITLOOP_LOG_FORMAT"],
     default: Unset::Text("pretty"),
@@ -236,7 +237,7 @@ pub struct ServeArgs {
 #[derive(clap::Args, Clone, Default, Debug)]
 pub struct LogArgs {
     #[arg(long, global = true, help = LOG.help_text())]
-    pub log: Option<String>,
+    pub(crate) log: Option<String>,
     #[arg(long, global = true, help = LOG_FORMAT.help_text())]
-    pub log_format: Option<String>,
+    pub(crate) log_format: Option<String>,
 }

@@ -14,7 +14,7 @@ use crate::metrics::Metrics;
 
 /// The outcome label a sweep is counted under in `/metrics`.
 #[must_use]
-pub fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
+pub(crate) fn outcome(result: &Result<ReconcileReport, GitHubError>) -> &'static str {
     match result {
         Err(_) => "failed",
         Ok(r) if r.budget_spent => "budget_spent",
@@ -65,7 +65,7 @@ pub async fn sweep_once(
 
 /// Sweeps right away (views may have fallen behind while the app was down), then every
 /// `every`, until `shutdown` turns true or its sender is dropped.
-pub fn spawn(
+pub(crate) fn spawn(
     app: Arc<AuditApp>,
     every: Duration,
     metrics: Metrics,
@@ -82,11 +82,14 @@ pub fn spawn(
 
 /// How often changed dashboards are looked for; each is rebuilt at most once a
 /// [`DASHBOARD_INTERVAL`] (docs/reference.md#the-audit-dashboard).
-pub const DASHBOARD_TICK: Duration = Duration::from_secs(5);
-pub const DASHBOARD_INTERVAL: Duration = Duration::from_secs(60);
+pub(crate) const DASHBOARD_TICK: Duration = Duration::from_secs(5);
+pub(crate) const DASHBOARD_INTERVAL: Duration = Duration::from_secs(60);
 
 /// Rebuilds the dashboards that changes marked, every [`DASHBOARD_TICK`], until shutdown.
-pub fn spawn_dashboards(app: Arc<AuditApp>, shutdown: watch::Receiver<bool>) -> JoinHandle<()> {
+pub(crate) fn spawn_dashboards(
+    app: Arc<AuditApp>,
+    shutdown: watch::Receiver<bool>,
+) -> JoinHandle<()> {
     crate::schedule::every(DASHBOARD_TICK, shutdown, move || {
         let app = app.clone();
         async move {

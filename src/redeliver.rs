@@ -11,15 +11,14 @@ use chrono::{DateTime, TimeDelta, Utc};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::github::rest;
-use crate::github::{Api, GitHubApp, GitHubError};
+use crate::github::{rest, Api, GitHubApp, GitHubError};
 
 /// GitHub keeps deliveries, and accepts redelivery requests, for this long.
-pub const WINDOW_DAYS: i64 = 3;
+pub(crate) const WINDOW_DAYS: i64 = 3;
 /// Attempts per delivery, the first one included, after which the app gives up.
-pub const MAX_ATTEMPTS: usize = 3;
+pub(crate) const MAX_ATTEMPTS: usize = 3;
 /// How many redelivery requests a sweep state remembers.
-pub const REMEMBERED: usize = 10_000;
+pub(crate) const REMEMBERED: usize = 10_000;
 /// A bound on pages per sweep, so a cursor that never ends cannot loop forever.
 pub const MAX_PAGES: usize = 50;
 
@@ -130,7 +129,7 @@ pub struct SweepReport {
     /// Attempt ids GitHub refused to redeliver, with its answer.
     pub refused: Vec<(u64, String)>,
     /// Failed deliveries left for a later sweep: their installation's writes wait.
-    pub waiting: usize,
+    pub(crate) waiting: usize,
 }
 
 /// Lists the deliveries of the last `WINDOW_DAYS` and asks once more for each failed one.
@@ -155,7 +154,7 @@ pub async fn sweep(
 /// # Errors
 ///
 /// As [`sweep`].
-pub async fn sweep_except(
+pub(crate) async fn sweep_except(
     api: &Api,
     state: &mut SweepState,
     now: DateTime<Utc>,

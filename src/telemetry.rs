@@ -7,12 +7,12 @@ use crate::operator_config::{LogConfig, LogFormat};
 /// Colour codes only for a terminal, and never when `NO_COLOR` is set to anything but
 /// the empty string (<https://no-color.org>).
 #[must_use]
-pub fn colours(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
+pub(crate) fn colours(terminal: bool, no_color: Option<&std::ffi::OsStr>) -> bool {
     terminal && no_color.is_none_or(std::ffi::OsStr::is_empty)
 }
 
 /// Installs the global subscriber; a bad filter falls back to `info` and says so.
-pub fn init(config: &LogConfig) {
+pub(crate) fn init(config: &LogConfig) {
     let (filter, bad) = match EnvFilter::try_new(&config.filter) {
         Ok(f) => (f, None),
         Err(e) => (EnvFilter::new("info"), Some(e.to_string())),

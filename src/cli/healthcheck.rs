@@ -11,10 +11,10 @@ use crate::operator_config::{DEFAULT_LISTEN, LISTEN};
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct HealthcheckArgs {
     #[arg(long, help = LISTEN.help_as("The address auditloop listens on", DEFAULT_LISTEN))]
-    pub listen: Option<String>,
+    pub(crate) listen: Option<String>,
     /// Seconds to wait for the answer
     #[arg(long, default_value_t = 3)]
-    pub timeout: u64,
+    pub(crate) timeout: u64,
 }
 
 /// Where to connect: the listen address, with a wildcard bind reached through loopback.
@@ -41,7 +41,7 @@ pub fn target(
 /// # Errors
 ///
 /// When the connection, the request or reading the status line fails or times out.
-pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<u16> {
+pub(crate) fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<u16> {
     let mut stream = TcpStream::connect_timeout(&addr, timeout)?;
     stream.set_read_timeout(Some(timeout))?;
     stream.set_write_timeout(Some(timeout))?;
@@ -65,7 +65,7 @@ pub fn probe(addr: SocketAddr, timeout: Duration) -> std::io::Result<u16> {
         .ok_or_else(|| std::io::Error::other(format!("not an HTTP answer: {line:?}")))
 }
 
-pub fn run(args: &HealthcheckArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
+pub(crate) fn run(args: &HealthcheckArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
     let addr = match target(args, env) {
         Ok(a) => a,
         Err(e) => {

@@ -7,22 +7,22 @@ use crate::mcp::{serve, Remote};
 use crate::remote::status::AssuranceArg;
 
 #[derive(clap::Args, Debug)]
-pub struct McpArgs {
+pub(crate) struct McpArgs {
     /// A token that can read the repository (and, for `post_report`, comment on pull
     /// requests).
     #[arg(long, env = "GITHUB_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// REST base URL; GitHub Enterprise Server is `https://HOST/api/v3`.
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
-    pub github_api_url: String,
+    pub(crate) github_api_url: String,
     #[command(flatten)]
-    pub assurance: AssuranceArg,
+    pub(crate) assurance: AssuranceArg,
 }
 
 /// Serves until the client closes the connection. A missing token is not fatal: each tool
 /// that needs GitHub says so, and `validate_report` works without one.
 #[must_use]
-pub fn run(args: &McpArgs) -> ExitCode {
+pub(crate) fn run(args: &McpArgs) -> ExitCode {
     let operator_min = match args.assurance.resolve() {
         Ok(min) => min,
         Err(e) => {

@@ -17,18 +17,18 @@ use crate::operator_config::{LogArgs, LogConfig, ServeArgs};
                   Docs: https://github.com/auditloop/auditloop/tree/main/docs"
 )]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    pub command: Option<Command>,
+    pub(crate) command: Option<Command>,
     /// `auditloop` alone is `auditloop serve`.
     #[command(flatten)]
-    pub serve: ServeArgs,
+    pub(crate) serve: ServeArgs,
     #[command(flatten)]
-    pub log: LogArgs,
+    pub(crate) log: LogArgs,
 }
 
 #[derive(Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run the webhook server (the default). With no App credentials, starts `setup`.
     Serve(ServeArgs),
     /// First-run setup: register the GitHub App from app-manifest.yml, write .env, then serve.

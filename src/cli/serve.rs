@@ -12,7 +12,7 @@ use crate::operator_config::{ServeArgs, ServeConfig};
 use crate::server::{router, serve_router, shutdown_signal, AppState};
 use crate::{reconcile, redeliver};
 
-pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
+pub(crate) fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
     let config = match ServeConfig::resolve(args, env, &|p| std::fs::read_to_string(p)) {
         Ok(config) => config,
         Err(e) => {
@@ -24,15 +24,15 @@ pub fn run(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> ExitCode {
 }
 
 /// The App built from a configuration: its router, and the sweeps running beside it.
-pub struct Running {
-    pub router: axum::Router,
+pub(crate) struct Running {
+    pub(crate) router: axum::Router,
     stop: tokio::sync::watch::Sender<bool>,
     sweeps: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Running {
     /// Stops the sweeps and waits for them.
-    pub async fn stop(self) {
+    pub(crate) async fn stop(self) {
         let _ = self.stop.send(true);
         for sweep in self.sweeps {
             let _ = sweep.await;
@@ -45,7 +45,7 @@ impl Running {
 /// # Errors
 ///
 /// When the trust store cannot be read or parsed, or the GitHub client cannot be built.
-pub fn build(config: &ServeConfig) -> anyhow::Result<Running> {
+pub(crate) fn build(config: &ServeConfig) -> anyhow::Result<Running> {
     let trust = match &config.trust_store {
         None => TrustStore::default(),
         Some(path) => {

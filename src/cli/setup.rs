@@ -53,7 +53,7 @@ pub fn listen_address(
 
 /// Resolves the options: flags, then the environment; the manifest from
 /// `app-manifest.yml` in the working directory when present.
-pub fn options(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> SetupOptions {
+pub(crate) fn options(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> SetupOptions {
     let manifest =
         std::fs::read_to_string("app-manifest.yml").unwrap_or_else(|_| BUNDLED_MANIFEST.to_owned());
     SetupOptions {
@@ -72,7 +72,11 @@ pub fn options(args: &SetupArgs, env: &dyn Fn(&str) -> Option<String>) -> SetupO
 /// Starts the App once it is registered: the settings GitHub handed over come first, then
 /// the flags and the environment as `serve` reads them. The running sweeps are kept in
 /// `slot` so that they are stopped when the server stops.
-pub fn launcher(serve_args: ServeArgs, env: Env, slot: Arc<Mutex<Option<Running>>>) -> Launch {
+pub(crate) fn launcher(
+    serve_args: ServeArgs,
+    env: Env,
+    slot: Arc<Mutex<Option<Running>>>,
+) -> Launch {
     Box::new(move |registered: Registered| {
         Box::pin(async move {
             let overlay: HashMap<&str, String> = HashMap::from([
@@ -127,7 +131,7 @@ pub async fn setup_then_serve(
     served
 }
 
-pub fn run(args: &SetupArgs, serve_args: &ServeArgs, env: Env) -> ExitCode {
+pub(crate) fn run(args: &SetupArgs, serve_args: &ServeArgs, env: Env) -> ExitCode {
     let listen = match listen_address(args, &*env) {
         Ok(l) => l,
         Err(e) => {

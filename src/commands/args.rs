@@ -45,7 +45,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub fn collect(command: CommandName, tokens: Vec<Token>) -> Result<Args, CommandError> {
+    pub(crate) fn collect(command: CommandName, tokens: Vec<Token>) -> Result<Args, CommandError> {
         let known = flags_of(command);
         let mut flags = BTreeMap::new();
         let mut positionals = Vec::new();
@@ -88,15 +88,15 @@ impl Args {
         })
     }
 
-    pub fn command(&self) -> CommandName {
+    pub(crate) fn command(&self) -> CommandName {
         self.command
     }
 
-    pub fn optional(&mut self, flag: &'static str) -> Option<String> {
+    pub(crate) fn optional(&mut self, flag: &'static str) -> Option<String> {
         self.flags.remove(flag)
     }
 
-    pub fn required(&mut self, flag: &'static str) -> Result<String, CommandError> {
+    pub(crate) fn required(&mut self, flag: &'static str) -> Result<String, CommandError> {
         self.optional(flag).ok_or(CommandError::MissingFlag {
             command: self.command,
             flag,
@@ -104,7 +104,7 @@ impl Args {
     }
 
     /// Free text (`--goal`, `--note`, …): refused when it is a placeholder.
-    pub fn text(&mut self, flag: &'static str) -> Result<Option<String>, CommandError> {
+    pub(crate) fn text(&mut self, flag: &'static str) -> Result<Option<String>, CommandError> {
         match self.optional(flag) {
             Some(text) if is_placeholder(&text) => Err(CommandError::Placeholder {
                 command: self.command,
@@ -114,20 +114,20 @@ impl Args {
         }
     }
 
-    pub fn required_text(&mut self, flag: &'static str) -> Result<String, CommandError> {
+    pub(crate) fn required_text(&mut self, flag: &'static str) -> Result<String, CommandError> {
         self.text(flag)?.ok_or(CommandError::MissingFlag {
             command: self.command,
             flag,
         })
     }
 
-    pub fn positive(&mut self, flag: &'static str) -> Result<Option<u32>, CommandError> {
+    pub(crate) fn positive(&mut self, flag: &'static str) -> Result<Option<u32>, CommandError> {
         self.optional(flag)
             .map(|value| positive(self.command, flag, &value))
             .transpose()
     }
 
-    pub fn id<T: FromStr<Err = IdError>>(
+    pub(crate) fn id<T: FromStr<Err = IdError>>(
         &mut self,
         flag: &'static str,
     ) -> Result<Option<T>, CommandError> {
@@ -136,7 +136,7 @@ impl Args {
             .transpose()
     }
 
-    pub fn list<T: FromStr<Err = IdError> + PartialEq>(
+    pub(crate) fn list<T: FromStr<Err = IdError> + PartialEq>(
         &mut self,
         flag: &'static str,
     ) -> Result<Option<Vec<T>>, CommandError> {
@@ -145,12 +145,12 @@ impl Args {
             .transpose()
     }
 
-    pub fn next_positional(&mut self) -> Option<String> {
+    pub(crate) fn next_positional(&mut self) -> Option<String> {
         self.positionals.next()
     }
 
     /// Refuses whatever positional argument is left.
-    pub fn finish(mut self) -> Result<(), CommandError> {
+    pub(crate) fn finish(mut self) -> Result<(), CommandError> {
         match self.positionals.next() {
             Some(argument) => Err(CommandError::UnexpectedArgument {
                 command: self.command,

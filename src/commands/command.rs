@@ -106,7 +106,7 @@ impl ParsedCommand {
     /// The budget `/audit new --budget N` asks for; `None` without the flag or for any
     /// other command.
     #[must_use]
-    pub fn asked_budget(&self) -> Option<u32> {
+    pub(crate) fn asked_budget(&self) -> Option<u32> {
         match self {
             ParsedCommand::New { budget, .. } => *budget,
             _ => None,
@@ -123,7 +123,7 @@ impl ParsedCommand {
     /// Whether the command changes a record, so that its outcome (carried out or refused)
     /// must be decided once; `gate` only publishes the views again.
     #[must_use]
-    pub fn changes_records(&self) -> bool {
+    pub(crate) fn changes_records(&self) -> bool {
         !matches!(
             self,
             ParsedCommand::Status | ParsedCommand::Help | ParsedCommand::Gate

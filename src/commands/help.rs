@@ -106,7 +106,7 @@ pub fn help_rows(command: CommandName) -> &'static [HelpRow] {
 
 /// What a command's row leaves out, as a sentence or two under the table ("" when nothing).
 #[must_use]
-pub fn help_note(command: CommandName) -> &'static str {
+pub(crate) fn help_note(command: CommandName) -> &'static str {
     match command {
         CommandName::New => "The work unit defaults to `pr:<number>`; the forms `phase:4`, `milestone:M2`, `epic:x`, `custom:x` and `work-unit:x` need the covered tasks. For a `pr:` unit they default to the same-repository issues the PR body closes (any form of close, fix or resolve before `#N`); none at all is refused. Evidence is required unless `evidence.required_checks` is set. A budget above the repository default needs a maintainer. Refused when this PR already has a record (use `baseline`) or the work unit has one anywhere.",
         CommandName::Adopt => "History, budget and work unit carry over, so a new PR never buys a fresh budget.",

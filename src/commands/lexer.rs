@@ -12,7 +12,7 @@ pub(crate) enum Token {
 }
 
 impl Token {
-    pub fn into_text(self) -> String {
+    pub(crate) fn into_text(self) -> String {
         match self {
             Token::Word(s) | Token::Quoted(s) => s,
         }

@@ -14,8 +14,9 @@ mod suggest;
 use crate::engine::policy::CommandName;
 pub use command::{ParsedCommand, ReportPayload, ResolveTarget};
 pub use error::{CommandError, MAX_COMMENT_CHARS};
-pub use help::{help_note, help_rows, help_table, HelpRow, DOES_MAX, WHO_MAX};
-pub use parse::{parse_comment, Parsed};
+pub use help::{help_rows, help_table, DOES_MAX, WHO_MAX};
+pub use parse::parse_comment;
+pub(crate) use parse::Parsed;
 
 /// The flags `command` accepts, for documentation checks.
 #[must_use]

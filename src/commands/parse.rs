@@ -10,7 +10,7 @@ use super::suggest::nearest;
 use crate::engine::policy::CommandName;
 
 /// What a comment holds: no command, one typed command, or why its command line was refused.
-pub type Parsed = Result<Option<ParsedCommand>, CommandError>;
+pub(crate) type Parsed = Result<Option<ParsedCommand>, CommandError>;
 
 /// Reads a comment. `Ok(None)`: the comment is not a command (its first non-blank line
 /// outside quotes and fences is not `/audit` + a space or the line's end). `Err`: it is

@@ -9,36 +9,36 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct CommandLine<'a> {
     /// 1-based.
-    pub line: usize,
+    pub(crate) line: usize,
     /// What follows `/audit`.
-    pub rest: &'a str,
+    pub(crate) rest: &'a str,
     /// Characters of the line before `rest`, to report columns of the whole line.
-    pub rest_column: usize,
+    pub(crate) rest_column: usize,
 }
 
 /// A fenced code block outside quotes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Fence {
     /// 1-based line of the opening fence.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The first word of the info string, lowercased (`json`, `text`, or anything).
-    pub lang: String,
-    pub content: String,
+    pub(crate) lang: String,
+    pub(crate) content: String,
     /// False when the comment ended inside the block.
-    pub closed: bool,
+    pub(crate) closed: bool,
 }
 
 #[derive(Debug, Default)]
 pub(crate) struct Scan<'a> {
-    pub commands: Vec<CommandLine<'a>>,
-    pub fences: Vec<Fence>,
+    pub(crate) commands: Vec<CommandLine<'a>>,
+    pub(crate) fences: Vec<Fence>,
     /// 1-based line of the first non-blank line outside quotes and fences.
-    pub first_plain: Option<usize>,
+    pub(crate) first_plain: Option<usize>,
 }
 
 impl<'a> Scan<'a> {
     /// The command line when the comment is a command: its first plain line is one.
-    pub fn command(&self) -> Option<&CommandLine<'a>> {
+    pub(crate) fn command(&self) -> Option<&CommandLine<'a>> {
         let first = self.commands.first()?;
         (Some(first.line) == self.first_plain).then_some(first)
     }

@@ -2,7 +2,7 @@
 
 mod payload;
 
-pub use payload::*;
+pub(crate) use payload::*;
 
 use crate::ids::PrNumber;
 
@@ -28,9 +28,9 @@ pub enum Event {
 #[derive(Debug, thiserror::Error)]
 #[error("{event} payload: {path}: {message}")]
 pub struct PayloadError {
-    pub event: String,
-    pub path: String,
-    pub message: String,
+    pub(crate) event: String,
+    pub(crate) path: String,
+    pub(crate) message: String,
 }
 
 fn typed<T: serde::de::DeserializeOwned>(event: &str, body: &[u8]) -> Result<T, PayloadError> {
@@ -74,7 +74,7 @@ impl Event {
     }
 
     #[must_use]
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             Event::PullRequest(_) => "pull_request",
             Event::IssueComment(_) => "issue_comment",
@@ -87,7 +87,7 @@ impl Event {
     }
 
     #[must_use]
-    pub fn repository(&self) -> Option<&str> {
+    pub(crate) fn repository(&self) -> Option<&str> {
         match self {
             Event::PullRequest(e) => Some(&e.repository.full_name),
             Event::IssueComment(e) => Some(&e.repository.full_name),
@@ -100,7 +100,7 @@ impl Event {
 
     /// The pull request a delivery is about, when the payload names one.
     #[must_use]
-    pub fn pull_number(&self) -> Option<PrNumber> {
+    pub(crate) fn pull_number(&self) -> Option<PrNumber> {
         match self {
             Event::PullRequest(e) => Some(e.number),
             Event::IssueComment(e) => e
@@ -131,7 +131,7 @@ impl Event {
     }
 
     #[must_use]
-    pub fn action(&self) -> Option<String> {
+    pub(crate) fn action(&self) -> Option<String> {
         let text = |v: &dyn std::fmt::Debug| format!("{v:?}");
         match self {
             Event::PullRequest(e) => Some(text(&e.action)),
@@ -145,7 +145,7 @@ impl Event {
     }
 
     #[must_use]
-    pub fn installation_id(&self) -> Option<u64> {
+    pub(crate) fn installation_id(&self) -> Option<u64> {
         match self {
             Event::PullRequest(e) => e.installation.map(|i| i.id),
             Event::IssueComment(e) => e.installation.map(|i| i.id),

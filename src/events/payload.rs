@@ -7,56 +7,54 @@ use serde::Deserialize;
 use crate::ids::{CheckRunId, CommentId, PrNumber};
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Repository {
-    pub full_name: String,
+pub(crate) struct Repository {
+    pub(crate) full_name: String,
     #[serde(default)]
-    pub default_branch: Option<String>,
+    pub(crate) default_branch: Option<String>,
     #[serde(default)]
-    pub html_url: Option<String>,
+    pub(crate) html_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
-pub struct Installation {
-    pub id: u64,
+pub(crate) struct Installation {
+    pub(crate) id: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Account {
-    pub login: String,
+pub(crate) struct Account {
+    pub(crate) login: String,
     /// `User`, `Bot` or `Organization`.
     #[serde(rename = "type", default)]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct GitRef {
-    pub sha: String,
+pub(crate) struct GitRef {
+    pub(crate) sha: String,
     #[serde(rename = "ref")]
-    pub name: String,
+    pub(crate) name: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct PullRequest {
-    pub number: PrNumber,
-    pub state: String,
+pub(crate) struct PullRequest {
+    // Required, as GitHub always sends it, though only the event's own number is read.
+    #[serde(rename = "number")]
+    _number: PrNumber,
+    pub(crate) state: String,
     #[serde(default)]
-    pub body: Option<String>,
-    pub user: Account,
-    pub head: GitRef,
-    pub base: GitRef,
+    pub(crate) body: Option<String>,
+    pub(crate) user: Account,
+    pub(crate) head: GitRef,
+    pub(crate) base: GitRef,
     #[serde(default)]
-    pub merged: Option<bool>,
+    pub(crate) merged: Option<bool>,
     #[serde(default)]
-    pub draft: Option<bool>,
-    #[serde(default)]
-    pub html_url: Option<String>,
-    #[serde(default)]
-    pub node_id: Option<String>,
+    pub(crate) node_id: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PullRequestAction {
+pub(crate) enum PullRequestAction {
     Opened,
     Reopened,
     Synchronize,
@@ -67,90 +65,82 @@ pub enum PullRequestAction {
     Other,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct ChangedFrom {
-    #[serde(default)]
-    pub from: Option<serde_json::Value>,
-}
-
-/// `pull_request.edited` changes: the previous body, or the previous base ref.
+/// `pull_request.edited` changes: only whether the base ref changed is read.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct PullRequestChanges {
+pub(crate) struct PullRequestChanges {
     #[serde(default)]
-    pub body: Option<ChangedFrom>,
-    #[serde(default)]
-    pub base: Option<serde_json::Value>,
+    pub(crate) base: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct PullRequestEvent {
-    pub action: PullRequestAction,
-    pub number: PrNumber,
+    pub(crate) action: PullRequestAction,
+    pub(crate) number: PrNumber,
     /// The head before a push (`synchronize` only).
     #[serde(default)]
-    pub before: Option<String>,
-    pub pull_request: PullRequest,
+    pub(crate) before: Option<String>,
+    pub(crate) pull_request: PullRequest,
     #[serde(default)]
-    pub changes: Option<PullRequestChanges>,
-    pub repository: Repository,
+    pub(crate) changes: Option<PullRequestChanges>,
+    pub(crate) repository: Repository,
     #[serde(default)]
-    pub installation: Option<Installation>,
-    pub sender: Account,
+    pub(crate) installation: Option<Installation>,
+    pub(crate) sender: Account,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CommentAction {
+pub(crate) enum CommentAction {
     Created,
     #[serde(other)]
     Other,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Issue {
-    pub number: u64,
+pub(crate) struct Issue {
+    pub(crate) number: u64,
+    // Required, as GitHub always sends it.
+    #[serde(rename = "user")]
+    _user: Account,
     #[serde(default)]
-    pub state: Option<String>,
-    pub user: Account,
-    #[serde(default)]
-    pub body: Option<String>,
+    pub(crate) body: Option<String>,
     /// Present only when the issue is a pull request.
     #[serde(default)]
-    pub pull_request: Option<serde_json::Value>,
+    pub(crate) pull_request: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct Comment {
-    pub id: CommentId,
+pub(crate) struct Comment {
+    pub(crate) id: CommentId,
     #[serde(default)]
-    pub body: Option<String>,
-    pub user: Account,
+    pub(crate) body: Option<String>,
+    pub(crate) user: Account,
     #[serde(default)]
-    pub html_url: Option<String>,
-    #[serde(default)]
-    pub performed_via_github_app: Option<serde_json::Value>,
+    pub(crate) html_url: Option<String>,
     /// Its GraphQL id, what a reaction given through GraphQL names it by.
     #[serde(default)]
-    pub node_id: Option<String>,
+    pub(crate) node_id: Option<String>,
     /// RFC 3339, as GitHub gives it; kept a string (hostile input, read only to bound a listing).
     #[serde(default)]
-    pub created_at: Option<String>,
+    pub(crate) created_at: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct IssueCommentEvent {
-    pub action: CommentAction,
-    pub issue: Issue,
-    pub comment: Comment,
-    pub repository: Repository,
+    pub(crate) action: CommentAction,
+    pub(crate) issue: Issue,
+    pub(crate) comment: Comment,
+    pub(crate) repository: Repository,
     #[serde(default)]
-    pub installation: Option<Installation>,
-    pub sender: Account,
+    pub(crate) installation: Option<Installation>,
+    // Required, as GitHub always sends it; the comment's own author is the one acting.
+    #[serde(rename = "sender")]
+    _sender: Account,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CheckRunAction {
+pub(crate) enum CheckRunAction {
     Rerequested,
     RequestedAction,
     Completed,
@@ -159,49 +149,43 @@ pub enum CheckRunAction {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct App {
-    pub id: u64,
-    #[serde(default)]
-    pub slug: Option<String>,
+pub(crate) struct App {
+    pub(crate) id: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct PullRequestRef {
-    pub number: PrNumber,
+pub(crate) struct PullRequestRef {
+    pub(crate) number: PrNumber,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct CheckRun {
-    pub id: CheckRunId,
-    pub name: String,
-    pub head_sha: String,
+pub(crate) struct CheckRun {
+    // Required, as GitHub always sends it.
+    #[serde(rename = "id")]
+    _id: CheckRunId,
+    pub(crate) name: String,
+    pub(crate) head_sha: String,
     #[serde(default)]
-    pub status: Option<String>,
-    #[serde(default)]
-    pub conclusion: Option<String>,
-    #[serde(default)]
-    pub external_id: Option<String>,
-    #[serde(default)]
-    pub app: Option<App>,
+    pub(crate) app: Option<App>,
     /// Empty for pull requests from forks: match by `head_sha` instead.
     #[serde(default)]
-    pub pull_requests: Vec<PullRequestRef>,
+    pub(crate) pull_requests: Vec<PullRequestRef>,
     #[serde(default)]
-    pub check_suite: Option<RunSuite>,
+    pub(crate) check_suite: Option<RunSuite>,
 }
 
 /// The suite a check run belongs to: its branch names a merge group's queue.
 #[derive(Debug, Clone, Deserialize)]
-pub struct RunSuite {
+pub(crate) struct RunSuite {
     #[serde(default)]
-    pub head_branch: Option<String>,
+    pub(crate) head_branch: Option<String>,
 }
 
 impl CheckRun {
     /// The PR a merge group's commit last queued, when this run is on one: its suite's
     /// branch is `gh-readonly-queue/<base>/pr-<N>-<sha>`.
     #[must_use]
-    pub fn merge_group_pull(&self) -> Option<PrNumber> {
+    pub(crate) fn merge_group_pull(&self) -> Option<PrNumber> {
         let branch = self.check_suite.as_ref()?.head_branch.as_deref()?;
         let branch = branch.strip_prefix("refs/heads/").unwrap_or(branch);
         branch
@@ -212,91 +196,87 @@ impl CheckRun {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct RequestedAction {
-    pub identifier: String,
+pub(crate) struct RequestedAction {
+    pub(crate) identifier: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckRunEvent {
-    pub action: CheckRunAction,
-    pub check_run: CheckRun,
+    pub(crate) action: CheckRunAction,
+    pub(crate) check_run: CheckRun,
     #[serde(default)]
-    pub requested_action: Option<RequestedAction>,
-    pub repository: Repository,
+    pub(crate) requested_action: Option<RequestedAction>,
+    pub(crate) repository: Repository,
     #[serde(default)]
-    pub installation: Option<Installation>,
-    pub sender: Account,
+    pub(crate) installation: Option<Installation>,
+    pub(crate) sender: Account,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CheckSuiteAction {
+pub(crate) enum CheckSuiteAction {
     Rerequested,
     #[serde(other)]
     Other,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct CheckSuite {
-    pub head_sha: String,
+pub(crate) struct CheckSuite {
+    pub(crate) head_sha: String,
     #[serde(default)]
-    pub app: Option<App>,
+    pub(crate) app: Option<App>,
     #[serde(default)]
-    pub pull_requests: Vec<PullRequestRef>,
+    pub(crate) pull_requests: Vec<PullRequestRef>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct CheckSuiteEvent {
-    pub action: CheckSuiteAction,
-    pub check_suite: CheckSuite,
-    pub repository: Repository,
+    pub(crate) action: CheckSuiteAction,
+    pub(crate) check_suite: CheckSuite,
+    pub(crate) repository: Repository,
     #[serde(default)]
-    pub installation: Option<Installation>,
-    pub sender: Account,
+    pub(crate) installation: Option<Installation>,
+    pub(crate) sender: Account,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum MergeGroupAction {
+pub(crate) enum MergeGroupAction {
     ChecksRequested,
     #[serde(other)]
     Other,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct MergeGroup {
-    pub head_sha: String,
+pub(crate) struct MergeGroup {
+    pub(crate) head_sha: String,
     /// `refs/heads/gh-readonly-queue/<base>/pr-<N>-<sha>`: names the last PR queued.
-    pub head_ref: String,
-    #[serde(default)]
-    pub base_ref: Option<String>,
+    pub(crate) head_ref: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct MergeGroupEvent {
-    pub action: MergeGroupAction,
-    pub merge_group: MergeGroup,
-    pub repository: Repository,
+    pub(crate) action: MergeGroupAction,
+    pub(crate) merge_group: MergeGroup,
+    pub(crate) repository: Repository,
     #[serde(default)]
-    pub installation: Option<Installation>,
-    pub sender: Account,
+    pub(crate) installation: Option<Installation>,
+    pub(crate) sender: Account,
 }
 
 /// `installation` and `installation_repositories`: only logged.
 #[derive(Debug, Clone, Deserialize)]
 pub struct InstallationEvent {
     #[serde(default)]
-    pub action: Option<String>,
+    pub(crate) action: Option<String>,
     #[serde(default)]
-    pub installation: Option<Installation>,
-    #[serde(default)]
-    pub sender: Option<Account>,
+    pub(crate) installation: Option<Installation>,
 }
 
 impl MergeGroup {
     /// The PR number in `gh-readonly-queue/<base>/pr-<N>-<sha>`.
     #[must_use]
-    pub fn queued_pull(&self) -> Option<PrNumber> {
+    pub(crate) fn queued_pull(&self) -> Option<PrNumber> {
         queued_pull(&self.head_ref)
     }
 }

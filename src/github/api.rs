@@ -11,7 +11,7 @@ use octocrab::Octocrab;
 use secrecy::ExposeSecret;
 use serde::de::DeserializeOwned;
 
-pub use crate::github::call::Call;
+pub(crate) use crate::github::call::Call;
 use crate::github::deadline::Deadline;
 use crate::github::error::GitHubError;
 use crate::github::governor::{Booking, Governor};
@@ -23,9 +23,9 @@ mod writes;
 
 #[derive(Debug, Clone)]
 pub struct ApiResponse {
-    pub status: u16,
-    pub headers: HeaderMap,
-    pub body: Bytes,
+    pub(crate) status: u16,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
 }
 
 impl ApiResponse {
@@ -33,7 +33,7 @@ impl ApiResponse {
     ///
     /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
     /// does not expect, or sends an answer that cannot be read.
-    pub fn json<T: DeserializeOwned>(&self, route: &'static str) -> Result<T, GitHubError> {
+    pub(crate) fn json<T: DeserializeOwned>(&self, route: &'static str) -> Result<T, GitHubError> {
         let de = &mut serde_json::Deserializer::from_slice(&self.body);
         serde_path_to_error::deserialize(de).map_err(|e| GitHubError::Decode {
             route,
@@ -41,7 +41,7 @@ impl ApiResponse {
         })
     }
 
-    pub fn is_success(&self) -> bool {
+    pub(crate) fn is_success(&self) -> bool {
         (200..300).contains(&self.status)
     }
 }
@@ -113,29 +113,24 @@ impl Api {
 
     /// This client, sending its writes through `governor` (see [`crate::github::governor`]).
     #[must_use]
-    pub fn governed(mut self, governor: Arc<Governor>) -> Self {
+    pub(crate) fn governed(mut self, governor: Arc<Governor>) -> Self {
         self.governor = Some(governor);
         self
     }
 
     /// This client, ending every call by `deadline` (see [`crate::github::deadline`]).
     #[must_use]
-    pub fn with_deadline(mut self, deadline: Deadline) -> Self {
+    pub(crate) fn with_deadline(mut self, deadline: Deadline) -> Self {
         self.deadline = Some(deadline);
         // A booking is the delivery's own.
         self.booking = Arc::default();
         self
     }
 
-    #[must_use]
-    pub fn deadline(&self) -> Option<Deadline> {
-        self.deadline
-    }
-
     /// This client for work after its delivery is answered (a dashboard's rebuild): no
     /// deadline and no booking of the delivery's, still through the same governor.
     #[must_use]
-    pub fn detached(&self) -> Self {
+    pub(crate) fn detached(&self) -> Self {
         Self {
             deadline: None,
             booking: Arc::default(),
@@ -146,7 +141,7 @@ impl Api {
     /// This client, for the calls that give back what a failed handling began: a little
     /// past the work's deadline, still inside GitHub's window.
     #[must_use]
-    pub fn for_cleanup(&self) -> Self {
+    pub(crate) fn for_cleanup(&self) -> Self {
         Self {
             deadline: self.deadline.map(Deadline::for_cleanup),
             ..self.clone()
@@ -156,7 +151,7 @@ impl Api {
     /// This client, trying each call once and giving up on an attempt after `timeout`: for
     /// a call with a lighter fallback, which is better asked than this one repeated.
     #[must_use]
-    pub fn once_within(&self, timeout: Duration) -> Self {
+    pub(crate) fn once_within(&self, timeout: Duration) -> Self {
         Self {
             retry: RetryPolicy {
                 max_attempts: 1,
@@ -169,7 +164,7 @@ impl Api {
 
     /// Whether `work` still fits before this client's deadline (always, without one).
     #[must_use]
-    pub fn allows(&self, work: Duration) -> bool {
+    pub(crate) fn allows(&self, work: Duration) -> bool {
         self.deadline.is_none_or(|d| d.allows(work))
     }
 
@@ -192,13 +187,13 @@ impl Api {
 
     /// This client, counting each request it sends into `counter`.
     #[must_use]
-    pub fn counting(mut self, counter: Arc<std::sync::atomic::AtomicU64>) -> Self {
+    pub(crate) fn counting(mut self, counter: Arc<std::sync::atomic::AtomicU64>) -> Self {
         self.counter = Some(counter);
         self
     }
 
     #[must_use]
-    pub fn delivery(&self) -> Option<&DeliveryId> {
+    pub(crate) fn delivery(&self) -> Option<&DeliveryId> {
         self.delivery.as_ref()
     }
 
@@ -400,7 +395,7 @@ fn limited(r: &ApiResponse) -> bool {
 }
 
 /// GitHub's `message` field, bounded, for errors and logs.
-pub fn status_error(route: &'static str, r: &ApiResponse) -> GitHubError {
+pub(crate) fn status_error(route: &'static str, r: &ApiResponse) -> GitHubError {
     let message = serde_json::from_slice::<serde_json::Value>(&r.body)
         .ok()
         .and_then(|v| v.get("message").and_then(|m| m.as_str()).map(str::to_owned))

@@ -94,7 +94,7 @@ impl GitHubApp {
 
     /// The App's id, as GitHub names the App that owns a check run or suite.
     #[must_use]
-    pub fn app_id(&self) -> u64 {
+    pub(crate) fn app_id(&self) -> u64 {
         self.app_id
     }
 
@@ -111,7 +111,7 @@ impl GitHubApp {
     }
 
     /// The write governor of `installation`, shared by all its clients in this process.
-    pub fn governor(&self, installation: u64) -> Arc<Governor> {
+    pub(crate) fn governor(&self, installation: u64) -> Arc<Governor> {
         self.governors
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -123,7 +123,7 @@ impl GitHubApp {
     /// How long GitHub asked `installation`'s writes to wait, if it did (as this process
     /// learned it).
     #[must_use]
-    pub fn writes_paused(&self, installation: u64) -> Option<Duration> {
+    pub(crate) fn writes_paused(&self, installation: u64) -> Option<Duration> {
         self.governors
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -10,55 +10,56 @@ use tokio::time::Instant;
 
 /// GitHub's window for answering a delivery (30 s on Enterprise Server; the shorter one is
 /// kept everywhere).
-pub const WINDOW: Duration = Duration::from_secs(10);
+pub(crate) const WINDOW: Duration = Duration::from_secs(10);
 /// The work of a delivery ends by then; what is left of the window gives a claim back
 /// ([`Deadline::for_cleanup`]) and carries the answer to GitHub.
-pub const WORK: Duration = Duration::from_secs(8);
+pub(crate) const WORK: Duration = Duration::from_secs(8);
 /// How long after [`WORK`] a claim may still be given back.
-pub const CLEANUP: Duration = Duration::from_millis(900);
+pub(crate) const CLEANUP: Duration = Duration::from_millis(900);
 
 /// When the calls of one delivery must have ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Deadline(Instant);
+pub(crate) struct Deadline(Instant);
 
 impl Deadline {
     /// The deadline of a delivery received at `received`.
     #[must_use]
-    pub fn of_delivery(received: Instant) -> Self {
+    pub(crate) fn of_delivery(received: Instant) -> Self {
         Self(received + WORK)
     }
 
+    #[cfg(test)]
     #[must_use]
-    pub fn at(instant: Instant) -> Self {
+    pub(crate) fn at(instant: Instant) -> Self {
         Self(instant)
     }
 
     #[must_use]
-    pub fn instant(self) -> Instant {
+    pub(crate) fn instant(self) -> Instant {
         self.0
     }
 
     /// What is left; zero once passed.
     #[must_use]
-    pub fn remaining(self) -> Duration {
+    pub(crate) fn remaining(self) -> Duration {
         self.0.saturating_duration_since(Instant::now())
     }
 
     #[must_use]
-    pub fn passed(self) -> bool {
+    pub(crate) fn passed(self) -> bool {
         Instant::now() >= self.0
     }
 
     /// Whether `work` still fits before the deadline.
     #[must_use]
-    pub fn allows(self, work: Duration) -> bool {
+    pub(crate) fn allows(self, work: Duration) -> bool {
         Instant::now() + work <= self.0
     }
 
     /// The deadline of the calls that undo what a failed handling began (a claim given
     /// back): a little later, still inside GitHub's window.
     #[must_use]
-    pub fn for_cleanup(self) -> Self {
+    pub(crate) fn for_cleanup(self) -> Self {
         Self(self.0 + CLEANUP)
     }
 }

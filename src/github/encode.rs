@@ -13,13 +13,13 @@ const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
 
 /// One path segment or query value: `/` is encoded too.
 #[must_use]
-pub fn component(value: &str) -> String {
+pub(crate) fn component(value: &str) -> String {
     utf8_percent_encode(value, COMPONENT).to_string()
 }
 
 /// A path of several segments (a branch `a/b`, a file `dir/x.md`): each segment encoded,
 /// the `/` between them kept.
-pub fn path(value: &str) -> String {
+pub(crate) fn path(value: &str) -> String {
     value
         .split('/')
         .map(component)

@@ -9,11 +9,11 @@ use octocrab::Octocrab;
 use crate::github::error::GitHubError;
 
 /// The path GraphQL is served at, under whichever base.
-pub const GRAPHQL_PATH: &str = "/graphql";
+pub(crate) const GRAPHQL_PATH: &str = "/graphql";
 
 /// Where GraphQL documents are sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Endpoint {
+pub(crate) enum Endpoint {
     /// A path joined to the REST base like any route (`https://api.github.com/graphql`);
     /// octocrab attaches the token.
     Joined(&'static str),
@@ -26,14 +26,14 @@ pub enum Endpoint {
 
 /// The endpoint, and for GHES the client that reaches it (built on first use).
 #[derive(Debug)]
-pub struct Target {
-    pub endpoint: Endpoint,
+pub(crate) struct Target {
+    pub(crate) endpoint: Endpoint,
     beside: OnceLock<Arc<Octocrab>>,
 }
 
 impl Target {
     #[must_use]
-    pub fn for_api_url(api_url: &str) -> Self {
+    pub(crate) fn for_api_url(api_url: &str) -> Self {
         Self {
             endpoint: Endpoint::for_api_url(api_url),
             beside: OnceLock::new(),
@@ -64,7 +64,7 @@ impl Endpoint {
     /// The endpoint for a REST base URL: `…/api/v3` becomes `…/api/graphql`; any other
     /// base gets `/graphql` appended, as github.com's does.
     #[must_use]
-    pub fn for_api_url(api_url: &str) -> Self {
+    pub(crate) fn for_api_url(api_url: &str) -> Self {
         let base = api_url.trim_end_matches('/');
         match base.strip_suffix("/api/v3") {
             Some(host) if host.contains("://") => {

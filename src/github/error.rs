@@ -39,7 +39,7 @@ impl GitHubError {
     /// Whether the call may have been carried out although no answer says so: no answer,
     /// or a gateway's 5xx that GitHub also gives after the effect.
     #[must_use]
-    pub fn outcome_unknown(&self) -> bool {
+    pub(crate) fn outcome_unknown(&self) -> bool {
         match self {
             GitHubError::Transport { .. } => true,
             GitHubError::Status { status, .. } => (500..=504).contains(status),

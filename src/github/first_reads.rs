@@ -153,7 +153,7 @@ pub struct FirstReads {
     /// The latest runs on the pull request's head, every one of them.
     pub runs: Option<(CommitSha, Vec<CheckRunInfo>)>,
     /// The repository's GraphQL id, what a check run is created in through GraphQL.
-    pub repository: Option<NodeId>,
+    pub(crate) repository: Option<NodeId>,
 }
 
 /// # Errors

@@ -32,7 +32,7 @@ const LONGEST: Duration = Duration::from_secs(3600);
 
 /// Why GitHub said to wait, for the metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LimitKind {
+pub(crate) enum LimitKind {
     /// A secondary (abuse) limit: 403 or 429 with GitHub's message or `retry-after`.
     Secondary,
     /// The primary hourly limit: `x-ratelimit-remaining: 0`.
@@ -41,7 +41,7 @@ pub enum LimitKind {
 
 impl LimitKind {
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LimitKind::Secondary => "secondary",
             LimitKind::Primary => "primary",
@@ -51,17 +51,17 @@ impl LimitKind {
 
 /// What one rate-limited answer (or an exhausted primary limit) says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limit {
-    pub kind: LimitKind,
+pub(crate) struct Limit {
+    pub(crate) kind: LimitKind,
     /// How long GitHub asked for; `None` when it named no time (the fallback applies).
-    pub wait: Option<Duration>,
+    pub(crate) wait: Option<Duration>,
 }
 
 /// A write that could not go before its deadline: GitHub said to wait `wait` more, or
 /// the writes queued before it would take that long.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Deferred {
-    pub wait: Duration,
+pub(crate) struct Deferred {
+    pub(crate) wait: Duration,
 }
 
 #[derive(Debug, Default)]
@@ -78,7 +78,7 @@ struct State {
     booked: u32,
 }
 
-pub struct Governor {
+pub(crate) struct Governor {
     gap: Duration,
     state: Mutex<State>,
     /// At most one write in flight.
@@ -87,13 +87,13 @@ pub struct Governor {
 }
 
 /// The turn to send one write; dropped when its answer came.
-pub struct Permit<'a> {
+pub(crate) struct Permit<'a> {
     _turn: MutexGuard<'a, ()>,
 }
 
 impl Governor {
     #[must_use]
-    pub fn new(gap: Duration, metrics: Metrics) -> Self {
+    pub(crate) fn new(gap: Duration, metrics: Metrics) -> Self {
         Self {
             gap,
             state: Mutex::new(State::default()),
@@ -120,7 +120,7 @@ impl Governor {
 
     /// How long GitHub asked writes to wait from now, if it did.
     #[must_use]
-    pub fn paused_for(&self) -> Option<Duration> {
+    pub(crate) fn paused_for(&self) -> Option<Duration> {
         let state = self.state();
         let now = Instant::now();
         state.resume.filter(|r| *r > now).map(|r| r - now)
@@ -128,7 +128,7 @@ impl Governor {
 
     /// Whether `writes` more writes, behind those queued, could all go before `deadline`.
     #[must_use]
-    pub fn fits(&self, writes: u32, deadline: Option<Deadline>) -> bool {
+    pub(crate) fn fits(&self, writes: u32, deadline: Option<Deadline>) -> bool {
         let Some(deadline) = deadline else {
             return true;
         };
@@ -144,7 +144,7 @@ impl Governor {
 
     /// Books `writes` writes when they fit before `deadline` behind everything queued and
     /// booked; `false`, booking nothing, when they do not.
-    pub fn book(&self, writes: u32, deadline: Option<Deadline>) -> bool {
+    pub(crate) fn book(&self, writes: u32, deadline: Option<Deadline>) -> bool {
         let mut state = self.state();
         if deadline.is_some_and(|d| !self.fits_in(&state, writes, d)) {
             return false;
@@ -154,7 +154,7 @@ impl Governor {
     }
 
     /// Gives back `writes` booked writes: asked for now, or never to be.
-    pub fn unbook(&self, writes: u32) {
+    pub(crate) fn unbook(&self, writes: u32) {
         let mut state = self.state();
         state.booked = state.booked.saturating_sub(writes);
     }
@@ -164,7 +164,7 @@ impl Governor {
     /// # Errors
     ///
     /// [`Deferred`] when the turn could only come after `deadline`: nothing is sent.
-    pub async fn acquire(&self, deadline: Option<Deadline>) -> Result<Permit<'_>, Deferred> {
+    pub(crate) async fn acquire(&self, deadline: Option<Deadline>) -> Result<Permit<'_>, Deferred> {
         let started = Instant::now();
         self.refuse_past(deadline, started)?;
         self.state().queued += 1;
@@ -200,7 +200,7 @@ impl Governor {
     }
 
     /// Learns from an answer that GitHub limited (any call, read or write).
-    pub fn learn(&self, limit: Limit) {
+    pub(crate) fn learn(&self, limit: Limit) {
         self.metrics.rate_limited(limit.kind.as_str());
         let mut state = self.state();
         let wait = if let Some(wait) = limit.wait {
@@ -225,7 +225,7 @@ impl Governor {
     }
 
     /// A write answered without a limit: the fallback starts again from a minute.
-    pub fn answered(&self) {
+    pub(crate) fn answered(&self) {
         self.state().strikes = 0;
     }
 }
@@ -233,7 +233,7 @@ impl Governor {
 /// A delivery's booked writes: each write it sends takes one; what is left when the last
 /// clone of its client goes is given back.
 #[derive(Default)]
-pub struct Booking {
+pub(crate) struct Booking {
     pub(crate) governor: std::sync::Mutex<Option<std::sync::Arc<Governor>>>,
     pub(crate) left: std::sync::atomic::AtomicU32,
     pub(crate) booked: std::sync::atomic::AtomicBool,

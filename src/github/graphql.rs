@@ -11,30 +11,30 @@ use crate::github::error::GitHubError;
 
 /// One entry of a GraphQL answer's `errors`.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-pub struct GraphqlError {
+pub(crate) struct GraphqlError {
     /// GitHub's error type (`STALE_DATA`, `NOT_FOUND`, …), when it gives one.
     #[serde(rename = "type", default)]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
     #[serde(default)]
-    pub message: String,
+    pub(crate) message: String,
     /// The field it struck, from the root (`["repository", "pullRequest"]`).
     #[serde(default)]
-    pub path: Vec<Value>,
+    pub(crate) path: Vec<Value>,
 }
 
 /// A 200 answer: `data` (null fields where an error struck) and the errors.
 #[derive(Debug, Clone, Deserialize)]
 pub struct GraphqlAnswer {
     #[serde(default)]
-    pub data: Value,
+    pub(crate) data: Value,
     #[serde(default)]
-    pub errors: Vec<GraphqlError>,
+    pub(crate) errors: Vec<GraphqlError>,
 }
 
 impl GraphqlAnswer {
     /// The first error of GitHub's type `kind`.
     #[must_use]
-    pub fn error_of(&self, kind: &str) -> Option<&GraphqlError> {
+    pub(crate) fn error_of(&self, kind: &str) -> Option<&GraphqlError> {
         self.errors.iter().find(|e| e.kind.as_deref() == Some(kind))
     }
 
@@ -43,7 +43,7 @@ impl GraphqlAnswer {
     /// # Errors
     ///
     /// [`GitHubError::Decode`] when the answer carries errors or its data has another shape.
-    pub fn decode<T: serde::de::DeserializeOwned>(
+    pub(crate) fn decode<T: serde::de::DeserializeOwned>(
         self,
         route: &'static str,
     ) -> Result<T, GitHubError> {

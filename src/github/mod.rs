@@ -19,7 +19,8 @@ pub(crate) mod retry;
 pub(crate) mod token;
 pub mod views_mutation;
 
-pub use api::{Api, ApiResponse, Call};
+pub use api::Api;
+pub(crate) use api::{ApiResponse, Call};
 pub use client::{GitHubApp, GitHubSettings, PrivateKey};
 pub use error::GitHubError;
 pub use retry::RetryPolicy;

@@ -11,34 +11,34 @@ use crate::engine::packet_context::{FolderFile, SeenRun, TaskIssue};
 use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, RepoName};
 
-pub const ROUTE: &str = "POST /graphql PacketReads";
+pub(crate) const ROUTE: &str = "POST /graphql PacketReads";
 
 /// At most this many covered issues are read; further task ids are listed alone.
-pub const MAX_ISSUES: usize = 50;
+pub(crate) const MAX_ISSUES: usize = 50;
 
 /// What the query asks.
-pub struct Ask<'a> {
-    pub repo: &'a RepoName,
+pub(crate) struct Ask<'a> {
+    pub(crate) repo: &'a RepoName,
     /// `<default branch>:<decisions_path>`.
-    pub decisions: String,
+    pub(crate) decisions: String,
     /// The candidate commit, when its check runs are wanted.
-    pub candidate: Option<&'a CommitSha>,
+    pub(crate) candidate: Option<&'a CommitSha>,
     /// Issue numbers, at most [`MAX_ISSUES`].
-    pub issues: &'a [u64],
+    pub(crate) issues: &'a [u64],
 }
 
 /// What came back; `None` where GitHub gave no answer for the part.
 #[derive(Debug, Default)]
-pub struct PacketReads {
+pub(crate) struct PacketReads {
     /// Per asked number: the issue, or `None` when it is no issue (a pull request, or none).
-    pub issues: Option<Vec<(u64, Option<TaskIssue>)>>,
-    pub runs: Option<Vec<SeenRun>>,
-    pub decisions: Option<Vec<FolderFile>>,
+    pub(crate) issues: Option<Vec<(u64, Option<TaskIssue>)>>,
+    pub(crate) runs: Option<Vec<SeenRun>>,
+    pub(crate) decisions: Option<Vec<FolderFile>>,
 }
 
 /// The document for `issues` numbers: one aliased `issueOrPullRequest` each.
 #[must_use]
-pub fn document(issues: usize) -> String {
+pub(crate) fn document(issues: usize) -> String {
     let mut vars = String::from(
         "$owner: String!, $name: String!, $decisions: String!, $candidate: GitObjectID!, $withChecks: Boolean!",
     );
@@ -109,7 +109,7 @@ fragment Task on IssueOrPullRequest {{
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers other than a GraphQL response;
 /// an error inside the answer leaves its part out.
-pub async fn packet_reads(api: &Api, ask: &Ask<'_>) -> Result<PacketReads, GitHubError> {
+pub(crate) async fn packet_reads(api: &Api, ask: &Ask<'_>) -> Result<PacketReads, GitHubError> {
     let issues = &ask.issues[..ask.issues.len().min(MAX_ISSUES)];
     // An absent candidate still needs a well-formed id; the part is not included then.
     let placeholder = "0".repeat(40);

@@ -14,7 +14,7 @@ use octocrab::FromResponse;
 use crate::github::{Api, ApiResponse, Call, GitHubError};
 
 /// How many pages a listing reads at most (10,000 items at 100 a page).
-pub const MAX_PAGES: usize = 100;
+pub(crate) const MAX_PAGES: usize = 100;
 
 /// The query of the `rel="next"` link in `headers`, when its characters are those of a
 /// query GitHub builds (no fragment, no second `?`, no path).
@@ -35,7 +35,7 @@ pub async fn next_query(headers: &HeaderMap) -> Option<String> {
 }
 
 /// One GET listing, read a page at a time, at most `max_pages` pages.
-pub struct Listing<'a> {
+pub(crate) struct Listing<'a> {
     api: &'a Api,
     route: &'static str,
     base: String,
@@ -48,7 +48,7 @@ pub struct Listing<'a> {
 impl<'a> Listing<'a> {
     /// The listing at `path`, which carries its own query (`per_page` and filters).
     #[must_use]
-    pub fn new(api: &'a Api, route: &'static str, path: &str, max_pages: usize) -> Self {
+    pub(crate) fn new(api: &'a Api, route: &'static str, path: &str, max_pages: usize) -> Self {
         Self {
             api,
             route,
@@ -66,7 +66,7 @@ impl<'a> Listing<'a> {
     ///
     /// [`GitHubError`] when GitHub cannot be reached or answers with a status this
     /// function does not expect.
-    pub async fn next_page(&mut self) -> Result<Option<ApiResponse>, GitHubError> {
+    pub(crate) async fn next_page(&mut self) -> Result<Option<ApiResponse>, GitHubError> {
         let Some(at) = self.next.take() else {
             return Ok(None);
         };
@@ -84,7 +84,7 @@ impl<'a> Listing<'a> {
 
     /// Whether GitHub named a next page that `max_pages` left unread.
     #[must_use]
-    pub fn cut_short(&self) -> bool {
+    pub(crate) fn cut_short(&self) -> bool {
         self.cut_short
     }
 }
@@ -96,7 +96,7 @@ impl<'a> Listing<'a> {
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with a status this function
 /// does not expect.
-pub async fn get_all(
+pub(crate) async fn get_all(
     api: &Api,
     route: &'static str,
     path: &str,

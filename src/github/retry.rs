@@ -27,7 +27,7 @@ impl Default for RetryPolicy {
 
 /// What one attempt produced, as far as retrying cares.
 #[derive(Debug, Clone, Copy)]
-pub enum Attempt<'a> {
+pub(crate) enum Attempt<'a> {
     Answered {
         status: u16,
         retry_after: Option<&'a str>,
@@ -40,7 +40,7 @@ pub enum Attempt<'a> {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RetryDecision {
+pub(crate) enum RetryDecision {
     /// Keep this answer.
     Accept,
     Retry(Duration),
@@ -53,7 +53,7 @@ pub enum RetryDecision {
 impl RetryPolicy {
     /// `attempt` counts from 1; `now` is seconds since the epoch (for `x-ratelimit-reset`).
     #[must_use]
-    pub fn decide(
+    pub(crate) fn decide(
         &self,
         attempt: u32,
         idempotent: bool,
@@ -117,7 +117,7 @@ fn rate_limit_wait(
 /// limit (`x-ratelimit-remaining: 0`, until `x-ratelimit-reset`), or GitHub's secondary
 /// limit message (no time named). `None` for any other answer.
 #[must_use]
-pub fn limit_of(
+pub(crate) fn limit_of(
     status: u16,
     retry_after: Option<&str>,
     remaining: Option<&str>,
@@ -149,7 +149,7 @@ pub fn limit_of(
 
 /// The primary limit, spent until `reset` (Unix seconds; a minute when absent).
 #[must_use]
-pub fn primary_until(reset: Option<&str>, now: u64) -> Limit {
+pub(crate) fn primary_until(reset: Option<&str>, now: u64) -> Limit {
     let reset = reset
         .and_then(|v| v.trim().parse::<u64>().ok())
         .unwrap_or(now + 60);

@@ -20,7 +20,7 @@ use crate::metrics::Metrics;
 /// # Errors
 ///
 /// [`GitHubError::Setup`] when the API URL or the HTTP client cannot be set up.
-pub fn token_api(
+pub(crate) fn token_api(
     api_url: &str,
     token: &SecretString,
     timeout: Duration,

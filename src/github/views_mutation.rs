@@ -34,7 +34,7 @@ pub struct Views<'a> {
 
 impl Views<'_> {
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.body.is_none() && self.reaction.is_none() && self.run.is_none()
     }
 }

@@ -12,43 +12,43 @@ use crate::engine::report::Problem;
 /// A pull request of a repository.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PullInput {
+pub(crate) struct PullInput {
     /// The repository, `OWNER/REPO`.
-    pub repo: String,
+    pub(crate) repo: String,
     /// The pull request number.
-    pub pr: u64,
+    pub(crate) pr: u64,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ValidateInput {
+pub(crate) struct ValidateInput {
     /// The `auditor_report_v1` report, as a JSON object (not a string).
-    pub report: Map<String, Value>,
+    pub(crate) report: Map<String, Value>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct PostInput {
+pub(crate) struct PostInput {
     /// The repository, `OWNER/REPO`.
-    pub repo: String,
+    pub(crate) repo: String,
     /// The pull request number.
-    pub pr: u64,
+    pub(crate) pr: u64,
     /// The `auditor_report_v1` report, as a JSON object (not a string).
-    pub report: Map<String, Value>,
+    pub(crate) report: Map<String, Value>,
     /// Post nothing when run N of the record already exists, so that a repeated dispatch
     /// never spends the budget twice.
     #[serde(default)]
-    pub expect_run: Option<u32>,
+    pub(crate) expect_run: Option<u32>,
 }
 
 /// One broken rule, as `auditloop validate` prints it (`rule: path: message`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ProblemOut {
+pub(crate) struct ProblemOut {
     /// Where: a JSON path such as `findings[0].claim`, or `$` for the whole report.
-    pub path: String,
+    pub(crate) path: String,
     /// The rule's stable name, such as `shape` or `placeholder`.
-    pub rule: String,
-    pub message: String,
+    pub(crate) rule: String,
+    pub(crate) message: String,
 }
 
 impl From<&Problem> for ProblemOut {
@@ -62,39 +62,39 @@ impl From<&Problem> for ProblemOut {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ValidateOutput {
+pub(crate) struct ValidateOutput {
     /// The report has no problem: `post_report` would post it.
-    pub ok: bool,
+    pub(crate) ok: bool,
     /// The normalized report's digest, `sha256:…`, when it is valid.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
     /// Every problem found, in `validate`'s order.
-    pub problems: Vec<ProblemOut>,
+    pub(crate) problems: Vec<ProblemOut>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct PostOutput {
+pub(crate) struct PostOutput {
     /// One `/audit report` comment was posted.
-    pub posted: bool,
+    pub(crate) posted: bool,
     /// The comment's address, when posted.
-    pub comment_url: Option<String>,
+    pub(crate) comment_url: Option<String>,
     /// Why nothing was posted.
-    pub reason: Option<String>,
+    pub(crate) reason: Option<String>,
     /// The report's problems, when it has any.
-    pub problems: Vec<ProblemOut>,
+    pub(crate) problems: Vec<ProblemOut>,
 }
 
 /// A repository.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RepoInput {
+pub(crate) struct RepoInput {
     /// The repository, `OWNER/REPO`.
-    pub repo: String,
+    pub(crate) repo: String,
 }
 
 /// Every audited open PR, exactly as `auditloop status --repo --json` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct AuditList(pub Value);
+pub(crate) struct AuditList(pub(crate) Value);
 
 impl JsonSchema for AuditList {
     fn schema_name() -> Cow<'static, str> {
@@ -130,7 +130,7 @@ impl JsonSchema for AuditList {
 /// The audit packet, exactly as `auditloop packet` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
-pub struct Packet(pub Value);
+pub(crate) struct Packet(pub(crate) Value);
 
 impl JsonSchema for Packet {
     fn schema_name() -> Cow<'static, str> {

@@ -5,14 +5,14 @@
 mod io;
 mod tools;
 
-pub use tools::{Remote, Tools};
+pub(crate) use tools::{Remote, Tools};
 
 /// Serves the tools until the client closes standard input.
 ///
 /// # Errors
 ///
 /// When the protocol cannot start on standard input and output, or the session ends in error.
-pub async fn serve(remote: Remote) -> anyhow::Result<()> {
+pub(crate) async fn serve(remote: Remote) -> anyhow::Result<()> {
     use rmcp::ServiceExt as _;
     let running = Tools::new(remote).serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;

@@ -30,14 +30,14 @@ use crate::remote::status_view::GateStatus;
 /// How the tools reach GitHub: the rules `packet` and `post` follow (docs/reference.md#command-line). No
 /// `Debug`: it holds the token.
 #[derive(Clone)]
-pub struct Remote {
-    pub token: Option<String>,
-    pub github_api_url: String,
-    pub operator_min: Assurance,
+pub(crate) struct Remote {
+    pub(crate) token: Option<String>,
+    pub(crate) github_api_url: String,
+    pub(crate) operator_min: Assurance,
 }
 
 #[derive(Clone)]
-pub struct Tools {
+pub(crate) struct Tools {
     remote: Arc<Remote>,
     tool_router: ToolRouter<Self>,
 }
@@ -101,7 +101,7 @@ impl Tools {
 #[tool_router]
 impl Tools {
     #[must_use]
-    pub fn new(remote: Remote) -> Self {
+    pub(crate) fn new(remote: Remote) -> Self {
         Tools {
             remote: Arc::new(remote),
             tool_router: Self::tool_router(),

@@ -23,7 +23,7 @@ use crate::server::signature::WebhookSecrets;
 /// # Errors
 ///
 /// The [`ConfigError`] naming `AUDITLOOP_LISTEN` when the address does not parse.
-pub fn listen(
+pub(crate) fn listen(
     flag: Option<String>,
     env: &dyn Fn(&str) -> Option<String>,
     default: &str,
@@ -36,33 +36,33 @@ pub fn listen(
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
+pub(crate) enum LogFormat {
     Pretty,
     Json,
 }
 
 #[derive(Debug, Clone)]
-pub struct LogConfig {
-    pub filter: String,
-    pub format: LogFormat,
+pub(crate) struct LogConfig {
+    pub(crate) filter: String,
+    pub(crate) format: LogFormat,
 }
 
 /// Everything `serve` needs, resolved and checked.
 #[derive(Debug, Clone)]
 pub struct ServeConfig {
     pub app_id: u64,
-    pub private_key: PrivateKey,
+    pub(crate) private_key: PrivateKey,
     pub webhook_secrets: WebhookSecrets,
     pub github_api_url: String,
     pub listen: SocketAddr,
-    pub trust_store: Option<PathBuf>,
-    pub min_assurance: Assurance,
+    pub(crate) trust_store: Option<PathBuf>,
+    pub(crate) min_assurance: Assurance,
     /// Zero when redelivery sweeps are disabled.
     pub redeliver_interval: Duration,
     /// Zero when reconcile sweeps are disabled.
-    pub reconcile_interval: Duration,
+    pub(crate) reconcile_interval: Duration,
     /// The least time between two writes of one installation.
-    pub write_gap: Duration,
+    pub(crate) write_gap: Duration,
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -143,7 +143,10 @@ fn webhook_secret(
 
 impl ServeConfig {
     /// True when no App credential at all is configured: `serve` then points to `setup`.
-    pub fn has_no_credentials(args: &ServeArgs, env: &dyn Fn(&str) -> Option<String>) -> bool {
+    pub(crate) fn has_no_credentials(
+        args: &ServeArgs,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> bool {
         APP_ID.read(args.app_id.clone(), env).is_none()
             && PRIVATE_KEY.read(args.private_key.clone(), env).is_none()
             && PRIVATE_KEY_PATH
@@ -301,7 +304,7 @@ impl LogConfig {
     /// # Errors
     ///
     /// The [`ConfigError`] of a log format or filter that is invalid.
-    pub fn resolve(
+    pub(crate) fn resolve(
         args: &LogArgs,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Self, ConfigError> {

@@ -11,33 +11,33 @@ use std::sync::{Arc, Mutex};
 use super::snapshot::{Files, Snapshot};
 use crate::ids::{CommitSha, ObjectSha, RepoName};
 
-pub const MAX_BRANCHES: usize = 256;
-pub const MAX_BRANCH_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_BRANCHES: usize = 256;
+pub(crate) const MAX_BRANCH_BYTES: usize = 32 * 1024 * 1024;
 
 /// A file's text and the blob it is (`None`: written by us, blob SHA not asked for).
 #[derive(Debug, Clone)]
 pub(super) struct Known {
-    pub sha: Option<ObjectSha>,
-    pub text: Arc<str>,
+    pub(crate) sha: Option<ObjectSha>,
+    pub(crate) text: Arc<str>,
 }
 
 /// One branch at one commit.
 #[derive(Debug, Clone)]
 pub(super) struct Branch {
-    pub etag: Option<String>,
-    pub commit: CommitSha,
-    pub parents: Vec<CommitSha>,
-    pub tree: Option<ObjectSha>,
-    pub blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
-    pub contents: HashMap<String, Known>,
+    pub(crate) etag: Option<String>,
+    pub(crate) commit: CommitSha,
+    pub(crate) parents: Vec<CommitSha>,
+    pub(crate) tree: Option<ObjectSha>,
+    pub(crate) blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
+    pub(crate) contents: HashMap<String, Known>,
     /// The last read found the branch moved by someone else (another replica): the next
     /// read likely will too, so the first reads ask for the files ahead.
-    pub moved: bool,
+    pub(crate) moved: bool,
 }
 
 impl Branch {
     /// The text of `path` at this commit, if known.
-    pub fn text(&self, path: &str) -> Option<&Arc<str>> {
+    pub(crate) fn text(&self, path: &str) -> Option<&Arc<str>> {
         let blob = self.blobs.get(path)?;
         self.contents
             .get(path)
@@ -85,7 +85,7 @@ impl RecordsCache {
     /// The first reads of a delivery found the branch at `head`: whether someone else
     /// moved it since this process last knew it, which the next delivery's first reads
     /// go by (see `read::likely_moved`).
-    pub fn saw_head(&self, repo: &RepoName, branch: &str, head: Option<&CommitSha>) {
+    pub(crate) fn saw_head(&self, repo: &RepoName, branch: &str, head: Option<&CommitSha>) {
         let mut map = self.map();
         if let Some(c) = map.get_mut(&key(repo, branch)) {
             let moved = Some(&c.commit) != head;

@@ -16,13 +16,13 @@ mod write;
 
 pub use cache::RecordsCache;
 pub use graphql::{RECORDS_COMMIT, RECORDS_LANDED};
-pub use pull::{index_of, record_named, record_of_pull};
-pub use read::read_ref as head;
-pub use read::{likely_moved, read, read_with, Expected, Reuse, MAX_LISTED, MAX_LOAD_ROUNDS};
-pub use read_at::{blob_at, read_at};
-pub use recover::{create_branch, is_records_commit};
+pub(crate) use pull::{index_of, record_named, record_of_pull};
+pub(crate) use read::likely_moved;
+pub(crate) use read::read_ref as head;
+pub use read::{read, read_with, Reuse};
+pub(crate) use read_at::{blob_at, read_at};
+pub(crate) use recover::{create_branch, is_records_commit};
 pub use snapshot::{Files, Snapshot};
-pub use wanted::{PerRound, Wanted};
-pub use write::{
-    commit_change, commit_change_with, contains, with_skip_ci, Change, CommitOutcome, MAX_ATTEMPTS,
-};
+pub(crate) use wanted::{PerRound, Wanted};
+pub use write::{commit_change, Change, CommitOutcome, MAX_ATTEMPTS};
+pub(crate) use write::{commit_change_with, contains};

@@ -9,14 +9,14 @@ use crate::records::{Files, Snapshot};
 
 /// The index among `files`, when it was read and parses.
 #[must_use]
-pub fn index_of(files: &Files) -> Option<Index> {
+pub(crate) fn index_of(files: &Files) -> Option<Index> {
     files.get(INDEX_PATH).and_then(|t| Index::parse(t).ok())
 }
 
 /// The record `index` maps `pr` to (`None`: none); `Err` when it is missing, does not load,
 /// or disagrees with the index (another id, or bound to another PR).
 #[must_use]
-pub fn record_of_pull(
+pub(crate) fn record_of_pull(
     snapshot: &Snapshot,
     index: &Index,
     pr: PrNumber,
@@ -37,7 +37,7 @@ pub fn record_of_pull(
 /// The record `id` (`None`: listed but not read); `Err` when it is missing or does not load,
 /// or its file holds another record.
 #[must_use]
-pub fn record_named(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
+pub(crate) fn record_named(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
     let path = record_path(id);
     if !snapshot.contains(&path) {
         return Some(Err(format!(

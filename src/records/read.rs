@@ -20,7 +20,7 @@ use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 /// How many times `wanted` is asked again after new files arrive ("read the index, then
 /// the record it names" takes two rounds).
-pub const MAX_LOAD_ROUNDS: usize = 3;
+pub(crate) const MAX_LOAD_ROUNDS: usize = 3;
 
 pub(super) fn repo_path(repo: &RepoName, rest: &str) -> String {
     format!("/repos/{}/{}/{rest}", repo.owner(), repo.name())
@@ -32,7 +32,7 @@ pub(super) fn repo_path(repo: &RepoName, rest: &str) -> String {
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn read_ref(
+pub(crate) async fn read_ref(
     api: &Api,
     repo: &RepoName,
     branch: &str,
@@ -241,22 +241,22 @@ pub async fn read_with(
 
 /// The most files a branch may hold for a first read to ask for its whole listing in the
 /// query: GraphQL answers within a time limit, REST's tree listing holds far more.
-pub const MAX_LISTED: usize = 5_000;
+pub(crate) const MAX_LISTED: usize = 5_000;
 
 /// What a first read expects of a branch it will likely find moved.
 #[derive(Debug, Default)]
-pub struct Expected {
+pub(crate) struct Expected {
     /// The texts this process knows of the files `wanted` picks first (the index), from
     /// which it can guess what to ask for ahead.
-    pub known: Files,
+    pub(crate) known: Files,
     /// Whether the listing is small enough to ask in the query (see [`MAX_LISTED`]).
-    pub list: bool,
+    pub(crate) list: bool,
 }
 
 /// Whether the next read of `branch` will likely find it at a commit this process has not
 /// seen: it knows the branch not at all, or found it moved by someone else the last time.
 #[must_use]
-pub fn likely_moved(
+pub(crate) fn likely_moved(
     cache: &RecordsCache,
     repo: &RepoName,
     branch: &str,

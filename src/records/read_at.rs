@@ -18,7 +18,7 @@ use crate::ids::{CommitSha, ObjectSha, RepoName};
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn read_at(
+pub(crate) async fn read_at(
     api: &Api,
     repo: &RepoName,
     commit: CommitSha,
@@ -51,7 +51,7 @@ pub async fn read_at(
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn blob_at(
+pub(crate) async fn blob_at(
     api: &Api,
     repo: &RepoName,
     commit: &CommitSha,

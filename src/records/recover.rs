@@ -21,7 +21,7 @@ struct CommitMessage {
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn is_records_commit(
+pub(crate) async fn is_records_commit(
     api: &Api,
     repo: &RepoName,
     sha: &CommitSha,
@@ -48,7 +48,7 @@ pub async fn is_records_commit(
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn create_branch(
+pub(crate) async fn create_branch(
     api: &Api,
     repo: &RepoName,
     branch: &str,

@@ -38,7 +38,7 @@ impl Snapshot {
     }
 
     /// The blob SHA of `path` on the branch, when it exists and was not written by us since.
-    pub fn blob_sha(&self, path: &str) -> Option<&ObjectSha> {
+    pub(crate) fn blob_sha(&self, path: &str) -> Option<&ObjectSha> {
         self.blobs.get(path).and_then(Option::as_ref)
     }
 

@@ -19,7 +19,7 @@ impl<F: Fn(&str, &Files) -> bool> Wanted for F {
 }
 
 /// A picker built once per round from what that round knows (say, the parsed index).
-pub struct PerRound<F>(pub F);
+pub(crate) struct PerRound<F>(pub(crate) F);
 
 impl<F, P> Wanted for PerRound<F>
 where

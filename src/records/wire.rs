@@ -18,86 +18,86 @@ pub(super) const COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
 
 #[derive(Debug, Deserialize)]
 pub(super) struct Sha {
-    pub sha: String,
+    pub(crate) sha: String,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct RefObject {
     #[serde(rename = "type")]
-    pub kind: String,
-    pub sha: String,
+    pub(crate) kind: String,
+    pub(crate) sha: String,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct RefBody {
-    pub object: RefObject,
+    pub(crate) object: RefObject,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct CommitBody {
-    pub sha: String,
-    pub tree: Sha,
+    pub(crate) sha: String,
+    pub(crate) tree: Sha,
     #[serde(default)]
-    pub parents: Vec<Sha>,
+    pub(crate) parents: Vec<Sha>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct TreeEntry {
-    pub path: String,
+    pub(crate) path: String,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub(crate) kind: String,
     #[serde(default)]
-    pub sha: Option<String>,
+    pub(crate) sha: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct TreeBody {
-    pub sha: String,
-    pub tree: Vec<TreeEntry>,
+    pub(crate) sha: String,
+    pub(crate) tree: Vec<TreeEntry>,
     #[serde(default)]
-    pub truncated: bool,
+    pub(crate) truncated: bool,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct BlobBody {
-    pub content: String,
+    pub(crate) content: String,
     #[serde(default)]
-    pub encoding: Option<String>,
+    pub(crate) encoding: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 pub(super) struct CompareBody {
-    pub status: String,
+    pub(crate) status: String,
 }
 
 #[derive(Debug, Serialize)]
 pub(super) struct NewEntry<'a> {
-    pub path: &'a str,
-    pub mode: &'static str,
+    pub(crate) path: &'a str,
+    pub(crate) mode: &'static str,
     #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub content: &'a str,
+    pub(crate) kind: &'static str,
+    pub(crate) content: &'a str,
 }
 
 #[derive(Debug, Serialize)]
 pub(super) struct NewTree<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub base_tree: Option<&'a str>,
-    pub tree: Vec<NewEntry<'a>>,
+    pub(crate) base_tree: Option<&'a str>,
+    pub(crate) tree: Vec<NewEntry<'a>>,
 }
 
 #[derive(Debug, Serialize)]
 pub(super) struct NewCommit<'a> {
-    pub message: &'a str,
-    pub tree: &'a str,
-    pub parents: Vec<&'a str>,
+    pub(crate) message: &'a str,
+    pub(crate) tree: &'a str,
+    pub(crate) parents: Vec<&'a str>,
 }
 
 #[derive(Debug, Serialize)]
 pub(super) struct NewRef<'a> {
     #[serde(rename = "ref")]
-    pub name: String,
-    pub sha: &'a str,
+    pub(crate) name: String,
+    pub(crate) sha: &'a str,
 }
 
 fn decode_error(route: &'static str, message: impl Into<String>) -> GitHubError {

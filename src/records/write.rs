@@ -48,7 +48,7 @@ pub enum CommitOutcome<E> {
 /// The first line of a commit message ends with `[skip ci]`, so records never start
 /// workflows (GitHub looks for it anywhere in the message; the first line is what logs show).
 #[must_use]
-pub fn with_skip_ci(message: &str) -> String {
+pub(crate) fn with_skip_ci(message: &str) -> String {
     let trimmed = message.trim_end();
     let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
     let first = first.trim_end();
@@ -95,7 +95,7 @@ pub async fn commit_change<E>(
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn commit_change_with<E>(
+pub(crate) async fn commit_change_with<E>(
     api: &Api,
     repo: &RepoName,
     branch: &str,
@@ -297,7 +297,7 @@ async fn landed_or(
 ///
 /// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
 /// read.
-pub async fn contains(
+pub(crate) async fn contains(
     api: &Api,
     repo: &RepoName,
     head: &CommitSha,

@@ -18,30 +18,30 @@ use crate::ids::{PrNumber, RepoName};
 use crate::records::{self, Snapshot};
 
 #[derive(clap::Args, Debug, Clone)]
-pub struct RemoteArgs {
+pub(crate) struct RemoteArgs {
     /// The repository, OWNER/REPO.
     #[arg(long)]
-    pub repo: RepoName,
+    pub(crate) repo: RepoName,
     /// The pull request number.
     #[arg(long)]
-    pub pr: u64,
+    pub(crate) pr: u64,
     /// A token that can read the repository (and, for `post`, comment on pull requests).
     #[arg(long, env = "GITHUB_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// REST base URL; GitHub Enterprise Server is `https://HOST/api/v3`.
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
-    pub github_api_url: String,
+    pub(crate) github_api_url: String,
     /// The records branch; by default the one `.github/auditloop.yml` names on the
     /// default branch.
     #[arg(long)]
-    pub records_branch: Option<String>,
+    pub(crate) records_branch: Option<String>,
 }
 
 impl RemoteArgs {
     /// # Errors
     ///
     /// When no token is given or the client cannot be built for the API URL.
-    pub fn api(&self) -> anyhow::Result<Api> {
+    pub(crate) fn api(&self) -> anyhow::Result<Api> {
         let Some(token) = self.token.as_deref().filter(|t| !t.trim().is_empty()) else {
             bail!("no token: pass --token or set GITHUB_TOKEN");
         };
@@ -54,7 +54,7 @@ impl RemoteArgs {
     /// # Errors
     ///
     /// When the repository configuration cannot be read from GitHub.
-    pub async fn records_branch(&self, api: &Api) -> anyhow::Result<String> {
+    pub(crate) async fn records_branch(&self, api: &Api) -> anyhow::Result<String> {
         if let Some(b) = &self.records_branch {
             return Ok(b.clone());
         }
@@ -68,7 +68,7 @@ impl RemoteArgs {
     ///
     /// When the repository or its configuration cannot be read from GitHub, or the
     /// configuration does not parse.
-    pub async fn rules(&self, api: &Api) -> anyhow::Result<Rules> {
+    pub(crate) async fn rules(&self, api: &Api) -> anyhow::Result<Rules> {
         let repo = rest::get_repo(api, &self.repo)
             .await
             .with_context(|| format!("reading {}", self.repo))?;
@@ -90,19 +90,19 @@ impl RemoteArgs {
 }
 
 /// The repository's default branch and the configuration on it.
-pub struct Rules {
-    pub default_branch: String,
-    pub config: RepoConfig,
+pub(crate) struct Rules {
+    pub(crate) default_branch: String,
+    pub(crate) config: RepoConfig,
 }
 
 /// The PR's record, the snapshot it was read from, and its stored reports by run.
-pub struct Loaded {
-    pub record: Record,
-    pub snapshot: Snapshot,
-    pub branch: String,
-    pub reports: BTreeMap<u32, serde_json::Value>,
+pub(crate) struct Loaded {
+    pub(crate) record: Record,
+    pub(crate) snapshot: Snapshot,
+    pub(crate) branch: String,
+    pub(crate) reports: BTreeMap<u32, serde_json::Value>,
     /// The repository's pattern library (docs/reference.md#the-pattern-library), when the branch holds one that parses.
-    pub patterns: Option<Library>,
+    pub(crate) patterns: Option<Library>,
 }
 
 /// Reads the PR's record (and, with `reports`, every stored report of it and the pattern
@@ -111,7 +111,7 @@ pub struct Loaded {
 /// # Errors
 ///
 /// When a GitHub read fails or the stored record does not load.
-pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
+pub(crate) async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
     let branch = args.records_branch(api).await?;
     load_on(args, api, reports, branch).await
 }
@@ -121,7 +121,7 @@ pub async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result
 /// # Errors
 ///
 /// When a GitHub read fails or the stored record does not load.
-pub async fn load_on(
+pub(crate) async fn load_on(
     args: &RemoteArgs,
     api: &Api,
     reports: bool,
@@ -189,7 +189,7 @@ pub async fn load_on(
 /// # Errors
 ///
 /// When the runtime cannot start, or with `task`'s own error.
-pub fn run_async<T>(
+pub(crate) fn run_async<T>(
     task: impl std::future::Future<Output = anyhow::Result<T>>,
 ) -> anyhow::Result<T> {
     tokio::runtime::Builder::new_current_thread()

@@ -19,9 +19,9 @@ use crate::github::rest::{self, COMPARE_FILES_LIMIT};
 use crate::github::Api;
 
 #[derive(clap::Args, Debug)]
-pub struct PacketArgs {
+pub(crate) struct PacketArgs {
     #[command(flatten)]
-    pub remote: RemoteArgs,
+    pub(crate) remote: RemoteArgs,
 }
 
 /// The compare from the last audited candidate to the current one, when they differ.
@@ -59,7 +59,10 @@ async fn delta(remote: &RemoteArgs, api: &Api, record: &Record) -> anyhow::Resul
 /// # Errors
 ///
 /// When a GitHub read fails or the PR has no record that loads.
-pub async fn packet_json(remote: &RemoteArgs, api: &Api) -> anyhow::Result<serde_json::Value> {
+pub(crate) async fn packet_json(
+    remote: &RemoteArgs,
+    api: &Api,
+) -> anyhow::Result<serde_json::Value> {
     let rules = remote.rules(api).await?;
     let branch = remote
         .records_branch
@@ -124,7 +127,7 @@ async fn context(
 /// # Errors
 ///
 /// When the token is missing, a GitHub read fails, or the output cannot be written.
-pub fn run(args: &PacketArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &PacketArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = run_async(async {
         let api = args.remote.api()?;
         let value = packet_json(&args.remote, &api).await?;

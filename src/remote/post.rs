@@ -15,21 +15,21 @@ use crate::ids::PrNumber;
 
 /// What `post` and the `post_report` tool say before they post
 /// (docs/reference.md#independence-of-the-auditor).
-pub const INDEPENDENCE: &str = "the report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login wrote the pull request or set its current candidate (pushed it, or ran `/audit new` or `/audit baseline`)";
+pub(crate) const INDEPENDENCE: &str = "the report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login wrote the pull request or set its current candidate (pushed it, or ran `/audit new` or `/audit baseline`)";
 
 /// GitHub refuses a comment longer than this (docs/reference.md#posting-a-report).
-pub const COMMENT_LIMIT: usize = 65_536;
+pub(crate) const COMMENT_LIMIT: usize = 65_536;
 
 #[derive(clap::Args, Debug)]
-pub struct PostArgs {
+pub(crate) struct PostArgs {
     #[command(flatten)]
-    pub remote: RemoteArgs,
+    pub(crate) remote: RemoteArgs,
     /// Post nothing when run N of the record already exists: a repeated dispatch never
     /// spends the budget twice.
     #[arg(long)]
-    pub expect_run: Option<u32>,
+    pub(crate) expect_run: Option<u32>,
     /// The report file, or `-` for standard input.
-    pub report: PathBuf,
+    pub(crate) report: PathBuf,
 }
 
 /// The comment `post` sends: the command line and the report in one fenced JSON block.
@@ -40,7 +40,7 @@ pub fn comment_body(report_text: &str) -> String {
 
 /// Why a report is not posted, before any call.
 #[derive(Debug)]
-pub enum Unpostable {
+pub(crate) enum Unpostable {
     /// The problems `validate` finds, in its order.
     Problems(Vec<Problem>),
     /// The comment would pass GitHub's limit; the words say by how much.
@@ -52,7 +52,7 @@ pub enum Unpostable {
 /// # Errors
 ///
 /// [`Unpostable`] when the report has a problem or the comment would be too long.
-pub fn prepare(text: &str) -> Result<String, Unpostable> {
+pub(crate) fn prepare(text: &str) -> Result<String, Unpostable> {
     parse_report(text).map_err(Unpostable::Problems)?;
     let body = comment_body(text);
     let length = body.chars().count();
@@ -67,13 +67,13 @@ pub fn prepare(text: &str) -> Result<String, Unpostable> {
 
 /// What [`send`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sent {
+pub(crate) struct Sent {
     /// A comment was posted.
-    pub posted: bool,
+    pub(crate) posted: bool,
     /// The comment's address, when one was posted.
-    pub comment_url: Option<String>,
+    pub(crate) comment_url: Option<String>,
     /// The line `post` prints.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// Posts `body` on the PR, unless `expect_run` names a run the record already has.
@@ -81,7 +81,7 @@ pub struct Sent {
 /// # Errors
 ///
 /// When the record cannot be read (with `expect_run`) or the comment cannot be created.
-pub async fn send(
+pub(crate) async fn send(
     remote: &RemoteArgs,
     api: &Api,
     body: &str,
@@ -117,7 +117,7 @@ pub async fn send(
 ///
 /// When the report cannot be read, the comment would exceed GitHub's limit, the token is
 /// missing, or a GitHub call fails; a report with problems is exit code 1, not an error.
-pub fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let text = super::read_input(&args.report)?;
     eprintln!("{INDEPENDENCE}");
     let body = match prepare(&text) {

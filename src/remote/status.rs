@@ -19,30 +19,30 @@ use crate::github::Api;
 use crate::ids::{PrNumber, RepoName};
 
 #[derive(clap::Args, Debug)]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     /// The repository, OWNER/REPO.
     #[arg(long)]
-    pub repo: RepoName,
+    pub(crate) repo: RepoName,
     /// The pull request number; without it, every open PR of the repository that has an
     /// audit record, in the dashboard's sections.
     #[arg(long)]
-    pub pr: Option<u64>,
+    pub(crate) pr: Option<u64>,
     /// A token that can read the repository.
     #[arg(long, env = "GITHUB_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    pub(crate) token: Option<String>,
     /// REST base URL; GitHub Enterprise Server is `https://HOST/api/v3`.
     #[arg(long, env = "GITHUB_API_URL", default_value = "https://api.github.com")]
-    pub github_api_url: String,
+    pub(crate) github_api_url: String,
     /// The records branch; by default the one `.github/auditloop.yml` names on the
     /// default branch.
     #[arg(long)]
-    pub records_branch: Option<String>,
+    pub(crate) records_branch: Option<String>,
     /// Print `{"passes", "conclusion", "conditions", "record"}` as JSON (with `--pr`), or
     /// `{"pulls": [...]}` (without).
     #[arg(long)]
-    pub json: bool,
+    pub(crate) json: bool,
     #[command(flatten)]
-    pub assurance: AssuranceArg,
+    pub(crate) assurance: AssuranceArg,
 }
 
 impl StatusArgs {
@@ -60,17 +60,17 @@ impl StatusArgs {
 
 /// The operator's minimum assurance, which the gate holds a repository to (condition 9).
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct AssuranceArg {
+pub(crate) struct AssuranceArg {
     /// The operator minimum the app runs with, `standard` or `hardened`.
     #[arg(long, env = "AUDITLOOP_MIN_ASSURANCE")]
-    pub min_assurance: Option<String>,
+    pub(crate) min_assurance: Option<String>,
 }
 
 impl AssuranceArg {
     /// # Errors
     ///
     /// When the word is neither `standard` nor `hardened`.
-    pub fn resolve(&self) -> anyhow::Result<Assurance> {
+    pub(crate) fn resolve(&self) -> anyhow::Result<Assurance> {
         match self.min_assurance.as_deref().map(str::trim) {
             None | Some("" | "standard") => Ok(Assurance::Standard),
             Some("hardened") => Ok(Assurance::Hardened),
@@ -100,7 +100,7 @@ fn trust_in_force() -> anyhow::Result<Option<TrustStore>> {
 /// # Errors
 ///
 /// When the repository, the PR or the records branch cannot be read.
-pub async fn status(
+pub(crate) async fn status(
     remote: &RemoteArgs,
     api: &Api,
     operator_min: Assurance,
@@ -132,7 +132,7 @@ pub async fn status(
 
 /// The words for records that cannot be trusted.
 #[must_use]
-pub fn damaged_words(why: &str) -> String {
+pub(crate) fn damaged_words(why: &str) -> String {
     format!("cannot tell: the audit records are damaged: {why}")
 }
 
@@ -143,7 +143,7 @@ const CANNOT_TELL: u8 = 2;
 /// # Errors
 ///
 /// When the repository, its open PRs or the records branch cannot be read.
-pub async fn repo_status(
+pub(crate) async fn repo_status(
     remote: &RemoteArgs,
     api: &Api,
     operator_min: Assurance,
@@ -162,7 +162,7 @@ pub async fn repo_status(
 
 /// `{"pulls": [...]}`, as `status --repo --json` prints it and `list_audits` answers.
 #[must_use]
-pub fn repo_json(now: &RepoNow) -> serde_json::Value {
+pub(crate) fn repo_json(now: &RepoNow) -> serde_json::Value {
     serde_json::json!({ "pulls": now.pulls })
 }
 
@@ -213,7 +213,7 @@ fn write_out(text: serde_json::Result<String>, out: &mut dyn Write) -> anyhow::R
 }
 
 /// Prints the gate and exits 0, 1 or 2; every failure is said on standard error.
-pub fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
+pub(crate) fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     let Some(pr) = args.pr else {
         return run_repo(args, out);
     };

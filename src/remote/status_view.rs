@@ -16,76 +16,76 @@ use crate::engine::views::open_findings::ordered;
 pub struct GateStatus {
     /// The gate passes: the check run concludes `success`, or `neutral` when the repository
     /// requires no audit.
-    pub passes: bool,
+    pub(crate) passes: bool,
     /// The check run's conclusion: `success`, `failure`, `action_required`, `neutral` or
     /// `in_progress` (waiting for a required evidence check).
-    pub conclusion: String,
+    pub(crate) conclusion: String,
     /// The check run's title words.
-    pub title: String,
+    pub(crate) title: String,
     /// Every gate condition (docs/reference.md#gate-conditions), in order.
-    pub conditions: Vec<ConditionStatus>,
+    pub(crate) conditions: Vec<ConditionStatus>,
     /// The PR's audit record, when it has one that can be read.
-    pub record: Option<RecordStatus>,
+    pub(crate) record: Option<RecordStatus>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct ConditionStatus {
+pub(crate) struct ConditionStatus {
     /// The condition's number, 1 to 9.
-    pub n: u8,
-    pub title: String,
+    pub(crate) n: u8,
+    pub(crate) title: String,
     /// It holds; a condition waiting for an evidence check does not hold yet.
-    pub passes: bool,
+    pub(crate) passes: bool,
     /// Why it holds, or what is missing.
-    pub reason: String,
+    pub(crate) reason: String,
     /// The earlier condition this one fails only because of (the check run shows it as
     /// "waits on N" instead of a failure of its own).
-    pub waits_on: Option<u8>,
+    pub(crate) waits_on: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct RecordStatus {
-    pub id: String,
+pub(crate) struct RecordStatus {
+    pub(crate) id: String,
     /// `open`, `awaiting_human`, `certified` or `blocked`.
-    pub audit_state: String,
-    pub audit_blocked_reason: Option<String>,
-    pub latest_verdict: Option<String>,
-    pub candidate_artifact: String,
-    pub certified_artifact: Option<String>,
-    pub covered_tasks: Vec<String>,
-    pub budget: BudgetStatus,
+    pub(crate) audit_state: String,
+    pub(crate) audit_blocked_reason: Option<String>,
+    pub(crate) latest_verdict: Option<String>,
+    pub(crate) candidate_artifact: String,
+    pub(crate) certified_artifact: Option<String>,
+    pub(crate) covered_tasks: Vec<String>,
+    pub(crate) budget: BudgetStatus,
     /// `session_reported` or `authenticated`: the certification's grade as it counts now
     /// (a kept receipt that no longer verifies counts as `session_reported`); `null`
     /// before a certification.
-    pub certification_grade: Option<String>,
+    pub(crate) certification_grade: Option<String>,
     /// The certification's producer was authenticated by a receipt that still verifies.
-    pub producer_authenticated: Option<bool>,
+    pub(crate) producer_authenticated: Option<bool>,
     /// The certifying run was posted by the PR's author or the candidate's pusher,
     /// accepted only under `allow_self_audit` (docs/reference.md#independence-of-the-auditor).
-    pub self_audit: bool,
+    pub(crate) self_audit: bool,
     /// The latest run's findings, blocking first, then by severity.
-    pub open_findings: Vec<OpenFinding>,
+    pub(crate) open_findings: Vec<OpenFinding>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct BudgetStatus {
-    pub audit_budget: u32,
-    pub runs_used: u32,
-    pub runs_left: u32,
+pub(crate) struct BudgetStatus {
+    pub(crate) audit_budget: u32,
+    pub(crate) runs_used: u32,
+    pub(crate) runs_left: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
-pub struct OpenFinding {
+pub(crate) struct OpenFinding {
     /// The round (run) that reported it.
-    pub run: u32,
-    pub id: String,
-    pub key: Option<String>,
-    pub severity: String,
-    pub blocking: bool,
-    pub claim: String,
-    pub evidence_refs: Vec<String>,
-    pub waived: bool,
+    pub(crate) run: u32,
+    pub(crate) id: String,
+    pub(crate) key: Option<String>,
+    pub(crate) severity: String,
+    pub(crate) blocking: bool,
+    pub(crate) claim: String,
+    pub(crate) evidence_refs: Vec<String>,
+    pub(crate) waived: bool,
     /// The disposition in force (`fix`, `file`, `reject`, …), if any.
-    pub disposition: Option<String>,
+    pub(crate) disposition: Option<String>,
 }
 
 /// A value's serde word (`"open"`, `"commit:…"`), for enums and ids that serialize as one.
@@ -129,7 +129,7 @@ impl GateStatus {
 
     /// An invalid `.github/auditloop.yml`: the check run fails without conditions.
     #[must_use]
-    pub fn invalid_config(error: &str) -> Self {
+    pub(crate) fn invalid_config(error: &str) -> Self {
         GateStatus {
             passes: false,
             conclusion: Conclusion::Failure.as_str().to_owned(),
@@ -141,7 +141,7 @@ impl GateStatus {
 
     /// What people read: the conclusion, each condition, the record's state and findings.
     #[must_use]
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut out = format!(
             "gate {}: {} ({})\n",
             if self.passes { "passes" } else { "fails" },

@@ -6,21 +6,21 @@ use std::sync::Mutex;
 
 use crate::ids::DeliveryId;
 
-pub struct HandledDeliveries {
+pub(crate) struct HandledDeliveries {
     capacity: usize,
     inner: Mutex<(HashSet<DeliveryId>, VecDeque<DeliveryId>)>,
 }
 
 impl HandledDeliveries {
     #[must_use]
-    pub fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Self {
             capacity: capacity.max(1),
             inner: Mutex::new((HashSet::new(), VecDeque::new())),
         }
     }
 
-    pub fn contains(&self, id: &DeliveryId) -> bool {
+    pub(crate) fn contains(&self, id: &DeliveryId) -> bool {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -29,7 +29,7 @@ impl HandledDeliveries {
     }
 
     /// Remembers `id`, forgetting the oldest when full.
-    pub fn mark(&self, id: DeliveryId) {
+    pub(crate) fn mark(&self, id: DeliveryId) {
         let mut guard = self
             .inner
             .lock()

@@ -6,4 +6,5 @@ pub mod signature;
 pub mod webhook;
 
 pub use crate::delivery::{Handled, Handler, HandlerError};
-pub use routes::{router, serve, serve_router, shutdown_signal, AppState};
+pub use routes::{router, AppState};
+pub(crate) use routes::{serve_router, shutdown_signal};

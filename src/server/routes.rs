@@ -1,7 +1,6 @@
 //! Router, shared state, and the delivery pipeline: dedupe, per-PR serialization, handling,
 //! metrics, and an answer only after the effects are written.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -42,11 +41,6 @@ impl AppState {
                 handler,
             }),
         }
-    }
-
-    #[must_use]
-    pub fn metrics(&self) -> &Metrics {
-        &self.inner.metrics
     }
 }
 
@@ -143,22 +137,12 @@ async fn handle(state: AppState, delivery: Delivery) -> Response {
     }
 }
 
-/// Binds and serves until SIGTERM or SIGINT, then finishes in-flight deliveries.
-///
-/// # Errors
-///
-/// When `addr` cannot be bound or serving fails.
-pub async fn serve(addr: SocketAddr, state: AppState) -> std::io::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_router(listener, router(state), shutdown_signal()).await
-}
-
 /// Serves `app` on `listener` until `shutdown` completes, then finishes in-flight requests.
 ///
 /// # Errors
 ///
 /// When serving on `listener` fails.
-pub async fn serve_router(
+pub(crate) async fn serve_router(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
@@ -170,7 +154,7 @@ pub async fn serve_router(
 }
 
 /// SIGTERM or SIGINT.
-pub async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

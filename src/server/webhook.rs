@@ -14,7 +14,7 @@ use crate::ids::DeliveryId;
 use crate::server::signature::{self, WebhookSecrets};
 
 /// GitHub does not send payloads over 25 MB; anything bigger is refused unread.
-pub const MAX_BODY: usize = 25 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 25 * 1024 * 1024;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebhookRejection {

@@ -15,15 +15,15 @@ use crate::metrics::Metrics;
 /// show the webhook secret.
 #[derive(Clone)]
 pub struct Registered {
-    pub app_id: u64,
-    pub slug: String,
-    pub key_path: PathBuf,
-    pub env_path: PathBuf,
+    pub(crate) app_id: u64,
+    pub(crate) slug: String,
+    pub(crate) key_path: PathBuf,
+    pub(crate) env_path: PathBuf,
     /// The webhook secret, or empty when GitHub returned none.
-    pub webhook_secret: String,
-    pub api_url: String,
+    pub(crate) webhook_secret: String,
+    pub(crate) api_url: String,
     /// GitHub's page that installs the App on repositories.
-    pub install_url: String,
+    pub(crate) install_url: String,
 }
 
 impl std::fmt::Debug for Registered {
@@ -69,7 +69,11 @@ fn install_url(choice: &Choice, slug: &str, html_url: Option<&str>) -> String {
 }
 
 /// Converts the code and writes the key and `.env` (both mode 0600) into `dir`.
-pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Registered, GitHubError> {
+pub(crate) async fn convert(
+    choice: &Choice,
+    dir: &Path,
+    code: &str,
+) -> Result<Registered, GitHubError> {
     let octo = octocrab::Octocrab::builder()
         .base_uri(choice.api_url.as_str())
         .map_err(|e| GitHubError::Setup(e.to_string()))?
@@ -131,7 +135,7 @@ pub async fn convert(choice: &Choice, dir: &Path, code: &str) -> Result<Register
 /// # Errors
 ///
 /// When the file cannot be created or written.
-pub fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+pub(crate) fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);

@@ -5,38 +5,38 @@ use serde::Deserialize;
 
 /// What the form posts.
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct FormInput {
+pub(crate) struct FormInput {
     #[serde(default)]
-    pub webhook_url: String,
+    pub(crate) webhook_url: String,
     #[serde(default)]
-    pub org: String,
+    pub(crate) org: String,
     #[serde(default)]
-    pub github_url: String,
+    pub(crate) github_url: String,
     /// The App's name; empty takes the default ([`default_name`]).
     #[serde(default)]
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// The answers, checked: where the App is registered and where GitHub delivers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choice {
-    pub webhook_url: String,
-    pub org: Option<String>,
+pub(crate) struct Choice {
+    pub(crate) webhook_url: String,
+    pub(crate) org: Option<String>,
     /// GitHub's web address, `https://github.com` or `https://HOST`, without a trailing `/`.
-    pub github_url: String,
+    pub(crate) github_url: String,
     /// The REST base URL the code is converted at, and the App then talks to.
-    pub api_url: String,
+    pub(crate) api_url: String,
     /// The App's name, as the manifest's `name`.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 /// GitHub's limit on an App's name.
-pub const NAME_MAX: usize = 34;
+pub(crate) const NAME_MAX: usize = 34;
 
 /// `auditloop-<account>`, cut to GitHub's 34 characters (an organization's login may have
 /// 39). App names are unique on GitHub, so a plain `auditloop` would clash.
 #[must_use]
-pub fn default_name(account: &str) -> String {
+pub(crate) fn default_name(account: &str) -> String {
     let name: String = format!("auditloop-{account}")
         .chars()
         .take(NAME_MAX)
@@ -76,15 +76,15 @@ fn name_problem(name: &str) -> Option<String> {
 
 /// One field's problem, in words.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FieldError {
-    pub field: &'static str,
-    pub message: String,
+pub(crate) struct FieldError {
+    pub(crate) field: &'static str,
+    pub(crate) message: String,
 }
 
 /// The REST base URL for a GitHub web address: `api.github.com` for github.com, the
 /// Enterprise Server path `/api/v3` on any other host.
 #[must_use]
-pub fn api_url_for(github_url: &str) -> String {
+pub(crate) fn api_url_for(github_url: &str) -> String {
     let base = github_url.trim_end_matches('/');
     match url::Url::parse(base) {
         Ok(u) if u.host_str() == Some("github.com") => {
@@ -158,7 +158,7 @@ impl FormInput {
     /// # Errors
     ///
     /// Every field problem found.
-    pub fn check(&self, api_override: Option<&str>) -> Result<Choice, Vec<FieldError>> {
+    pub(crate) fn check(&self, api_override: Option<&str>) -> Result<Choice, Vec<FieldError>> {
         let mut errors = Vec::new();
         let webhook = self.webhook_url.trim();
         let webhook_url = if webhook.is_empty() {
@@ -274,7 +274,7 @@ impl FormInput {
 impl Choice {
     /// GitHub's page that registers an App from a manifest, carrying our `state`.
     #[must_use]
-    pub fn new_app_url(&self, state: &str) -> String {
+    pub(crate) fn new_app_url(&self, state: &str) -> String {
         match &self.org {
             Some(org) => format!(
                 "{}/organizations/{org}/settings/apps/new?state={state}",
@@ -286,7 +286,7 @@ impl Choice {
 
     /// Who the App will belong to, in words.
     #[must_use]
-    pub fn owner_words(&self) -> String {
+    pub(crate) fn owner_words(&self) -> String {
         let host = self
             .github_url
             .split("://")

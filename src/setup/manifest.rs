@@ -9,7 +9,7 @@ use serde_json::Value;
 /// # Errors
 ///
 /// When `yaml` is not valid YAML or not a mapping.
-pub fn manifest_json(
+pub(crate) fn manifest_json(
     yaml: &str,
     redirect_url: &str,
     webhook_url: Option<&str>,
@@ -44,7 +44,7 @@ pub fn manifest_json(
 
 /// The App's name as the form gave it (see `form::default_name`): App names are unique
 /// on GitHub, so `app-manifest.yml`'s plain `auditloop` is never sent as it is.
-pub fn set_name(manifest: &mut Value, name: &str) {
+pub(crate) fn set_name(manifest: &mut Value, name: &str) {
     if let Some(obj) = manifest.as_object_mut() {
         obj.insert("name".to_owned(), Value::String(name.to_owned()));
     }
@@ -53,7 +53,7 @@ pub fn set_name(manifest: &mut Value, name: &str) {
 /// `(permission, level, why)` for each of `default_permissions` in `app-manifest.yml`'s
 /// text, the reason taken from the line's comment.
 #[must_use]
-pub fn permission_reasons(yaml: &str) -> Vec<(String, String, String)> {
+pub(crate) fn permission_reasons(yaml: &str) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let mut inside = false;
     for line in yaml.lines() {
@@ -77,7 +77,7 @@ pub fn permission_reasons(yaml: &str) -> Vec<(String, String, String)> {
 }
 
 /// `.env` with `settings` set, every other line kept as it was.
-pub fn updated_env(existing: &str, settings: &[(&str, &str)]) -> String {
+pub(crate) fn updated_env(existing: &str, settings: &[(&str, &str)]) -> String {
     let mut out: Vec<String> = existing
         .lines()
         .filter(|line| {
@@ -98,7 +98,7 @@ pub fn updated_env(existing: &str, settings: &[(&str, &str)]) -> String {
 
 /// Text safe inside an HTML attribute value.
 #[must_use]
-pub fn html_attr(text: &str) -> String {
+pub(crate) fn html_attr(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('"', "&quot;")
         .replace('<', "&lt;")

@@ -25,9 +25,9 @@ use futures::future::BoxFuture;
 use serde::Deserialize;
 use tower::ServiceExt as _;
 
-pub use convert::{write_private, Registered};
-pub use form::{api_url_for, default_name, Choice, FieldError, FormInput, NAME_MAX};
-pub use manifest::{html_attr, manifest_json, permission_reasons, set_name, updated_env};
+pub(crate) use convert::Registered;
+pub(crate) use form::{default_name, Choice, FormInput};
+pub(crate) use manifest::{html_attr, manifest_json, permission_reasons, set_name};
 
 #[derive(Debug, Clone)]
 pub struct SetupOptions {
@@ -395,7 +395,7 @@ fn printable(addr: std::net::SocketAddr) -> std::net::SocketAddr {
 /// # Errors
 ///
 /// When setup or the App fails to serve, or the setup result cannot be written.
-pub async fn run(
+pub(crate) async fn run(
     listener: tokio::net::TcpListener,
     opts: SetupOptions,
     launch: Launch,

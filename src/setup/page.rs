@@ -88,7 +88,7 @@ fn marks(errors: &[FieldError], field: &str) -> String {
 
 /// Step 1: the form, filled with what was typed (or the command line's defaults). `port`
 /// is the one this server listens on, which a tunnel or load balancer forwards.
-pub fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
+pub(crate) fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
     let problems = if errors.is_empty() {
         String::new()
     } else {
@@ -155,22 +155,22 @@ pub fn form(input: &FormInput, errors: &[FieldError], port: u16) -> String {
 }
 
 /// What the public-URL check tried, and why it failed when it did.
-pub struct Probed {
-    pub tried: String,
-    pub failure: Option<String>,
+pub(crate) struct Probed {
+    pub(crate) tried: String,
+    pub(crate) failure: Option<String>,
 }
 
 /// What the review page shows.
-pub struct Review<'a> {
-    pub choice: &'a Choice,
-    pub input: &'a FormInput,
-    pub state: &'a str,
-    pub manifest: &'a serde_json::Value,
-    pub reasons: &'a [(String, String, String)],
+pub(crate) struct Review<'a> {
+    pub(crate) choice: &'a Choice,
+    pub(crate) input: &'a FormInput,
+    pub(crate) state: &'a str,
+    pub(crate) manifest: &'a serde_json::Value,
+    pub(crate) reasons: &'a [(String, String, String)],
     /// The public-URL check, once run.
-    pub probed: Option<&'a Probed>,
+    pub(crate) probed: Option<&'a Probed>,
     /// The port this server listens on.
-    pub port: u16,
+    pub(crate) port: u16,
 }
 
 /// The public-URL check: the button, or what it found.
@@ -217,7 +217,7 @@ fn probe_section(r: &Review<'_>) -> String {
 /// Step 2: what the App may do and why, the manifest as it will be sent (folded), the
 /// public-URL check, and the button that sends the manifest to GitHub. "Change the
 /// answers" keeps them.
-pub fn review(r: &Review<'_>) -> String {
+pub(crate) fn review(r: &Review<'_>) -> String {
     let pretty = serde_json::to_string_pretty(r.manifest).unwrap_or_default();
     let rows = r
         .reasons
@@ -268,7 +268,7 @@ pub fn review(r: &Review<'_>) -> String {
 }
 
 /// Step 3: registered, serving, and the link that installs the App.
-pub fn done(slug: &str, install_url: &str, files: &str) -> String {
+pub(crate) fn done(slug: &str, install_url: &str, files: &str) -> String {
     let body = format!(
         "<h1>GitHub App {slug} is registered</h1>{steps}\
          <p>Its id, private key and webhook secret are saved in {files}, readable only by you. \
@@ -284,7 +284,7 @@ pub fn done(slug: &str, install_url: &str, files: &str) -> String {
 }
 
 /// A page that says what went wrong and what to do next.
-pub fn problem(title: &str, sentence: &str) -> String {
+pub(crate) fn problem(title: &str, sentence: &str) -> String {
     let body = format!(
         "<h1>{}</h1><p class=\"error\" role=\"alert\">{}</p><p><a href=\"/\">Start again</a></p>",
         html_attr(title),

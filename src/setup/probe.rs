@@ -13,20 +13,20 @@ use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
 
 /// How long the whole fetch may take: a working tunnel answers in well under a second.
-pub const TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Tokens issued and not yet answered; the oldest go first.
 const KEPT: usize = 16;
 
 /// The one-time tokens setup answers.
 #[derive(Default)]
-pub struct Probes {
+pub(crate) struct Probes {
     open: Mutex<VecDeque<String>>,
 }
 
 impl Probes {
     /// A new random token, answered once.
-    pub fn issue(&self) -> String {
+    pub(crate) fn issue(&self) -> String {
         let token = hex::encode(rand::random::<[u8; 16]>());
         let mut open = self
             .open
@@ -40,7 +40,7 @@ impl Probes {
     }
 
     /// Whether `token` was issued and not answered yet; it is answered now.
-    pub fn answer(&self, token: &str) -> bool {
+    pub(crate) fn answer(&self, token: &str) -> bool {
         let mut open = self
             .open
             .lock()
@@ -55,14 +55,14 @@ impl Probes {
     }
 
     /// Forgets `token` (its fetch is over).
-    pub fn forget(&self, token: &str) {
+    pub(crate) fn forget(&self, token: &str) {
         self.answer(token);
     }
 }
 
 /// The probe's address under the webhook URL: `<webhook URL>/probe/<token>`.
 #[must_use]
-pub fn probe_url(webhook_url: &str, token: &str) -> Option<url::Url> {
+pub(crate) fn probe_url(webhook_url: &str, token: &str) -> Option<url::Url> {
     let mut url = url::Url::parse(webhook_url).ok()?;
     let path = format!("{}/probe/{token}", url.path().trim_end_matches('/'));
     url.set_path(&path);
@@ -77,7 +77,7 @@ pub fn probe_url(webhook_url: &str, token: &str) -> Option<url::Url> {
 ///
 /// What went wrong: no connection, no answer in time, a redirect, another status, or an
 /// answer from some other server.
-pub async fn fetch(url: &url::Url, token: &str, timeout: Duration) -> Result<(), String> {
+pub(crate) async fn fetch(url: &url::Url, token: &str, timeout: Duration) -> Result<(), String> {
     match tokio::time::timeout(timeout, get(url)).await {
         Err(_) => Err(format!("no answer within {} s", timeout.as_secs())),
         Ok(Err(e)) => Err(e),

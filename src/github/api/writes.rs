@@ -8,7 +8,7 @@ use super::{header, now_epoch, Api, ApiResponse};
 impl Api {
     /// Whether `writes` more writes could all be sent before this client's deadline.
     #[must_use]
-    pub fn writes_fit(&self, writes: u32) -> bool {
+    pub(crate) fn writes_fit(&self, writes: u32) -> bool {
         self.governor
             .as_ref()
             .is_none_or(|g| g.fits(writes, self.deadline))
@@ -18,7 +18,7 @@ impl Api {
     /// answer `true`): `false` when they could not all go before the deadline behind the
     /// writes queued and booked, and then the command should not begin.
     #[must_use]
-    pub fn book_writes(&self, writes: u32) -> bool {
+    pub(crate) fn book_writes(&self, writes: u32) -> bool {
         if self.booking.booked.load(SeqCst) {
             return true;
         }
@@ -30,7 +30,7 @@ impl Api {
     /// Makes sure at least `writes` writes are booked and not yet sent, booking the
     /// shortfall: `false`, booking nothing, when it does not fit before the deadline.
     #[must_use]
-    pub fn ensure_booked(&self, writes: u32) -> bool {
+    pub(crate) fn ensure_booked(&self, writes: u32) -> bool {
         let left = self.booking.left.load(SeqCst);
         writes <= left || self.book_more_writes(writes - left)
     }
@@ -39,7 +39,7 @@ impl Api {
     /// takes three where a later one takes one): `false`, booking nothing, when they do
     /// not fit before the deadline.
     #[must_use]
-    pub fn book_more_writes(&self, writes: u32) -> bool {
+    pub(crate) fn book_more_writes(&self, writes: u32) -> bool {
         let Some(g) = &self.governor else {
             return true;
         };

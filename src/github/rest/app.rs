@@ -7,9 +7,9 @@ use serde::Deserialize;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
 
-pub const GET_APP: &str = "GET /app";
-pub const GET_REPO: &str = "GET /repos/{owner}/{repo}";
-pub const CONVERSION_ROUTE: &str = "POST /app-manifests/{code}/conversions";
+pub(crate) const GET_APP: &str = "GET /app";
+pub(crate) const GET_REPO: &str = "GET /repos/{owner}/{repo}";
+pub(crate) const CONVERSION_ROUTE: &str = "POST /app-manifests/{code}/conversions";
 
 #[derive(Deserialize)]
 struct AppInfo {
@@ -21,18 +21,18 @@ struct AppInfo {
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with an error.
-pub async fn app_slug(api: &Api) -> Result<String, GitHubError> {
+pub(crate) async fn app_slug(api: &Api) -> Result<String, GitHubError> {
     let info: AppInfo = api.json(Call::get(GET_APP, "/app")).await?;
     Ok(info.slug)
 }
 
 /// A repository as `GET /repos/{owner}/{repo}` shows it: what auditloop reads of it.
 #[derive(Debug, Clone, Deserialize)]
-pub struct RepoInfo {
+pub(crate) struct RepoInfo {
     #[serde(default)]
-    pub default_branch: Option<String>,
+    pub(crate) default_branch: Option<String>,
     #[serde(default)]
-    pub html_url: Option<String>,
+    pub(crate) html_url: Option<String>,
 }
 
 /// `GET /repos/{owner}/{repo}`.
@@ -41,7 +41,7 @@ pub struct RepoInfo {
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with an error (no access, no
 /// such repository).
-pub async fn get_repo(api: &Api, repo: &RepoName) -> Result<RepoInfo, GitHubError> {
+pub(crate) async fn get_repo(api: &Api, repo: &RepoName) -> Result<RepoInfo, GitHubError> {
     let path = format!("/repos/{}/{}", repo.owner(), repo.name());
     api.json(Call::get(GET_REPO, path)).await
 }
@@ -53,7 +53,7 @@ pub async fn get_repo(api: &Api, repo: &RepoName) -> Result<RepoInfo, GitHubErro
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with an error (the code
 /// expired or was used already).
-pub async fn convert_manifest<T: DeserializeOwned>(
+pub(crate) async fn convert_manifest<T: DeserializeOwned>(
     api: &Api,
     code: &str,
 ) -> Result<T, GitHubError> {

@@ -12,18 +12,18 @@ pub struct CheckRunInfo {
     pub id: CheckRunId,
     /// Its GraphQL id, what `updateCheckRun` names it by (kept only when it looks like one).
     #[serde(default, deserialize_with = "node_id")]
-    pub node_id: Option<NodeId>,
-    pub name: String,
-    pub status: String,
+    pub(crate) node_id: Option<NodeId>,
+    pub(crate) name: String,
+    pub(crate) status: String,
     #[serde(default)]
-    pub conclusion: Option<String>,
+    pub(crate) conclusion: Option<String>,
     /// `None` when the run names none: GitHub sends `""` for a run created without one.
     #[serde(default, deserialize_with = "non_empty")]
-    pub external_id: Option<String>,
+    pub(crate) external_id: Option<String>,
     #[serde(default)]
-    pub app: Option<AppRef>,
+    pub(crate) app: Option<AppRef>,
     #[serde(default)]
-    pub output: Option<CheckOutput>,
+    pub(crate) output: Option<CheckOutput>,
 }
 
 fn node_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<NodeId>, D::Error> {
@@ -37,64 +37,64 @@ fn non_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
-pub struct CheckOutput {
+pub(crate) struct CheckOutput {
     #[serde(default)]
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct AppRef {
+pub(crate) struct AppRef {
     #[serde(default)]
-    pub slug: Option<String>,
+    pub(crate) slug: Option<String>,
 }
 
 /// The body of a check-run create or update. Fields left `None` are not sent: an update
 /// names only what it changes, and the update route takes no `head_sha`.
 #[derive(Debug, Default, Serialize)]
-pub struct CheckRunBody<'a> {
+pub(crate) struct CheckRunBody<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<&'a str>,
+    pub(crate) name: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub head_sha: Option<&'a CommitSha>,
+    pub(crate) head_sha: Option<&'a CommitSha>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub external_id: Option<&'a str>,
+    pub(crate) external_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<&'static str>,
+    pub(crate) status: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub conclusion: Option<&'a str>,
+    pub(crate) conclusion: Option<&'a str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub actions: &'a [CheckRunAction<'a>],
-    pub output: CheckRunOutput<'a>,
+    pub(crate) actions: &'a [CheckRunAction<'a>],
+    pub(crate) output: CheckRunOutput<'a>,
 }
 
 /// A check run's output; `text` and `annotations` are sent only when set.
 #[derive(Debug, Default, Serialize)]
-pub struct CheckRunOutput<'a> {
-    pub title: &'a str,
-    pub summary: &'a str,
+pub(crate) struct CheckRunOutput<'a> {
+    pub(crate) title: &'a str,
+    pub(crate) summary: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<&'a str>,
+    pub(crate) text: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub annotations: Option<Vec<CheckRunAnnotation<'a>>>,
+    pub(crate) annotations: Option<Vec<CheckRunAnnotation<'a>>>,
 }
 
 /// A button on a completed check run.
 #[derive(Debug, Serialize)]
-pub struct CheckRunAction<'a> {
-    pub label: &'a str,
-    pub description: &'a str,
-    pub identifier: &'a str,
+pub(crate) struct CheckRunAction<'a> {
+    pub(crate) label: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) identifier: &'a str,
 }
 
 /// One line-anchored annotation.
 #[derive(Debug, Serialize)]
-pub struct CheckRunAnnotation<'a> {
-    pub path: &'a str,
-    pub start_line: u32,
-    pub end_line: u32,
-    pub annotation_level: &'a str,
-    pub title: &'a str,
-    pub message: &'a str,
+pub(crate) struct CheckRunAnnotation<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) start_line: u32,
+    pub(crate) end_line: u32,
+    pub(crate) annotation_level: &'a str,
+    pub(crate) title: &'a str,
+    pub(crate) message: &'a str,
 }
 
 /// The latest run of each check on `sha`, every page (a CI matrix can pass 100).
@@ -127,7 +127,7 @@ pub async fn check_runs(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn create_check_run(
+pub(crate) async fn create_check_run(
     api: &Api,
     repo: &RepoName,
     body: &CheckRunBody<'_>,
@@ -146,7 +146,7 @@ pub async fn create_check_run(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn update_check_run(
+pub(crate) async fn update_check_run(
     api: &Api,
     repo: &RepoName,
     id: CheckRunId,

@@ -40,7 +40,7 @@ struct Comparison {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function does
 /// not expect, or sends an answer that cannot be read.
-pub async fn same_tree(
+pub(crate) async fn same_tree(
     api: &Api,
     repo: &RepoName,
     base: &CommitSha,

@@ -11,22 +11,22 @@ use crate::github::{Api, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};
 
 /// The most files GitHub's compare lists, however many changed.
-pub const COMPARE_FILES_LIMIT: usize = 300;
+pub(crate) const COMPARE_FILES_LIMIT: usize = 300;
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ChangedFile {
-    pub filename: String,
-    pub status: String,
+pub(crate) struct ChangedFile {
+    pub(crate) filename: String,
+    pub(crate) status: String,
     #[serde(default)]
-    pub previous_filename: Option<String>,
+    pub(crate) previous_filename: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// `ahead`, `behind`, `diverged` or `identical`.
-    pub status: String,
+    pub(crate) status: String,
     #[serde(default)]
-    pub files: Vec<ChangedFile>,
+    pub(crate) files: Vec<ChangedFile>,
 }
 
 /// The comparison `base...head`, `None` when GitHub knows no such commits (a head pushed
@@ -37,7 +37,7 @@ pub struct Comparison {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn compare(
+pub(crate) async fn compare(
     api: &Api,
     repo: &RepoName,
     base: &CommitSha,

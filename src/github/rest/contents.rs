@@ -107,7 +107,7 @@ pub async fn read_file(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn list_dir(
+pub(crate) async fn list_dir(
     api: &Api,
     repo: &RepoName,
     dir: &str,

@@ -6,7 +6,7 @@ use crate::github::api::status_error;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::RepoName;
 
-pub const POST_DISPATCH: &str = "POST /repos/{owner}/{repo}/dispatches";
+pub(crate) const POST_DISPATCH: &str = "POST /repos/{owner}/{repo}/dispatches";
 
 /// `POST /repos/{owner}/{repo}/dispatches`. Sent once (no automatic retry: a lost answer
 /// must not become a second workflow run); any refusal is a GitHub failure, answered 5xx
@@ -15,7 +15,7 @@ pub const POST_DISPATCH: &str = "POST /repos/{owner}/{repo}/dispatches";
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with anything but success.
-pub async fn create_dispatch(
+pub(crate) async fn create_dispatch(
     api: &Api,
     repo: &RepoName,
     event_type: &str,

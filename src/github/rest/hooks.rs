@@ -7,8 +7,8 @@ use crate::github::api::status_error;
 use crate::github::pages::Listing;
 use crate::github::{Api, Call, GitHubError};
 
-pub const LIST_DELIVERIES: &str = "GET /app/hook/deliveries";
-pub const REDELIVER: &str = "POST /app/hook/deliveries/{delivery_id}/attempts";
+pub(crate) const LIST_DELIVERIES: &str = "GET /app/hook/deliveries";
+pub(crate) const REDELIVER: &str = "POST /app/hook/deliveries/{delivery_id}/attempts";
 
 /// One delivery attempt as `GET /app/hook/deliveries` lists it; a redelivery keeps the
 /// `guid` and gets a new `id`.
@@ -44,7 +44,7 @@ impl HookDelivery {
 /// # Errors
 ///
 /// [`GitHubError`] when a page cannot be read.
-pub async fn hook_deliveries(
+pub(crate) async fn hook_deliveries(
     api: &Api,
     cutoff: DateTime<Utc>,
     max_pages: usize,
@@ -75,7 +75,7 @@ pub async fn hook_deliveries(
 /// # Errors
 ///
 /// [`GitHubError`] when the request got no answer.
-pub async fn redeliver(api: &Api, id: u64) -> Result<Result<(), GitHubError>, GitHubError> {
+pub(crate) async fn redeliver(api: &Api, id: u64) -> Result<Result<(), GitHubError>, GitHubError> {
     let call = Call::new(
         http::Method::POST,
         REDELIVER,

@@ -5,12 +5,12 @@ use serde::Deserialize;
 use crate::github::pages::Listing;
 use crate::github::{Api, ApiResponse, GitHubError};
 
-pub const LIST_INSTALLATIONS: &str = "GET /app/installations";
-pub const LIST_REPOSITORIES: &str = "GET /installation/repositories";
+pub(crate) const LIST_INSTALLATIONS: &str = "GET /app/installations";
+pub(crate) const LIST_REPOSITORIES: &str = "GET /installation/repositories";
 
 #[derive(Debug, Deserialize)]
-pub struct Installation {
-    pub id: u64,
+pub(crate) struct Installation {
+    pub(crate) id: u64,
 }
 
 #[derive(Deserialize)]
@@ -20,14 +20,14 @@ struct RepoListing {
 
 /// One repository an installation can reach.
 #[derive(Debug, Deserialize)]
-pub struct RepoItem {
-    pub full_name: String,
+pub(crate) struct RepoItem {
+    pub(crate) full_name: String,
     #[serde(default)]
-    pub default_branch: Option<String>,
+    pub(crate) default_branch: Option<String>,
     #[serde(default)]
-    pub html_url: Option<String>,
+    pub(crate) html_url: Option<String>,
     #[serde(default)]
-    pub archived: bool,
+    pub(crate) archived: bool,
 }
 
 /// Pages through a listing; `items` takes one page's JSON apart.
@@ -52,7 +52,10 @@ async fn pages<T>(
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with an error.
-pub async fn installations(api: &Api, max_pages: usize) -> Result<Vec<Installation>, GitHubError> {
+pub(crate) async fn installations(
+    api: &Api,
+    max_pages: usize,
+) -> Result<Vec<Installation>, GitHubError> {
     pages(
         api,
         LIST_INSTALLATIONS,
@@ -68,7 +71,7 @@ pub async fn installations(api: &Api, max_pages: usize) -> Result<Vec<Installati
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers with an error.
-pub async fn installation_repositories(
+pub(crate) async fn installation_repositories(
     api: &Api,
     max_pages: usize,
 ) -> Result<Vec<RepoItem>, GitHubError> {

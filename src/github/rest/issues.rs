@@ -33,7 +33,7 @@ struct NewIssue<'a> {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn create_comment(
+pub(crate) async fn create_comment(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -48,7 +48,7 @@ pub async fn create_comment(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn create_comment_at(
+pub(crate) async fn create_comment_at(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -77,7 +77,7 @@ pub async fn create_comment_at(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn comments_since(
+pub(crate) async fn comments_since(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,
@@ -111,7 +111,7 @@ pub async fn comments_since(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn react(
+pub(crate) async fn react(
     api: &Api,
     repo: &RepoName,
     comment: CommentId,
@@ -133,7 +133,7 @@ pub async fn react(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn react_is_new(
+pub(crate) async fn react_is_new(
     api: &Api,
     repo: &RepoName,
     comment: CommentId,
@@ -152,7 +152,7 @@ pub async fn react_is_new(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn create_issue(
+pub(crate) async fn create_issue(
     api: &Api,
     repo: &RepoName,
     title: &str,
@@ -185,7 +185,7 @@ pub async fn create_issue(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn find_issue(
+pub(crate) async fn find_issue(
     api: &Api,
     repo: &RepoName,
     label: &str,
@@ -198,10 +198,10 @@ pub async fn find_issue(
 
 /// An issue as the listing shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MarkedIssue {
-    pub number: IssueNumber,
-    pub open: bool,
-    pub body: String,
+pub(crate) struct MarkedIssue {
+    pub(crate) number: IssueNumber,
+    pub(crate) open: bool,
+    pub(crate) body: String,
 }
 
 /// [`find_issue`], with the issue's state and body.
@@ -210,7 +210,7 @@ pub struct MarkedIssue {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn find_marked(
+pub(crate) async fn find_marked(
     api: &Api,
     repo: &RepoName,
     label: &str,
@@ -261,7 +261,7 @@ struct IssuePatch<'a> {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn update_issue(
+pub(crate) async fn update_issue(
     api: &Api,
     repo: &RepoName,
     number: IssueNumber,

@@ -15,7 +15,7 @@ use crate::ids::RepoName;
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn permission(
+pub(crate) async fn permission(
     api: &Api,
     repo: &RepoName,
     login: &str,
@@ -37,7 +37,7 @@ pub async fn permission(
 }
 
 /// `role_name` when it is a built-in role; a custom role ranks as its highest flag.
-pub fn rank_permission(answer: &Value) -> Permission {
+pub(crate) fn rank_permission(answer: &Value) -> Permission {
     if let Some(p) = answer["role_name"].as_str().and_then(Permission::parse) {
         return p;
     }

@@ -47,17 +47,17 @@ struct BodyPatch<'a> {
 /// A pull request as auditloop reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pull {
-    pub number: PrNumber,
-    pub open: bool,
-    pub merged: bool,
-    pub body: String,
+    pub(crate) number: PrNumber,
+    pub(crate) open: bool,
+    pub(crate) merged: bool,
+    pub(crate) body: String,
     pub author: String,
     pub head_sha: CommitSha,
-    pub base_ref: String,
+    pub(crate) base_ref: String,
     /// Its GraphQL id, when GitHub gave one that looks like one: what a mutation names it by.
-    pub node_id: Option<NodeId>,
+    pub(crate) node_id: Option<NodeId>,
     /// Its title (empty where the read that made it does not carry one).
-    pub title: String,
+    pub(crate) title: String,
 }
 
 impl From<PullBody> for Pull {
@@ -94,7 +94,7 @@ pub async fn get_pull(api: &Api, repo: &RepoName, number: PrNumber) -> Result<Pu
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn set_pull_body(
+pub(crate) async fn set_pull_body(
     api: &Api,
     repo: &RepoName,
     number: PrNumber,
@@ -115,7 +115,7 @@ pub async fn set_pull_body(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn open_pulls_for_commit(
+pub(crate) async fn open_pulls_for_commit(
     api: &Api,
     repo: &RepoName,
     sha: &CommitSha,
@@ -139,7 +139,7 @@ pub async fn open_pulls_for_commit(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn open_pulls(
+pub(crate) async fn open_pulls(
     api: &Api,
     repo: &RepoName,
     max_pages: usize,

@@ -24,7 +24,7 @@ struct NewRef<'a> {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn create_ref(
+pub(crate) async fn create_ref(
     api: &Api,
     repo: &RepoName,
     name: &str,
@@ -53,7 +53,7 @@ pub async fn create_ref(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn delete_ref(api: &Api, repo: &RepoName, name: &str) -> Result<(), GitHubError> {
+pub(crate) async fn delete_ref(api: &Api, repo: &RepoName, name: &str) -> Result<(), GitHubError> {
     let Some(short) = name.strip_prefix("refs/") else {
         return Ok(());
     };
@@ -91,7 +91,7 @@ struct RefTarget {
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn ref_target(
+pub(crate) async fn ref_target(
     api: &Api,
     repo: &RepoName,
     name: &str,
@@ -122,7 +122,7 @@ pub async fn ref_target(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn matching_refs(
+pub(crate) async fn matching_refs(
     api: &Api,
     repo: &RepoName,
     prefix: &str,
@@ -140,7 +140,7 @@ pub async fn matching_refs(
 ///
 /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
 /// does not expect, or sends an answer that cannot be read.
-pub async fn matching_refs_at(
+pub(crate) async fn matching_refs_at(
     api: &Api,
     repo: &RepoName,
     prefix: &str,

@@ -108,3 +108,53 @@ fn a_room_left_out_of_the_map_is_found() {
         ]
     );
 }
+
+/// The top directories a path quoted from the workspace root starts with.
+const ROOTS: [&str; 10] = [
+    "src/",
+    "crates/",
+    "tests/",
+    "benches/",
+    "fuzz/",
+    "docs/",
+    "deploy/",
+    "schema/",
+    "examples/",
+    "scripts/",
+];
+
+/// The paths `text` quotes from the workspace root (`src/app/reads/`) that `exists` does
+/// not find: a file moved or renamed under the map that still names it.
+fn stale_paths(text: &str, exists: impl Fn(&str) -> bool) -> Vec<String> {
+    let quoted = text.split('`').skip(1).step_by(2);
+    let paths = quoted.filter(|q| {
+        ROOTS.iter().any(|r| q.starts_with(r))
+            && q.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-./".contains(c))
+    });
+    let mut stale: Vec<String> = paths.filter(|p| !exists(p)).map(str::to_owned).collect();
+    stale.dedup();
+    stale
+}
+
+#[test]
+fn every_path_the_architecture_quotes_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let stale = stale_paths(&text, |p| root.join(p).exists());
+    assert!(
+        stale.is_empty(),
+        "ARCHITECTURE.md names paths that are not there:\n{}",
+        stale.join("\n")
+    );
+}
+
+#[test]
+fn a_path_that_moved_is_found() {
+    let text = "Checked by `tests/it/openapi.rs`, in `src/app/` (`engine/…` is short for \
+                `crates/engine/src/…`); `records/AUD-n.md` and `index.json` are the branch's.";
+    let stale = stale_paths(text, |p| {
+        ["src/app/", "tests/it/support/openapi.rs"].contains(&p)
+    });
+    assert_eq!(stale, ["tests/it/openapi.rs"]);
+}

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::app::context::{html_base, Ctx, Origin, Place, Policy};
 use crate::app::memory::Memory;
+use crate::app::publish::observe::record_of;
 use crate::app::publish::runs::observations;
-use crate::app::publish::views::record_of;
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading;
 use crate::app::reads::loading::{damage_of, named_records_commit};
@@ -68,7 +68,7 @@ pub async fn gate_now(
     let (state, _) = loading::verified(&ctx, pr, loaded, named.as_ref()).await?;
     let state = missing_branch(&ctx, state, named.as_ref());
     let checks = observations(&runs, check_name);
-    crate::app::publish::views::read_decisions_if_cited(&ctx, &state).await?;
+    crate::app::publish::observe::read_decisions_if_cited(&ctx, &state).await?;
     let decisions = ctx.delivery_cache.decisions();
     let gate_of = |pull: &Pull, state: &loading::Loaded| {
         pull_gate(&PullGate {

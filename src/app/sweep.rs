@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::app::claim;
 use crate::app::context::{html_base, Ctx, Origin, Place};
 use crate::app::handlers::refresh;
-use crate::app::publish::views::{self, Body, RunMode};
+use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::reads::state::{self, State};
 use crate::app::AuditApp;
 use crate::engine::record::Record;
@@ -273,7 +273,7 @@ impl Sweep<'_> {
         } else {
             RunMode::Update
         };
-        let target = views::Target {
+        let target = observe::Target {
             pull,
             state: &state,
             records_commit: snapshot.commit.as_ref(),

@@ -4,7 +4,7 @@
 //! crate depends on nothing that does I/O, and only `github/` and `records/` build GitHub
 //! routes. The engine crate's files are read as the module the app sees it as (`engine::…`).
 //!
-//! A module is a file (`store.rs`, `decision/mod.rs`). Its edges are the modules its code
+//! A module is a file (`commit_loop.rs`, `decision/mod.rs`). Its edges are the modules its code
 //! names through `crate::…`, `super::…` and `self::…` paths and bare paths into the children
 //! it declares (`handlers::comment::handle`), in `use` items (braces expanded) and inline
 //! alike; comments, strings and the `#[cfg(test)]` tail are skipped. A path names the file
@@ -771,10 +771,10 @@ fn the_rules_catch_what_breaks_them() {
     let file = |m: &str, text: &str| (module(m), text.to_owned());
     let files = [
         file(
-            "app::publish::views",
-            "use crate::app::commit::store::apply;",
+            "app::publish::observe",
+            "use crate::app::commit::commit_loop::apply;",
         ),
-        file("app::commit::store", "fn f() {}"),
+        file("app::commit::commit_loop", "fn f() {}"),
         file("app::reads::loading", "fn f() {}"),
         file(
             "app::publish::body",
@@ -804,7 +804,7 @@ fn the_rules_catch_what_breaks_them() {
     assert!(graph[&module("app::sweep")].contains(&module("engine::ids")));
     assert_eq!(
         broken(&graph, RULES),
-        ["app::publish::views -> app::commit::store"]
+        ["app::publish::observe -> app::commit::commit_loop"]
     );
     assert_eq!(
         routes_outside(&files),

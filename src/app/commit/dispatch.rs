@@ -15,7 +15,7 @@
 //! --expect-run N` makes such a repeat harmless: the second auditor posts nothing, so the
 //! budget is spent once.
 
-use crate::app::commit::store::{self, Attempt, Unwritten};
+use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::{ParsedCommand, ResolveTarget};
@@ -143,7 +143,7 @@ pub(crate) async fn after_gate(
     let view = ctx.view();
     let message = ready.message(record);
     // Written only on a branch that still extends the records the decision was made on.
-    let outcome = store::apply::<Skip>(
+    let outcome = commit_loop::apply::<Skip>(
         ctx,
         pull.number,
         None,

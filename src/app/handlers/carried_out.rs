@@ -3,16 +3,16 @@
 
 use std::sync::Mutex;
 
+use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
 use crate::app::commit::dispatch::WhenDue;
-use crate::app::commit::store::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
 use crate::app::handlers::refresh;
+use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::publish::reply::Thanks;
 use crate::app::publish::runs;
-use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::reads::loading;
 use crate::app::reads::state::State;
 use crate::github::rest::{self, Pull};
@@ -22,7 +22,7 @@ use crate::ids::{CommitSha, PrNumber};
 /// The views and the +1 of a command carried out: the +1 goes with the body's update.
 pub(super) async fn publish_carried_out(
     ctx: &Ctx,
-    target: views::Target<'_>,
+    target: observe::Target<'_>,
     mode: RunMode,
     dispatch: WhenDue,
     thanks: Thanks,
@@ -64,7 +64,7 @@ pub(super) async fn commit(
         }
         Ok::<_, GitHubError>(())
     };
-    let applying = store::apply_fetching(
+    let applying = commit_loop::apply_fetching(
         ctx,
         pr,
         decision.named.as_ref(),
@@ -93,7 +93,7 @@ pub(super) async fn commit(
         Some(now) => (now, None),
         None => (pull, Some(runs.as_slice())),
     };
-    let target = views::Target {
+    let target = observe::Target {
         pull,
         state: &state,
         records_commit: commit.as_ref(),
@@ -132,7 +132,7 @@ async fn committed(
         Attempt::Unwritten(Unwritten::Needs(need)) => {
             return Err(CommandFailure::Internal(format!(
                 "the decision still needed {need:?} after {} answers",
-                store::MAX_NEEDS
+                commit_loop::MAX_NEEDS
             )))
         }
         Attempt::Unwritten(Unwritten::AlreadyApplied) => {

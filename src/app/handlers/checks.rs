@@ -6,8 +6,8 @@
 use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
 use crate::app::handlers::refresh;
+use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::publish::runs;
-use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::publish::write;
 use crate::app::reads::loading;
 use crate::delivery::Handled;
@@ -47,7 +47,7 @@ async fn regate(
         let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
         refresh::refresh_with(
             ctx,
-            views::Target {
+            observe::Target {
                 pull: &full,
                 state: &state,
                 records_commit: commit.as_ref(),
@@ -208,7 +208,7 @@ async fn merge_group_gate(
     // A rewound branch fails the merge group as it fails the PR.
     let named = runs::our_named_commit(&checks, &own_check(ctx), slug);
     let (state, _) = loading::verified(ctx, number, state, named.as_ref()).await?;
-    views::read_decisions_if_cited(ctx, &state).await?;
+    observe::read_decisions_if_cited(ctx, &state).await?;
     let observed = runs::observations(&checks, &own_check(ctx));
     let Some(mut view) = merge_group_view(ctx, &pull, &state, &observed) else {
         return Ok(Handled::Ignored);
@@ -257,7 +257,7 @@ fn merge_group_view(
     state: &loading::Loaded,
     observed: &[CheckObservation],
 ) -> Option<CheckRunView> {
-    let mut view = match (&ctx.config, views::gate_for(ctx, pull, state, observed)) {
+    let mut view = match (&ctx.config, observe::gate_for(ctx, pull, state, observed)) {
         (Err(e), _) => invalid_config(&e.to_md(), e.line.map(|l| l as u64)),
         (Ok(c), _) if !c.enabled() => disabled(),
         (Ok(_), Some(g)) => {

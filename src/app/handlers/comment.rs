@@ -8,9 +8,9 @@ use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
 use crate::app::handlers::authorize::authorize;
 use crate::app::handlers::refresh;
+use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::publish::reply::{self, Thanks};
 use crate::app::publish::runs;
-use crate::app::publish::views::{self, Body, RunMode};
 use crate::app::reads::loading;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
@@ -183,7 +183,7 @@ async fn finish_applied(
     } else {
         RunMode::Update
     };
-    let target = views::Target {
+    let target = observe::Target {
         pull,
         state: &state,
         records_commit: commit.as_ref(),
@@ -314,7 +314,7 @@ fn refuse_unless_writable(
 async fn gate(ctx: &Ctx, pull: &Pull, thanks: Thanks) -> Result<(), GitHubError> {
     let state = loading::load(ctx, pull.number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-    let target = views::Target {
+    let target = observe::Target {
         pull,
         state: &state,
         records_commit: commit.as_ref(),
@@ -347,7 +347,7 @@ async fn status_reply(ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
     };
     let checks = runs::observations(&runs, check_name);
     let delivery = ctx.delivery.as_str_lossy();
-    Ok(match (views::gate_for(ctx, pull, &state, &checks), damage) {
+    Ok(match (observe::gate_for(ctx, pull, &state, &checks), damage) {
         (Some(g), Some(damage)) => {
             let refused = loading::damaged(ctx, &damage);
             damaged_status(&damage.why, &refused.fix, &g, delivery)

@@ -5,7 +5,7 @@ use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
 use crate::app::handlers::prefetch;
 use crate::app::handlers::refresh;
-use crate::app::publish::views::{self, Body, RunMode};
+use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::reads::loading;
 use crate::app::reads::state::State;
 use crate::delivery::Handled;
@@ -56,7 +56,7 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
     let dispatch = WhenDue::send_if(rebinds.is_some() && has_record);
     refresh::refresh_with(
         ctx,
-        views::Target {
+        observe::Target {
             pull: &pull,
             state: &state,
             records_commit: commit.as_ref(),

@@ -5,7 +5,7 @@
 use std::convert::Infallible;
 use std::sync::Mutex;
 
-use crate::app::commit::store::{self, Attempt, Unwritten};
+use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::publish::runs;
 use crate::app::reads::loading;
@@ -174,7 +174,7 @@ async fn rebind(
     // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
     // reported after the loop.
     let refused = Mutex::new(None);
-    let outcome = store::apply_fetching::<Infallible, ReadAgain, _, _>(
+    let outcome = commit_loop::apply_fetching::<Infallible, ReadAgain, _, _>(
         ctx,
         number,
         None,

@@ -3,9 +3,9 @@
 
 use crate::app::commit::dispatch::{self, WhenDue};
 use crate::app::context::Ctx;
+use crate::app::publish::observe::{self, gate_for, Body, RunMode, Target};
 use crate::app::publish::plan::{self, DispatchNow};
 use crate::app::publish::reply::{self, Thanks};
-use crate::app::publish::views::{self, gate_for, Body, RunMode, Target};
 use crate::app::publish::write;
 use crate::github::GitHubError;
 
@@ -44,7 +44,7 @@ pub(crate) async fn refresh_with(
 ) -> Result<(), GitHubError> {
     let RefreshExtras { dispatch, thanks } = after;
     // Boxed: what was observed is held across the awaits below, and futures stay small.
-    let Some(mut seen) = Box::pin(views::observe(ctx, target, body))
+    let Some(mut seen) = Box::pin(observe::observe(ctx, target, body))
         .await?
         .map(Box::new)
     else {
@@ -67,7 +67,7 @@ pub(crate) async fn refresh_with(
         seen.records_commit = commit.or(seen.records_commit);
         gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     }
-    let others = views::others(ctx, gate.as_ref(), &seen).await?;
+    let others = observe::others(ctx, gate.as_ref(), &seen).await?;
     let sent = if asked.is_some() {
         DispatchNow::Sent
     } else {

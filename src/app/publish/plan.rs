@@ -1,9 +1,9 @@
 //! What the views show, decided from what was observed: pure, so that every read happens
-//! before it (`views::observe`) and every write after it (`write::publish_plan`).
+//! before it (`observe::observe`) and every write after it (`write::publish_plan`).
 
 use crate::app::context::Ctx;
+use crate::app::publish::observe::{gate_for, record_of, Observed, RunMode};
 use crate::app::publish::runs::{forged, forged_words};
-use crate::app::publish::views::{gate_for, record_of, Observed, RunMode};
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading::{damage_of, Loaded};
 use crate::engine::gate::{combine, GateResult};

@@ -3,9 +3,9 @@
 
 use crate::app::context::Ctx;
 use crate::app::memory::OurRun;
+use crate::app::publish::observe::{Observed, RunMode};
 use crate::app::publish::plan::Plan;
 use crate::app::publish::reply::{self, Thanks};
-use crate::app::publish::views::{Observed, RunMode};
 use crate::engine::gate::Conclusion;
 use crate::engine::views::{annotation_batches, Annotation, CheckRunView};
 use crate::github::rest::Pull;

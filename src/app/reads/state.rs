@@ -1,5 +1,5 @@
 //! What the records branch holds for one PR, read from a snapshot, and the files one
-//! applied transition writes. Pure: the reads and the commit are in `store.rs`.
+//! applied transition writes. Pure: the reads and the commit are in `commit_loop.rs`.
 
 use std::collections::BTreeMap;
 

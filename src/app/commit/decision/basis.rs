@@ -6,8 +6,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
+use crate::app::commit::commit_loop::Unwritten;
 use crate::app::commit::filing::IssueToFile;
-use crate::app::commit::store::Unwritten;
 use crate::app::failure::Refused;
 use crate::app::reads::state::State;
 use crate::engine::record::{has_delivery, Record};

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::basis::{refusal, CommandDecision, DecisionInputs, Facts, Halt};
-use crate::app::commit::store::Unwritten;
+use crate::app::commit::commit_loop::Unwritten;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;

@@ -1,5 +1,5 @@
 //! The one decision path of a state-changing command: a pure function of the state the
-//! commit loop read from the records branch ([`crate::app::commit::store::apply_fetching`] calls
+//! commit loop read from the records branch ([`crate::app::commit::commit_loop::apply_fetching`] calls
 //! it on every state it reads, again after a conflict). What the records cannot tell (the
 //! adopted PR's state, the decision records a report cites, the number of the issue a
 //! `file` disposition opens) the decision asks for as a [`Need`]; the loop fetches it and

@@ -247,10 +247,10 @@ pub(crate) async fn from_sweep(
 /// show them: the dashboard's rows from one read of the records, each with its gate now
 /// (evaluated as `status --pr` evaluates it, so it agrees with the check run).
 #[derive(Debug)]
-pub struct RepoNow {
-    pub pulls: Vec<dashboard::PullStatus>,
+pub(crate) struct RepoNow {
+    pub(crate) pulls: Vec<dashboard::PullStatus>,
     /// Some record cannot be trusted: the answer cannot tell.
-    pub damaged: bool,
+    pub(crate) damaged: bool,
 }
 
 /// Reads `repo`'s open PRs and records, and each audited PR's gate.
@@ -258,7 +258,7 @@ pub struct RepoNow {
 /// # Errors
 ///
 /// [`GitHubError`] when a read fails (no access, no such repository, GitHub down).
-pub async fn repo_now(
+pub(crate) async fn repo_now(
     api: &Api,
     repo: &RepoName,
     records_branch: Option<&str>,

@@ -23,7 +23,7 @@ use crate::ids::{CommitSha, PrNumber, RepoName};
 
 /// What the gate of a PR's head is now.
 #[derive(Debug)]
-pub enum GateNow {
+pub(crate) enum GateNow {
     /// `.github/auditloop.yml` on the default branch is invalid: the check run fails.
     InvalidConfig(String),
     Evaluated {
@@ -44,7 +44,7 @@ pub enum GateNow {
 /// # Errors
 ///
 /// [`GitHubError`] when a read fails (no access, no such repository or PR, GitHub down).
-pub async fn gate_now(
+pub(crate) async fn gate_now(
     api: &Api,
     repo: &RepoName,
     pr: PrNumber,

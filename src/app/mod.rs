@@ -32,8 +32,9 @@ use crate::ids::RepoName;
 
 pub use audit_app::AuditApp;
 pub(crate) use context::Ctx;
-pub use gate_now::{gate_now, GateNow};
-pub use sweep::{Limits as ReconcileLimits, Report as ReconcileReport};
+pub(crate) use gate_now::{gate_now, GateNow};
+pub use sweep::Limits as ReconcileLimits;
+pub(crate) use sweep::Report as ReconcileReport;
 
 impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {

@@ -22,7 +22,7 @@ use crate::metrics::Metrics;
 mod writes;
 
 #[derive(Debug, Clone)]
-pub struct ApiResponse {
+pub(crate) struct ApiResponse {
     pub(crate) status: u16,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
@@ -270,7 +270,7 @@ impl Api {
     ///
     /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
     /// does not expect, or sends an answer that cannot be read.
-    pub async fn send(&self, call: Call) -> Result<ApiResponse, GitHubError> {
+    pub(crate) async fn send(&self, call: Call) -> Result<ApiResponse, GitHubError> {
         let mut attempt = 1;
         loop {
             if self.deadline.is_some_and(Deadline::passed) {
@@ -358,7 +358,7 @@ impl Api {
     ///
     /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
     /// does not expect, or sends an answer that cannot be read.
-    pub async fn send_ok(&self, call: Call) -> Result<ApiResponse, GitHubError> {
+    pub(crate) async fn send_ok(&self, call: Call) -> Result<ApiResponse, GitHubError> {
         let route = call.route;
         let r = self.send(call).await?;
         if r.is_success() {
@@ -374,7 +374,7 @@ impl Api {
     ///
     /// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
     /// does not expect, or sends an answer that cannot be read.
-    pub async fn json<T: DeserializeOwned>(&self, call: Call) -> Result<T, GitHubError> {
+    pub(crate) async fn json<T: DeserializeOwned>(&self, call: Call) -> Result<T, GitHubError> {
         let route = call.route;
         self.send_ok(call).await?.json(route)
     }

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 /// One GitHub REST call. `route` is the documented template, used for metrics and errors.
 #[derive(Debug, Clone)]
-pub struct Call {
+pub(crate) struct Call {
     pub(crate) method: Method,
     pub(crate) route: &'static str,
     pub(crate) path: String,

@@ -24,7 +24,7 @@ pub(crate) struct GraphqlError {
 
 /// A 200 answer: `data` (null fields where an error struck) and the errors.
 #[derive(Debug, Clone, Deserialize)]
-pub struct GraphqlAnswer {
+pub(crate) struct GraphqlAnswer {
     #[serde(default)]
     pub(crate) data: Value,
     #[serde(default)]
@@ -71,7 +71,7 @@ impl Api {
     ///
     /// [`GitHubError`] when GitHub cannot be reached, answers other than 200, or sends an
     /// answer that is not a GraphQL response.
-    pub async fn graphql(
+    pub(crate) async fn graphql(
         &self,
         route: &'static str,
         query: &str,

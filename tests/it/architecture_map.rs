@@ -124,7 +124,8 @@ const ROOTS: [&str; 10] = [
 ];
 
 /// The app's rooms the document names without `src/` (`app/commit/`), as it names the
-/// engine's without `crates/engine/src/` (`engine/gate/`).
+/// engine's without `crates/engine/src/` (`engine/gate/`). Not `records/`: the document
+/// names the records branch's own `records/` too.
 const SHORT: [&str; 9] = [
     "app/",
     "github/",

@@ -1,4 +1,4 @@
-//! One async lock per key (a pull request, a repository, a records branch): holders of the
+//! One async lock per key (a records branch): holders of the
 //! same key run one after the other, different keys run concurrently. Idle entries are
 //! dropped.
 
@@ -19,6 +19,7 @@ pub(crate) struct KeyGuard<'a> {
 }
 
 impl KeyedLocks {
+    #[cfg(test)]
     pub(crate) async fn lock(&self, key: &str) -> KeyGuard<'_> {
         self.lock_noting_wait(key).await.0
     }

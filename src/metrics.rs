@@ -35,6 +35,14 @@ pub struct Metrics {
     reconcile_calls: Counter,
     rate_limited: Family<KindLabels, Counter>,
     write_wait: Histogram,
+    queue_depth: Family<InstallationLabels, Gauge>,
+    queue_oldest: Family<InstallationLabels, Gauge>,
+    queue_wait: Histogram,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub(crate) struct InstallationLabels {
+    pub(crate) installation: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -112,7 +120,28 @@ impl Metrics {
             "Time a write waited for its turn under the write governor",
             write_wait.clone(),
         );
+        let queue_depth = Family::<InstallationLabels, Gauge>::default();
+        let queue_oldest = Family::<InstallationLabels, Gauge>::default();
+        let queue_wait = Histogram::new(exponential_buckets(0.5, 2.0, 14));
+        registry.register(
+            "queue_depth",
+            "Deliveries answered 202 and not yet carried out, by installation",
+            queue_depth.clone(),
+        );
+        registry.register(
+            "queue_oldest_queued_timestamp_seconds",
+            "When the oldest delivery still queued was queued (Unix seconds; 0 when none), by installation",
+            queue_oldest.clone(),
+        );
+        registry.register(
+            "queue_wait_seconds",
+            "Time from a delivery's 202 to its being carried out",
+            queue_wait.clone(),
+        );
         Self {
+            queue_depth,
+            queue_oldest,
+            queue_wait,
             rate_limited,
             write_wait,
             registry: Arc::new(registry),
@@ -171,6 +200,22 @@ impl Metrics {
 
     pub fn write_waited(&self, seconds: f64) {
         self.write_wait.observe(seconds);
+    }
+
+    /// An installation's queue: its depth and when its oldest delivery was queued.
+    pub fn queue(&self, installation: u64, depth: i64, oldest_unix: u64) {
+        let labels = InstallationLabels {
+            installation: installation.to_string(),
+        };
+        self.queue_depth.get_or_create(&labels).set(depth);
+        self.queue_oldest
+            .get_or_create(&labels)
+            .set(i64::try_from(oldest_unix).unwrap_or(i64::MAX));
+    }
+
+    /// A queued delivery carried out, `seconds` after its 202.
+    pub fn queue_waited(&self, seconds: f64) {
+        self.queue_wait.observe(seconds);
     }
 
     pub fn rate_limit_remaining(&self, remaining: i64) {

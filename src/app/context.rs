@@ -87,10 +87,12 @@ impl Policy {
 /// Where a context's work comes from: a webhook delivery, or the App's own work with the
 /// name its claims and events carry in place of a delivery id.
 pub(crate) enum Origin<'a> {
-    /// A delivery, with its comment's creation time when it is a command.
+    /// A delivery, with its comment's creation time when it is a command, and how many
+    /// earlier deliveries of its pull request are not carried out yet.
     Delivery {
         id: &'a DeliveryId,
         command_at: Option<&'a str>,
+        pr_ahead: u32,
     },
     /// The reconcile sweep.
     Sweep,
@@ -138,6 +140,8 @@ pub(crate) struct Ctx {
     pub(crate) delivery_cache: DeliveryCache,
     /// The App's policy: minimum assurance, trust store, slug.
     pub(crate) policy: Policy,
+    /// Earlier deliveries of the same pull request not carried out yet (queued).
+    pub(crate) pr_ahead: u32,
 }
 
 impl Ctx {
@@ -150,9 +154,13 @@ impl Ctx {
         memory: Arc<Memory>,
     ) -> Self {
         let now = Utc::now();
-        let command_at = match origin {
-            Origin::Delivery { command_at, .. } => *command_at,
-            _ => None,
+        let (command_at, pr_ahead) = match origin {
+            Origin::Delivery {
+                command_at,
+                pr_ahead,
+                ..
+            } => (*command_at, *pr_ahead),
+            _ => (None, 0),
         };
         Self {
             api: place.api,
@@ -166,6 +174,7 @@ impl Ctx {
             memory,
             delivery_cache: DeliveryCache::default(),
             policy,
+            pr_ahead,
         }
     }
 
@@ -184,6 +193,7 @@ impl Ctx {
             memory: self.memory.clone(),
             delivery_cache: DeliveryCache::default(),
             policy: self.policy.clone(),
+            pr_ahead: 0,
         }
     }
 

@@ -19,12 +19,13 @@ mod failure;
 mod gate_now;
 mod handlers;
 mod memory;
+mod outcome;
 mod publish;
 mod reads;
 mod sweep;
 
 use crate::commands::{parse_comment, Parsed};
-use crate::delivery::{Delivery, Handled, Handler, HandlerError};
+use crate::delivery::{Delivery, Handled, Handler, HandlerError, Ordering};
 use crate::events::{Event, Repository};
 use crate::github::deadline::Deadline;
 use crate::github::{Api, GitHubError};
@@ -38,11 +39,35 @@ pub(crate) use sweep::Report as ReconcileReport;
 
 impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {
-        HandlerError::GitHub(e.to_string())
+        match e {
+            // GitHub's wait, or the governor's: the installation's pace, not a failure.
+            GitHubError::RateLimited { wait, .. } => HandlerError::Deferred { wait },
+            e => HandlerError::GitHub(e.to_string()),
+        }
     }
 }
 
 impl AuditApp {
+    /// The installation's client for `delivery`'s calls: ending by its deadline (GitHub's
+    /// window, or a queued delivery's own time), its writes behind the queue's.
+    async fn delivery_api(
+        &self,
+        delivery: &Delivery,
+        installation: u64,
+    ) -> Result<Api, GitHubError> {
+        let deadline = if delivery.pace.queued {
+            Deadline::of_queued(tokio::time::Instant::now())
+        } else {
+            Deadline::of_delivery(delivery.received)
+        };
+        Ok(self
+            .github
+            .installation(installation, Some(delivery.id.clone()))
+            .await?
+            .with_deadline(deadline)
+            .behind(delivery.pace.writes_ahead))
+    }
+
     /// The context of a delivery: the configuration is read again while the reads the
     /// event needs anyway start (see [`prefetch`]), which are kept only when the records
     /// branch they assumed is still the configured one.
@@ -73,6 +98,7 @@ impl AuditApp {
         let origin = context::Origin::Delivery {
             id: &delivery.id,
             command_at,
+            pr_ahead: delivery.pace.pr_ahead,
         };
         let config = self.last_config(&place.repo);
         let mut ctx = self.ctx(place, &origin, config);
@@ -142,6 +168,26 @@ fn repository(event: &Event) -> Option<&Repository> {
 
 #[async_trait::async_trait]
 impl Handler for AuditApp {
+    /// Commands and pushes keep their pull request's order; what changes nothing a later
+    /// delivery depends on (`status`, `help`, a refusal of what is no command, an event
+    /// not acted on) does not wait for them.
+    fn ordering(&self, delivery: &Delivery) -> Ordering {
+        match &delivery.event {
+            Event::IssueComment(e) if relevant(&delivery.event) => {
+                match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
+                    Ok(Some(c)) if !c.is_read_only() => Ordering::InOrder,
+                    _ => Ordering::Free,
+                }
+            }
+            event if relevant(event) => Ordering::InOrder,
+            _ => Ordering::Free,
+        }
+    }
+
+    async fn carried_out(&self, delivery: &Delivery) -> Result<bool, HandlerError> {
+        Ok(self.outcome_found(delivery).await?)
+    }
+
     async fn handle(&self, delivery: &Delivery) -> Result<Handled, HandlerError> {
         match &delivery.event {
             Event::Installation { name, payload } => {
@@ -168,20 +214,17 @@ impl Handler for AuditApp {
             tracing::warn!("delivery without an installation or repository; ignored");
             return Ok(Handled::Ignored);
         };
-        let api = self
-            .github
-            .installation(installation, Some(delivery.id.clone()))
-            .await?
-            .with_deadline(Deadline::of_delivery(delivery.received));
+        let api = self.delivery_api(delivery, installation).await?;
         if self.caused_by_self(delivery, &api).await? {
             return Ok(Handled::Ignored);
         }
-        // Every event handled here writes (a check run, a reply, a claim): when GitHub has
-        // asked this installation's writes to wait past the window, nothing is read either.
+        // Every event handled here writes (a check run, a reply, a claim): when its first
+        // write cannot go in time (GitHub asked this installation's writes to wait, or a
+        // queue's come first), nothing is read either: the delivery is queued.
         if !api.writes_fit(1) {
-            return Err(HandlerError::GitHub(
-                "GitHub asked this installation's writes to wait past the delivery's window; deferred to a redelivery".to_owned(),
-            ));
+            return Err(HandlerError::Deferred {
+                wait: self.github.writes_paused(installation).unwrap_or_default(),
+            });
         }
         // A comment is read into its command once: the early reads and the handler share it.
         let parsed = match &delivery.event {

@@ -71,18 +71,24 @@ pub(crate) fn build(config: &ServeConfig) -> anyhow::Result<Running> {
     let github = Arc::new(github);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut sweeps = Vec::new();
-    if !config.redeliver_interval.is_zero() {
-        sweeps.push(redeliver::spawn(
-            github.clone(),
-            config.redeliver_interval,
-            stopped.clone(),
-        ));
-    }
     let app = Arc::new(AuditApp::with_policy(
         github.clone(),
         trust,
         config.min_assurance,
     ));
+    let state = AppState::new(config.webhook_secrets.clone(), metrics.clone(), app.clone());
+    if !config.redeliver_interval.is_zero() {
+        let outcomes = redeliver::ProcessOutcomes {
+            deliveries: state.deliveries(),
+            handler: app.clone(),
+        };
+        sweeps.push(redeliver::spawn(
+            github.clone(),
+            config.redeliver_interval,
+            stopped.clone(),
+            Some(Arc::new(outcomes)),
+        ));
+    }
     sweeps.push(reconcile::spawn_dashboards(app.clone(), stopped.clone()));
     if !config.reconcile_interval.is_zero() {
         sweeps.push(reconcile::spawn(
@@ -92,7 +98,6 @@ pub(crate) fn build(config: &ServeConfig) -> anyhow::Result<Running> {
             stopped,
         ));
     }
-    let state = AppState::new(config.webhook_secrets.clone(), metrics, app);
     Ok(Running {
         router: router(state),
         stop,

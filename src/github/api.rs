@@ -63,6 +63,9 @@ pub struct Api {
     governor: Option<Arc<Governor>>,
     /// The writes this delivery booked and has not sent yet, shared by its clones.
     booking: Arc<Booking>,
+    /// Writes that go before this client's, beyond those booked: a queue's, which an
+    /// inline delivery must not overtake.
+    ahead: u32,
 }
 
 /// octocrab's errors, without anything that could carry a token.
@@ -108,6 +111,7 @@ impl Api {
             attempt_timeout: None,
             governor: None,
             booking: Arc::default(),
+            ahead: 0,
         }
     }
 
@@ -115,6 +119,14 @@ impl Api {
     #[must_use]
     pub(crate) fn governed(mut self, governor: Arc<Governor>) -> Self {
         self.governor = Some(governor);
+        self
+    }
+
+    /// This client, counting `writes` more writes before its own when it books (a queue's
+    /// that came first).
+    #[must_use]
+    pub(crate) fn behind(mut self, writes: u32) -> Self {
+        self.ahead = writes;
         self
     }
 
@@ -281,7 +293,7 @@ impl Api {
             if let Some(g) = governor.filter(|_| self.booking.take()) {
                 g.unbook(1);
             }
-            let permit =
+            let on_the_way =
                 match governor {
                     Some(g) => Some(g.acquire(self.deadline).await.map_err(|d| {
                         GitHubError::RateLimited {
@@ -295,7 +307,7 @@ impl Api {
             if let Ok(r) = &outcome {
                 self.learn(r, call.write);
             }
-            drop(permit);
+            drop(on_the_way);
             let decision = if let Ok(r) = &outcome {
                 self.metrics.api_call(call.route, &r.status.to_string());
                 if let Some(n) =

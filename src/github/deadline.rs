@@ -14,6 +14,10 @@ pub(crate) const WINDOW: Duration = Duration::from_secs(10);
 /// The work of a delivery ends by then; what is left of the window gives a claim back
 /// ([`Deadline::for_cleanup`]) and carries the answer to GitHub.
 pub(crate) const WORK: Duration = Duration::from_secs(8);
+/// The time a delivery carried out by its installation's queue has, from when its turn
+/// came: GitHub's window is over (it was answered `202`), so this only bounds a handling
+/// that GitHub keeps waiting.
+pub(crate) const QUEUED_WORK: Duration = Duration::from_secs(60);
 /// How long after [`WORK`] a claim may still be given back.
 pub(crate) const CLEANUP: Duration = Duration::from_millis(900);
 
@@ -26,6 +30,12 @@ impl Deadline {
     #[must_use]
     pub(crate) fn of_delivery(received: Instant) -> Self {
         Self(received + WORK)
+    }
+
+    /// The deadline of a queued delivery whose turn came at `now`.
+    #[must_use]
+    pub(crate) fn of_queued(now: Instant) -> Self {
+        Self(now + QUEUED_WORK)
     }
 
     #[cfg(test)]

@@ -2,14 +2,19 @@
 //! by every delivery and sweep of the process. GitHub limits what one identity may create
 //! (about 80 content-creating requests a minute and 500 an hour; every non-GET REST call
 //! and GraphQL mutation counts) and warns that requests sent while limited may get an
-//! integration banned. So writes go one at a time, at least `gap` apart (GitHub suggests a
-//! second), and none goes while GitHub has said to wait: the governor learns that from
-//! every rate-limited answer (`retry-after`, `x-ratelimit-reset`, else a minute, doubled
-//! for each limit in a row) and from `x-ratelimit-remaining: 0`. Reads are not held up.
+//! integration banned. So writes go at most one per `gap` on average (GitHub suggests a
+//! second), with a small burst allowed: a quiet command's few writes go at once, a backlog
+//! goes at the pace (the generic cell rate algorithm: each write takes the next slot of a
+//! schedule that lets [`BURST`] slots be taken early), and never more than [`BURST`] are on
+//! the way at once, so that when GitHub refuses one, at most `BURST - 1` others were sent
+//! before the app could know. None goes while GitHub has said to
+//! wait: the governor learns that from every rate-limited answer (`retry-after`,
+//! `x-ratelimit-reset`, else a minute, doubled for each limit in a row) and from
+//! `x-ratelimit-remaining: 0`. Reads are not held up.
 //!
 //! A write that could only go after its delivery's deadline is not queued at all: the
-//! caller gets [`Deferred`] at once, the delivery is answered 5xx inside GitHub's window
-//! with nothing half-written, and the redelivery carries it out once the wait is over.
+//! caller gets [`Deferred`] at once, and the delivery joins its installation's queue with
+//! nothing half-written (`server/queue.rs`), carried out once its turn comes.
 //!
 //! A command books its writes before the first ([`Governor::book`]): writes of commands
 //! admitted earlier but not yet sent count against later ones, so a burst admits what fits
@@ -19,11 +24,16 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use tokio::sync::{Mutex as Turn, MutexGuard};
+use tokio::sync::{Semaphore, SemaphorePermit};
 use tokio::time::Instant;
 
 use crate::github::deadline::Deadline;
 use crate::metrics::Metrics;
+
+/// Writes that may go at once after a quiet spell: a command's own (its claim, its records
+/// commit, its views). Sustained, the pace stays one per gap, so a second of gap keeps an
+/// identity under GitHub's 80 a minute whatever the bursts.
+pub(crate) const BURST: u32 = 3;
 
 /// The wait when GitHub names none: a minute (GitHub's guidance), doubled for each limit
 /// in a row, up to an hour.
@@ -70,10 +80,9 @@ struct State {
     resume: Option<Instant>,
     /// Limits without a named wait in a row: each doubles the fallback.
     strikes: u32,
-    /// When the last write was sent.
-    last: Option<Instant>,
-    /// Writes waiting for their turn.
-    queued: u32,
+    /// The schedule's next slot when no burst is left (the theoretical arrival time of
+    /// the cell rate algorithm); `None` before the first write.
+    next: Option<Instant>,
     /// Writes booked by admitted commands and not yet asked for.
     booked: u32,
 }
@@ -81,14 +90,14 @@ struct State {
 pub(crate) struct Governor {
     gap: Duration,
     state: Mutex<State>,
-    /// At most one write in flight.
-    turn: Turn<()>,
+    /// At most [`BURST`] writes on the way.
+    on_the_way: Semaphore,
     metrics: Metrics,
 }
 
-/// The turn to send one write; dropped when its answer came.
+/// A write on the way; dropped when its answer came.
 pub(crate) struct Permit<'a> {
-    _turn: MutexGuard<'a, ()>,
+    _on_the_way: SemaphorePermit<'a>,
 }
 
 impl Governor {
@@ -97,7 +106,7 @@ impl Governor {
         Self {
             gap,
             state: Mutex::new(State::default()),
-            turn: Turn::new(()),
+            on_the_way: Semaphore::new(BURST as usize),
             metrics,
         }
     }
@@ -108,10 +117,18 @@ impl Governor {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The earliest moment a write could be sent, were it next in line.
-    fn earliest(&self, state: &State, now: Instant) -> Instant {
-        let spaced = state.last.map_or(now, |l| l + self.gap);
-        [Some(now), Some(spaced), state.resume]
+    /// How early a slot may be taken: the burst.
+    fn tolerance(&self) -> Duration {
+        self.gap * (BURST - 1)
+    }
+
+    /// When the write `ahead` writes after the next one could go, were nothing else asked.
+    fn slot_after(&self, state: &State, now: Instant, ahead: u32) -> Instant {
+        let next = state.next.map_or(now, |n| n.max(now));
+        let paced = (next + self.gap * ahead)
+            .checked_sub(self.tolerance())
+            .unwrap_or(now);
+        [Some(now), Some(paced), state.resume]
             .into_iter()
             .flatten()
             .max()
@@ -126,27 +143,27 @@ impl Governor {
         state.resume.filter(|r| *r > now).map(|r| r - now)
     }
 
-    /// Whether `writes` more writes, behind those queued, could all go before `deadline`.
+    /// Whether `writes` more writes, behind those booked and `ahead` more (a queue's), could
+    /// all go before `deadline`.
     #[must_use]
-    pub(crate) fn fits(&self, writes: u32, deadline: Option<Deadline>) -> bool {
+    pub(crate) fn fits(&self, writes: u32, ahead: u32, deadline: Option<Deadline>) -> bool {
         let Some(deadline) = deadline else {
             return true;
         };
         let state = self.state();
-        self.fits_in(&state, writes, deadline)
+        self.fits_in(&state, writes + ahead, deadline)
     }
 
     fn fits_in(&self, state: &State, writes: u32, deadline: Deadline) -> bool {
-        let ahead = state.queued + state.booked + writes.saturating_sub(1);
-        let last = self.earliest(state, Instant::now()) + self.gap * ahead;
-        last <= deadline.instant()
+        let ahead = state.booked + writes.saturating_sub(1);
+        self.slot_after(state, Instant::now(), ahead) <= deadline.instant()
     }
 
-    /// Books `writes` writes when they fit before `deadline` behind everything queued and
-    /// booked; `false`, booking nothing, when they do not.
-    pub(crate) fn book(&self, writes: u32, deadline: Option<Deadline>) -> bool {
+    /// Books `writes` writes when they fit before `deadline` behind everything booked and
+    /// `ahead` more writes; `false`, booking nothing, when they do not.
+    pub(crate) fn book(&self, writes: u32, ahead: u32, deadline: Option<Deadline>) -> bool {
         let mut state = self.state();
-        if deadline.is_some_and(|d| !self.fits_in(&state, writes, d)) {
+        if deadline.is_some_and(|d| !self.fits_in(&state, writes + ahead, d)) {
             return false;
         }
         state.booked += writes;
@@ -159,39 +176,39 @@ impl Governor {
         state.booked = state.booked.saturating_sub(writes);
     }
 
-    /// Waits for the turn to send one write, spaced and never while GitHub said to wait.
+    /// Takes the next slot for one write and waits for it: spaced, never more than
+    /// [`BURST`] on the way, and never while GitHub said to wait.
     ///
     /// # Errors
     ///
-    /// [`Deferred`] when the turn could only come after `deadline`: nothing is sent.
+    /// [`Deferred`] when the slot could only come after `deadline`: nothing is sent, and no
+    /// slot is taken.
     pub(crate) async fn acquire(&self, deadline: Option<Deadline>) -> Result<Permit<'_>, Deferred> {
         let started = Instant::now();
-        self.refuse_past(deadline, started)?;
-        self.state().queued += 1;
-        let turn = match deadline {
-            Some(d) => tokio::time::timeout_at(d.instant(), self.turn.lock()).await,
-            None => Ok(self.turn.lock().await),
+        let on_the_way = match deadline {
+            Some(d) => tokio::time::timeout_at(d.instant(), self.on_the_way.acquire()).await,
+            None => Ok(self.on_the_way.acquire().await),
         };
-        self.state().queued -= 1;
-        let Ok(turn) = turn else {
+        // The semaphore is never closed.
+        let Ok(Ok(on_the_way)) = on_the_way else {
             return Err(self.deferred(Duration::ZERO));
         };
-        let at = self.earliest(&self.state(), Instant::now());
-        if deadline.is_some_and(|d| at > d.instant()) {
-            return Err(self.deferred(at - Instant::now()));
-        }
+        let at = {
+            let now = Instant::now();
+            let mut state = self.state();
+            let at = self.slot_after(&state, now, 0);
+            if deadline.is_some_and(|d| at > d.instant()) {
+                drop(state);
+                return Err(self.deferred(at - now));
+            }
+            state.next = Some(state.next.map_or(at, |n| n.max(at)) + self.gap);
+            at
+        };
         tokio::time::sleep_until(at).await;
-        self.state().last = Some(Instant::now());
         self.metrics.write_waited(started.elapsed().as_secs_f64());
-        Ok(Permit { _turn: turn })
-    }
-
-    fn refuse_past(&self, deadline: Option<Deadline>, now: Instant) -> Result<(), Deferred> {
-        let resume = self.state().resume;
-        match (resume, deadline) {
-            (Some(r), Some(d)) if r > d.instant() => Err(self.deferred(r - now)),
-            _ => Ok(()),
-        }
+        Ok(Permit {
+            _on_the_way: on_the_way,
+        })
     }
 
     fn deferred(&self, wait: Duration) -> Deferred {
@@ -271,19 +288,58 @@ mod tests {
         at.map(Deadline::at)
     }
 
-    #[tokio::test]
-    async fn writes_are_spaced_and_one_at_a_time() {
-        let g = governor(200);
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_goes_at_once_then_writes_are_spaced() {
+        let g = governor(1000);
         let started = Instant::now();
-        drop(g.acquire(None).await.unwrap());
-        drop(g.acquire(None).await.unwrap());
-        drop(g.acquire(None).await.unwrap());
-        assert!(started.elapsed() >= Duration::from_millis(400));
-        // One in flight: a second waits for the first permit.
-        let first = g.acquire(None).await.unwrap();
-        let second = tokio::time::timeout(Duration::from_millis(300), g.acquire(None)).await;
-        assert!(second.is_err(), "sent while another write was in flight");
-        drop(first);
+        for _ in 0..BURST {
+            g.acquire(None).await.unwrap();
+        }
+        assert_eq!(
+            started.elapsed(),
+            Duration::ZERO,
+            "a quiet burst waits for nothing"
+        );
+        g.acquire(None).await.unwrap();
+        g.acquire(None).await.unwrap();
+        assert_eq!(started.elapsed(), Duration::from_secs(2), "then one a gap");
+        // A quiet spell as long as the burst gives the burst back, and no more.
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        let quiet = Instant::now();
+        for _ in 0..=BURST {
+            g.acquire(None).await.unwrap();
+        }
+        assert_eq!(quiet.elapsed(), Duration::from_secs(1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn sustained_writes_keep_the_pace_whatever_the_bursts() {
+        let g = governor(1000);
+        let started = Instant::now();
+        for _ in 0..63 {
+            g.acquire(None).await.unwrap();
+        }
+        // 63 writes: the burst of 3, then 60 at one a second.
+        assert_eq!(started.elapsed(), Duration::from_secs(60));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_more_than_the_burst_is_on_the_way() {
+        let g = governor(0);
+        let mut on_the_way = Vec::new();
+        for _ in 0..BURST {
+            on_the_way.push(g.acquire(None).await.unwrap());
+        }
+        let next = tokio::time::timeout(Duration::from_secs(5), g.acquire(None)).await;
+        assert!(
+            next.is_err(),
+            "a fourth write went while three were on the way"
+        );
+        on_the_way.pop();
+        assert!(
+            g.acquire(within(1)).await.is_ok(),
+            "one answered, one more goes"
+        );
     }
 
     #[tokio::test]
@@ -300,7 +356,7 @@ mod tests {
             "deferred at once"
         );
         assert!(deferred.wait > Duration::from_secs(50), "{deferred:?}");
-        assert!(!g.fits(1, within(8)));
+        assert!(!g.fits(1, 0, within(8)));
         assert!(g.paused_for().is_some());
         // A shorter wait within the deadline is waited out.
         let g = governor(0);
@@ -309,7 +365,7 @@ mod tests {
             wait: Some(Duration::from_millis(300)),
         });
         let asked = Instant::now();
-        drop(g.acquire(within(8)).await.unwrap());
+        g.acquire(within(8)).await.unwrap();
         assert!(asked.elapsed() >= Duration::from_millis(290));
     }
 
@@ -330,25 +386,29 @@ mod tests {
     }
 
     #[test]
-    fn fits_counts_the_writes_queued_before() {
+    fn fits_counts_the_writes_booked_and_those_ahead() {
         let g = governor(1000);
-        assert!(g.fits(3, within(8)));
-        assert!(!g.fits(10, within(8)));
-        g.state().queued = 6;
-        assert!(!g.fits(3, within(8)));
-        assert!(g.fits(10, None));
+        // The burst and five more a second apart: the tenth write would go 7 s from now.
+        assert!(g.fits(3, 0, within(8)));
+        assert!(g.fits(10, 0, within(8)));
+        assert!(!g.fits(11, 0, within(8)));
+        assert!(!g.fits(3, 8, within(8)), "a queue's writes come first");
+        g.state().booked = 8;
+        assert!(!g.fits(3, 0, within(8)));
+        assert!(g.fits(30, 0, None));
     }
 
     #[test]
     fn booked_writes_count_against_later_commands_until_given_back() {
         let g = governor(1000);
-        assert!(g.book(3, within(8)));
-        assert!(g.book(3, within(8)));
-        // 6 booked: three more would end 8 s from now, past the deadline.
-        assert!(!g.book(3, within(8)));
-        assert!(!g.fits(3, within(8)));
+        assert!(g.book(3, 0, within(8)));
+        assert!(g.book(3, 0, within(8)));
+        assert!(g.book(3, 0, within(8)));
+        // 9 booked: three more would end 9 s from now, past the deadline.
+        assert!(!g.book(3, 0, within(8)));
+        assert!(!g.fits(3, 0, within(8)));
         g.unbook(3);
-        assert!(g.book(3, within(8)));
-        assert_eq!(g.state().booked, 6);
+        assert!(g.book(3, 0, within(8)));
+        assert_eq!(g.state().booked, 9);
     }
 }

@@ -19,6 +19,8 @@ use crate::ids::{CommitSha, ObjectSha, PrNumber, RepoName};
 /// Attempts in all before a contended branch is reported as an error. Each attempt after
 /// the first waits a random, growing delay so concurrent writers spread out.
 pub const MAX_ATTEMPTS: u32 = 12;
+/// Commits GitHub failed (and that did not land) in one handling before it gives up.
+const FAILED_WRITES: u32 = 2;
 
 /// New content by path; other files stay as they are.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -106,6 +108,7 @@ pub(crate) async fn commit_change_with<E>(
 ) -> Result<CommitOutcome<E>, GitHubError> {
     let message = with_skip_ci(message);
     let mut last = None;
+    let mut failed = 0;
     for attempt in 1..=MAX_ATTEMPTS {
         let mut reuse = reuse;
         if attempt > 1 {
@@ -136,6 +139,17 @@ pub(crate) async fn commit_change_with<E>(
                     attempts: attempt,
                     pull_body,
                 });
+            }
+            // GitHub failed and the commit did not land: tried once more, then the
+            // delivery fails (a 5xx, redelivered) rather than spend writes on a GitHub
+            // that keeps failing.
+            OnBranch::Stale(err) if err.outcome_unknown() => {
+                failed += 1;
+                if failed >= FAILED_WRITES {
+                    return Err(err);
+                }
+                tracing::info!(branch, attempt, error = %err, "records commit failed; trying once more");
+                last = Some(err);
             }
             OnBranch::Stale(err) => {
                 tracing::info!(branch, attempt, "records branch moved; applying again");

@@ -12,9 +12,8 @@ use axum::Router;
 use tracing::Instrument;
 
 use crate::delivery::{Delivery, Handler, HandlerError};
-use crate::locks::KeyedLocks;
 use crate::metrics::Metrics;
-use crate::server::deliveries::HandledDeliveries;
+use crate::server::queue::{Answer, Queue};
 use crate::server::signature::WebhookSecrets;
 
 #[derive(Clone)]
@@ -24,10 +23,8 @@ pub struct AppState {
 
 struct Inner {
     secrets: WebhookSecrets,
-    handled: HandledDeliveries,
-    locks: KeyedLocks,
+    queue: Queue,
     metrics: Metrics,
-    handler: Arc<dyn Handler>,
 }
 
 impl AppState {
@@ -35,12 +32,37 @@ impl AppState {
         Self {
             inner: Arc::new(Inner {
                 secrets,
-                handled: HandledDeliveries::new(10_000),
-                locks: KeyedLocks::default(),
+                queue: Queue::new(handler, metrics.clone()),
                 metrics,
-                handler,
             }),
         }
+    }
+
+    /// The deliveries this process holds: to tell which `202` deliveries it still carries.
+    #[must_use]
+    pub fn deliveries(&self) -> Deliveries {
+        Deliveries {
+            queue: self.inner.queue.clone(),
+        }
+    }
+}
+
+/// What the redelivery sweep asks of the process's deliveries (see [`AppState::deliveries`]).
+#[derive(Clone)]
+pub struct Deliveries {
+    queue: Queue,
+}
+
+impl Deliveries {
+    /// Whether this process handled the delivery `guid` or holds it still.
+    #[must_use]
+    pub fn knows(&self, guid: &str) -> bool {
+        self.queue.knows(&crate::ids::DeliveryId(guid.to_owned()))
+    }
+
+    /// Stops carrying out what is queued, as a process that stops would (the tests' kill).
+    pub fn stop(&self) {
+        self.queue.stop();
     }
 }
 
@@ -85,47 +107,40 @@ async fn webhook(State(state): State<AppState>, delivery: Delivery) -> Response 
     handle(state, delivery).instrument(span).await
 }
 
-/// How long before GitHub's window closes a handling still at work is cut off.
-const BACKSTOP_MARGIN: std::time::Duration = std::time::Duration::from_millis(400);
-
 async fn handle(state: AppState, delivery: Delivery) -> Response {
     let inner = &state.inner;
     let event = delivery.event.name().to_owned();
-    if inner.handled.contains(&delivery.id) {
-        inner.metrics.delivery(&event, "duplicate");
-        return (StatusCode::OK, "already handled").into_response();
-    }
     let started = Instant::now();
-    let _serial = inner.locks.lock(&delivery.event.serial_key()).await;
-    // A concurrent copy of this delivery may have finished while we waited.
-    if inner.handled.contains(&delivery.id) {
-        inner.metrics.delivery(&event, "duplicate");
-        return (StatusCode::OK, "already handled").into_response();
+    let answer = inner.queue.submit(delivery).await;
+    if !matches!(answer, Answer::Duplicate) {
+        inner
+            .metrics
+            .observe_handling(started.elapsed().as_secs_f64());
     }
-    // Every GitHub call of the handling ends by its deadline (`github::deadline`); this
-    // bound only catches what does not, so that GitHub never waits past its window.
-    let window = delivery.received + crate::github::deadline::WINDOW - BACKSTOP_MARGIN;
-    let result = match tokio::time::timeout_at(window, inner.handler.handle(&delivery)).await {
-        Ok(result) => result,
-        Err(_) => Err(HandlerError::GitHub(
-            "the handling did not finish within GitHub's window".to_owned(),
-        )),
-    };
-    inner
-        .metrics
-        .observe_handling(started.elapsed().as_secs_f64());
-    match result {
-        Ok(handled) => {
-            inner.handled.mark(delivery.id.clone());
+    match answer {
+        Answer::Duplicate => {
+            inner.metrics.delivery(&event, "duplicate");
+            (StatusCode::OK, "already handled").into_response()
+        }
+        Answer::Done(handled) => {
             inner.metrics.delivery(&event, handled.as_str());
             tracing::info!(outcome = handled.as_str(), "delivery done");
             (StatusCode::OK, handled.as_str()).into_response()
         }
-        Err(e) => {
+        Answer::Queued => {
+            inner.metrics.delivery(&event, "queued");
+            tracing::info!("delivery queued: its writes go at GitHub's pace");
+            (
+                StatusCode::ACCEPTED,
+                "queued: carried out at the installation's write pace",
+            )
+                .into_response()
+        }
+        Answer::Failed(e) => {
             inner.metrics.delivery(&event, "failed");
             tracing::error!(error = %e, "delivery failed; GitHub may redeliver it");
             let status = match e {
-                HandlerError::GitHub(_) => StatusCode::BAD_GATEWAY,
+                HandlerError::GitHub(_) | HandlerError::Deferred { .. } => StatusCode::BAD_GATEWAY,
                 HandlerError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             };
             (

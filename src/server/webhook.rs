@@ -113,5 +113,6 @@ pub fn accept(
         id: DeliveryId(id.to_owned()),
         event,
         received: tokio::time::Instant::now(),
+        pace: crate::delivery::Pace::default(),
     })
 }

@@ -418,6 +418,8 @@ fn exported_series() -> BTreeSet<String> {
     m.reconcile_sweep("ok", 1, 1);
     m.rate_limited("secondary");
     m.write_waited(0.5);
+    m.queue(42, 2, 1_700_000_000);
+    m.queue_waited(3.0);
     m.render()
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())

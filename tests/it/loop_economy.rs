@@ -607,3 +607,75 @@ async fn help_never_asks_for_the_records_files() {
         .collect();
     assert_eq!(asked, [false]);
 }
+
+/// The sum of the write governor's waits so far, from `/metrics`.
+async fn governor_waits(app: &support::harness::TestApp) -> f64 {
+    let (_, text) = app.get_text("/metrics").await;
+    text.lines()
+        .find_map(|l| l.strip_prefix("auditloop_write_wait_seconds_sum "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// At the operator's default write gap (a write a second), a quiet installation's command
+/// sends its own writes together: none waits for the gap after the one before, and the
+/// calls and round trips are those above (docs/reference.md#writes-at-githubs-pace).
+#[tokio::test]
+async fn a_quiet_command_at_the_default_write_gap_does_not_wait_on_its_own_writes() {
+    let mut l = Loop::start(42).await;
+    l.new_record(42).await;
+    let app = support::harness::TestApp::start_spaced(&l.gh, Duration::from_secs(1)).await;
+    let mut t = Table {
+        rows: Vec::new(),
+        over: Vec::new(),
+    };
+    // Steady state: the process has handled a delivery of this PR before (the App's slug,
+    // the installation token, the PR's head and records).
+    let mut warm = support::deliveries::pr_comment(42, "reader", "/audit gate");
+    warm["issue"]["body"] = json!(l.gh.pull_body(42));
+    assert_eq!(
+        app.deliver("issue_comment", "quiet-warm", &warm)
+            .await
+            .status(),
+        200
+    );
+    l.gh.set_delay(DELAY);
+    for (id, login, body, b) in [
+        (
+            "quiet-report",
+            "auditor",
+            report_comment(&report(
+                "AUD-1",
+                42,
+                SHA1,
+                "ci-quiet-1",
+                "needs_remediation",
+            )),
+            bound(5, 3, 3),
+        ),
+        (
+            "quiet-status",
+            "reader",
+            "/audit status".to_owned(),
+            READ_ONLY,
+        ),
+    ] {
+        // A quiet spell: the burst is back.
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let before = governor_waits(&app).await;
+        let mut payload = support::deliveries::pr_comment(42, login, &body);
+        payload["issue"]["body"] = json!(l.gh.pull_body(42));
+        let r = app.deliver("issue_comment", id, &payload).await;
+        assert_eq!(r.status(), 200, "{id}");
+        let waited = governor_waits(&app).await - before;
+        assert!(
+            waited < 0.2,
+            "{id}: its writes waited {waited:.3} s on the governor"
+        );
+        t.check(&l, id, id, b);
+    }
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    assert!(l.last_reply(42).starts_with("auditloop: status"));
+    t.print();
+    assert!(t.over.is_empty(), "{:#?}", t.over);
+}

@@ -40,6 +40,7 @@ mod harden_effects;
 mod harden_limits;
 mod harden_outcome;
 mod harden_process;
+mod harden_queue;
 mod harden_rebind;
 mod harden_records;
 mod harden_views;

@@ -23,6 +23,7 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     ("GET /app/installations", None),
     ("GET /app/hook/deliveries", None),
     ("POST /app/hook/deliveries/{delivery_id}/attempts", None),
+    ("GET /app/hook/deliveries/{delivery_id}", None),
     (
         "POST /app/installations/{installation_id}/access_tokens",
         None,
@@ -158,6 +159,10 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     (
         "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
         Some(("issues", Level::Write)),
+    ),
+    (
+        "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions",
+        Some(("issues", Level::Read)),
     ),
 ];
 

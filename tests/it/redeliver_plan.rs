@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use auditloop::github::rest::HookDelivery;
-use auditloop::redeliver::{plan, SweepState};
+use auditloop::redeliver::{plan, plan_queued, SweepState};
 use chrono::{DateTime, TimeDelta, Utc};
 
 fn now() -> DateTime<Utc> {
@@ -32,6 +32,10 @@ fn failed(id: u64, guid: &str, minutes: i64) -> HookDelivery {
 
 fn ok(id: u64, guid: &str, minutes: i64) -> HookDelivery {
     attempt(id, guid, minutes, 200, "OK")
+}
+
+fn queued(id: u64, guid: &str, minutes: i64) -> HookDelivery {
+    attempt(id, guid, minutes, 202, "OK")
 }
 
 const DAYS3: i64 = 3 * 24 * 60;
@@ -122,8 +126,31 @@ fn plan_table() {
             vec![1],
         ),
         (
-            "202 OK counts as success",
+            "202 OK (queued) is not a failure",
             vec![attempt(1, "a", 10, 202, "OK")],
+            vec![],
+            vec![],
+        ),
+        (
+            "a queued delivery's redelivery that failed is a failed one to ask for",
+            vec![queued(1, "a", 30), failed(2, "a", 10)],
+            vec![],
+            vec![2],
+        ),
+        (
+            "queued attempts are not among the three failed ones",
+            vec![
+                failed(1, "a", 50),
+                queued(2, "a", 40),
+                queued(3, "a", 30),
+                failed(4, "a", 10),
+            ],
+            vec![],
+            vec![4],
+        ),
+        (
+            "a latest attempt that was queued is the queued plan's",
+            vec![failed(1, "a", 30), queued(2, "a", 10)],
             vec![],
             vec![],
         ),
@@ -151,6 +178,74 @@ fn plan_table() {
         let asked: HashSet<u64> = asked.into_iter().collect();
         assert_eq!(plan(&items, now(), &asked), want, "{name}");
     }
+}
+
+#[test]
+fn plan_queued_table() {
+    let none = |_: &str| false;
+    let cases: Vec<Case> = vec![
+        (
+            "queued is looked at",
+            vec![queued(1, "a", 10)],
+            vec![],
+            vec![1],
+        ),
+        (
+            "queued, then carried out on a redelivery, is done",
+            vec![queued(1, "a", 20), ok(2, "a", 10)],
+            vec![],
+            vec![],
+        ),
+        (
+            "queued then failed is the failed plan's",
+            vec![queued(1, "a", 20), failed(2, "a", 10)],
+            vec![],
+            vec![],
+        ),
+        (
+            "asked for three times already is given up",
+            vec![
+                queued(1, "a", 40),
+                queued(2, "a", 30),
+                queued(3, "a", 20),
+                queued(4, "a", 10),
+            ],
+            vec![],
+            vec![],
+        ),
+        (
+            "asked for twice is looked at once more, with its latest attempt",
+            vec![queued(1, "a", 30), queued(2, "a", 20), queued(3, "a", 10)],
+            vec![],
+            vec![3],
+        ),
+        (
+            "an attempt asked about already is not looked at again",
+            vec![queued(1, "a", 10)],
+            vec![1],
+            vec![],
+        ),
+        (
+            "older than 3 days is not looked at",
+            vec![queued(1, "a", DAYS3 + 1)],
+            vec![],
+            vec![],
+        ),
+        (
+            "oldest delivery first, whatever the attempt ids",
+            vec![queued(9, "b", 30), queued(4, "a", 10), queued(7, "c", 20)],
+            vec![],
+            vec![9, 7, 4],
+        ),
+    ];
+    for (name, items, asked, want) in cases {
+        let asked: HashSet<u64> = asked.into_iter().collect();
+        assert_eq!(plan_queued(&items, now(), &asked, &none), want, "{name}");
+    }
+    // What this process holds, or found carried out, is skipped.
+    let items = vec![queued(1, "held", 10), queued(2, "lost", 10)];
+    let held = |guid: &str| guid == "held";
+    assert_eq!(plan_queued(&items, now(), &HashSet::new(), &held), vec![2]);
 }
 
 #[test]

@@ -203,7 +203,7 @@ async fn the_spawned_sweep_runs_at_once_and_stops_on_shutdown() {
     let fake = FakeGitHub::start().await;
     let id = fake.add_delivery("a", Utc::now() - TimeDelta::minutes(1), 500);
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let task = spawn(github_app(&fake), Duration::from_secs(3600), stopped);
+    let task = spawn(github_app(&fake), Duration::from_secs(3600), stopped, None);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while fake.redeliveries().is_empty() {
         assert!(tokio::time::Instant::now() < deadline, "no sweep ran");
@@ -221,7 +221,7 @@ async fn the_spawned_sweep_runs_at_once_and_stops_on_shutdown() {
 async fn the_spawned_sweep_stops_when_its_sender_is_gone() {
     let fake = FakeGitHub::start().await;
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let task = spawn(github_app(&fake), Duration::from_secs(3600), stopped);
+    let task = spawn(github_app(&fake), Duration::from_secs(3600), stopped, None);
     drop(stop);
     tokio::time::timeout(Duration::from_secs(5), task)
         .await

@@ -96,3 +96,21 @@ fn delivery_marker_cannot_be_broken() {
     assert_eq!(m.matches("-->").count(), 1);
     assert!(!m.contains("<b>") && !m.contains('@'));
 }
+
+#[test]
+fn a_status_behind_queued_commands_says_so_before_the_gate() {
+    let r = hostile_record();
+    let g = gate(Conclusion::Failure, "Needs remediation", &[]);
+    let quiet = reply::status(Some(&r), &g, &ctx(), "d-2");
+    assert!(!quiet.contains("queued"), "{quiet}");
+    let one = reply::status_behind(Some(&r), &g, &ctx(), "d-2", 1);
+    assert!(one.contains("1 command queued ahead of this one"), "{one}");
+    let two = reply::status_behind(Some(&r), &g, &ctx(), "d-2", 2);
+    let line = two.lines().find(|l| l.contains("queued")).unwrap();
+    assert!(
+        line.starts_with("⏳ 2 commands queued ahead of this one"),
+        "{line}"
+    );
+    // Said before the gate's conditions.
+    assert!(two.find("queued").unwrap() < two.find("Gate").unwrap_or(usize::MAX));
+}

@@ -105,6 +105,17 @@ impl Reactions {
     pub fn has(&self, comment: u64, content: &str) -> bool {
         self.0.iter().any(|(c, r)| *c == comment && r == content)
     }
+
+    /// `GET /repos/{repo}/issues/comments/{comment}/reactions[?content=...]`: the App's
+    /// reactions to `comment` (those of `content` only, when given), as GitHub lists them.
+    pub fn listed(&self, comment: u64, content: Option<&str>, app_slug: &str) -> Vec<Value> {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, r))| *c == comment && content.is_none_or(|w| w == r))
+            .map(|(i, (_, r))| crate::objects::reaction(i as u64 + 1, r, app_slug))
+            .collect()
+    }
 }
 
 #[cfg(test)]

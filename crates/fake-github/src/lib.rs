@@ -14,6 +14,7 @@
 //! - [`graphql`]: GitHub's GraphQL API, validated against its schema and executed over
 //!   the fake's own state ([`graphql::World`]).
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
+//! - [`hooks`]: the App's webhook deliveries: the attempts logged, and redeliveries.
 
 // Builders of test data, for test code: a value nobody uses is a test that does not compile
 // anyway, a malformed name given to a builder is the test's bug and panics there, and
@@ -29,6 +30,7 @@ pub mod comments;
 pub mod contents;
 pub mod git;
 pub mod graphql;
+pub mod hooks;
 pub mod issues;
 pub mod limits;
 pub mod objects;

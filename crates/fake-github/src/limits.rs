@@ -2,7 +2,10 @@
 //! writes in any `window`; past that, 403 "You have exceeded a secondary rate limit" with
 //! `retry-after`, and no write is carried out until that time is over. A write sent before
 //! it is over is a violation (GitHub warns that it may ban the integration): the run that
-//! plays the limit reads them.
+//! plays the limit reads them. A client that sends a few writes together (a burst) may have
+//! them on the way when the first is refused: `in_flight` of them, after each refusal that
+//! starts a wait, are counted as such rather than as violations, since the client could
+//! not have known.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -24,6 +27,12 @@ pub struct WriteLimit {
     pub violations: Vec<String>,
     /// Writes answered 403.
     pub limited: usize,
+    /// Writes a client may have on the way when a wait starts (see the module docs).
+    pub in_flight: usize,
+    /// Of the writes sent while limited, those counted as on the way.
+    pub on_the_way: usize,
+    /// Writes of the current wait counted as on the way so far.
+    this_wait: usize,
 }
 
 impl WriteLimit {
@@ -37,7 +46,17 @@ impl WriteLimit {
             until: None,
             violations: Vec::new(),
             limited: 0,
+            in_flight: 0,
+            on_the_way: 0,
+            this_wait: 0,
         }
+    }
+
+    /// This limit, counting `n` writes after each refusal as on the way (a client's burst).
+    #[must_use]
+    pub fn with_in_flight(mut self, n: usize) -> Self {
+        self.in_flight = n;
+        self
     }
 
     /// GitHub's answer to the write `what` at `now`, when it refuses it; `None`: the write
@@ -45,7 +64,12 @@ impl WriteLimit {
     pub fn refuse(&mut self, what: &str, now: Instant) -> Option<Reply> {
         if let Some(until) = self.until {
             if now < until {
-                self.violations.push(what.to_owned());
+                if self.this_wait < self.in_flight {
+                    self.this_wait += 1;
+                    self.on_the_way += 1;
+                } else {
+                    self.violations.push(what.to_owned());
+                }
                 return Some(self.answer(until - now));
             }
             self.until = None;
@@ -60,6 +84,7 @@ impl WriteLimit {
                     .map_or(self.window, |t| self.window.saturating_sub(now - *t))
             });
             self.until = Some(now + wait);
+            self.this_wait = 0;
             return Some(self.answer(wait));
         }
         self.sent.push_back(now);
@@ -81,6 +106,21 @@ impl WriteLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn writes_on_the_way_when_a_wait_starts_are_not_violations_up_to_a_bound() {
+        let now = Instant::now();
+        let mut limit = WriteLimit::new(1, Duration::from_secs(60), Some(Duration::from_secs(3)))
+            .with_in_flight(2);
+        assert!(limit.refuse("POST a", now).is_none());
+        assert!(limit.refuse("POST b", now).is_some());
+        assert!(limit.refuse("POST c", now).is_some());
+        assert!(limit.refuse("POST d", now).is_some());
+        assert!(limit.violations.is_empty());
+        assert!(limit.refuse("POST e", now).is_some());
+        assert_eq!(limit.violations, ["POST e"]);
+        assert_eq!(limit.on_the_way, 2);
+    }
 
     #[test]
     fn past_the_limit_writes_wait_and_one_sent_while_waiting_is_a_violation() {

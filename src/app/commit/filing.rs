@@ -52,10 +52,12 @@ pub(crate) async fn open(
         .chars()
         .take(200)
         .collect();
-    // The marker names the finding of its run, so a redelivery finds the issue it opened.
+    // The marker names the finding of its run, so a redelivery finds the issue it opened;
+    // the second names the delivery, so that one refused in the end can close it.
     let marker = format!("<!-- auditloop:filed:{record}:run-{run}:{finding} -->");
+    let by = filed_by(ctx);
     let body = format!(
-        "Filed from pull request {pull} by a `file` disposition of {finding} (round {run} of [{record}]({})).\n\n{}\n\n{marker}",
+        "Filed from pull request {pull} by a `file` disposition of {finding} (round {run} of [{record}]({})).\n\n{}\n\n{marker}\n{by}",
         ctx.view().record_url(record),
         issue_text(wanted, summary, note),
     );
@@ -83,6 +85,36 @@ pub(crate) async fn open(
         Some(n) => Ok(Some(n)),
         None => found().await,
     }
+}
+
+/// The marker of the issues a delivery's `file` disposition opened.
+fn filed_by(ctx: &Ctx) -> String {
+    // The delivery marker's encoding, so that no delivery id can close the comment.
+    crate::engine::views::reply::delivery_marker(ctx.delivery.as_str_lossy())
+        .replace("auditloop:delivery:", "auditloop:filed-by:")
+}
+
+/// Closes the issue an earlier attempt of this delivery's `file` disposition opened, when
+/// the disposition is refused in the end (the finding left the latest run meanwhile): no
+/// issue outlives the decision it served. Says why on the issue first; the issue's number,
+/// for the refusal to name.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub fails.
+pub(crate) async fn withdraw(ctx: &Ctx, why: &str) -> Result<Option<IssueNumber>, GitHubError> {
+    let label = &ctx.settings().tech_debt_label;
+    let Some(issue) = rest::find_marked(&ctx.api, &ctx.repo, label, &filed_by(ctx)).await? else {
+        return Ok(None);
+    };
+    if issue.open {
+        let text = format!(
+            "auditloop: closed. The `file` disposition that opened this issue was not recorded: {why}. Nothing links to this issue; a maintainer can dispose the finding again where it is still raised."
+        );
+        rest::create_comment(&ctx.api, &ctx.repo, PrNumber(issue.number.0), &text).await?;
+        rest::update_issue(&ctx.api, &ctx.repo, issue.number, &issue.body, false).await?;
+    }
+    Ok(Some(issue.number))
 }
 
 /// The finding as the issue shows it: its claim, evidence and what done means, then the

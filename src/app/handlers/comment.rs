@@ -15,7 +15,7 @@ use crate::app::reads::loading;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
 use crate::engine::record::has_delivery;
-use crate::engine::views::reply::{damaged_status, status};
+use crate::engine::views::reply::{damaged_status, status_behind};
 use crate::events::{CommentAction, IssueCommentEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
@@ -72,8 +72,8 @@ async fn decide_once(
         ParsedCommand::Adopt { audit_id } => Some(audit_id.clone()),
         _ => None,
     };
-    // Writes that could not all go before the deadline are not begun: 5xx, nothing
-    // written, and the redelivery carries the command out once GitHub's wait is over.
+    // Writes that could not all go before the deadline are not begun: nothing is written,
+    // and the delivery is queued, carried out when its turn comes.
     let branch = ctx
         .config
         .as_ref()
@@ -81,10 +81,9 @@ async fn decide_once(
         .and_then(|c| ctx.delivery_cache.records_head(&c.records_branch))
         .map(|head| head.is_some());
     if early.is_none() && !ctx.api.book_writes(claim::early::writes_to_book(branch)) {
-        return Err(HandlerError::GitHub(
-            "this command's writes would wait past the delivery's window; deferred to a redelivery"
-                .to_owned(),
-        ));
+        return Err(HandlerError::Deferred {
+            wait: std::time::Duration::ZERO,
+        });
     }
     let effect = claim::outcome_effect(number);
     let turn = claim::decide_once(ctx, (&effect, &pull.head_sha), early, || {
@@ -94,9 +93,13 @@ async fn decide_once(
     match turn {
         Turn::Ours { name } => {
             let ran = Box::pin(run(ctx, e, command, actor, pull)).await;
+            let ran = withdraw_filed(ctx, command, ran).await;
             let refusing = matches!(ran, Err(CommandFailure::Refused(_)));
             let answered = answer(ran, ctx, pull, Answering::AsHolder).await;
-            if answered.is_ok() {
+            // Done, or deferred to the queue, which carries it on in this process under
+            // the same claim (ours: it points at our mark) or, were the process lost, after
+            // a pause.
+            if matches!(answered, Ok(_) | Err(HandlerError::Deferred { .. })) {
                 return answered;
             }
             // A failure before the refusal was posted left nothing that must stay single,
@@ -135,6 +138,39 @@ async fn settled_answer(
             Box::pin(finish_applied(ctx, command, pull, Thanks::of(&e.comment))).await?;
             Ok(Handled::Done)
         }
+    }
+}
+
+/// A `file` disposition refused in the end (its finding left the latest run after an
+/// earlier attempt of this delivery opened its issue): the issue is closed, saying why, and
+/// the refusal says so, so that no issue outlives the decision it served.
+async fn withdraw_filed(
+    ctx: &Ctx,
+    command: &ParsedCommand,
+    ran: Result<(), CommandFailure>,
+) -> Result<(), CommandFailure> {
+    let filing = matches!(
+        command,
+        ParsedCommand::Dispose {
+            disposition: crate::engine::record::DispositionKind::File,
+            ..
+        }
+    );
+    let why = match ran {
+        Err(CommandFailure::Refused(why)) if filing => why,
+        other => return other,
+    };
+    match crate::app::commit::filing::withdraw(ctx, why.what.plain()).await? {
+        Some(issue) => Err(Refused {
+            what: crate::md!(
+                "{}. The issue #{} an earlier attempt of this command opened was closed, saying why",
+                why.what,
+                issue.0
+            ),
+            fix: why.fix,
+        }
+        .into()),
+        None => Err(why.into()),
     }
 }
 
@@ -352,7 +388,7 @@ async fn status_reply(ctx: &Ctx, pull: &Pull) -> Result<String, GitHubError> {
             let refused = loading::damaged(ctx, &damage);
             damaged_status(&damage.why, &refused.fix, &g, delivery)
         }
-        (Some(g), None) => status(record, &g, &ctx.view(), delivery),
+        (Some(g), None) => status_behind(record, &g, &ctx.view(), delivery, ctx.pr_ahead),
         (None, _) => reply::with_marker(ctx, "auditloop: status\n\nThe gate cannot be evaluated: the repository configuration is invalid or the head is unknown."),
     })
 }

@@ -11,7 +11,7 @@ impl Api {
     pub(crate) fn writes_fit(&self, writes: u32) -> bool {
         self.governor
             .as_ref()
-            .is_none_or(|g| g.fits(writes, self.deadline))
+            .is_none_or(|g| g.fits(writes, self.ahead, self.deadline))
     }
 
     /// Books `writes` writes of this delivery with the governor (once booked, later calls
@@ -43,7 +43,7 @@ impl Api {
         let Some(g) = &self.governor else {
             return true;
         };
-        if !g.book(writes, self.deadline) {
+        if !g.book(writes, self.ahead, self.deadline) {
             return false;
         }
         self.booking.left.fetch_add(writes, SeqCst);

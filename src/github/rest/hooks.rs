@@ -9,6 +9,7 @@ use crate::github::{Api, Call, GitHubError};
 
 pub(crate) const LIST_DELIVERIES: &str = "GET /app/hook/deliveries";
 pub(crate) const REDELIVER: &str = "POST /app/hook/deliveries/{delivery_id}/attempts";
+pub(crate) const GET_DELIVERY: &str = "GET /app/hook/deliveries/{delivery_id}";
 
 /// One delivery attempt as `GET /app/hook/deliveries` lists it; a redelivery keeps the
 /// `guid` and gets a new `id`.
@@ -35,6 +36,45 @@ impl HookDelivery {
     pub fn succeeded(&self) -> bool {
         (200..300).contains(&self.status_code) && self.status == "OK"
     }
+
+    /// Answered `202`: queued by the app, carried out after the answer.
+    #[must_use]
+    pub fn queued(&self) -> bool {
+        self.succeeded() && self.status_code == 202
+    }
+
+    /// Answered with its effects written (a 2xx other than `202`).
+    #[must_use]
+    pub fn done(&self) -> bool {
+        self.succeeded() && !self.queued()
+    }
+}
+
+/// What GitHub kept of one attempt beyond the listing: the request's payload.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct HookDeliveryDetail {
+    pub(crate) event: String,
+    pub(crate) request: HookRequest,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct HookRequest {
+    #[serde(default)]
+    pub(crate) payload: Option<serde_json::Value>,
+}
+
+/// `GET /app/hook/deliveries/{delivery_id}`: one attempt with its payload.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub(crate) async fn hook_delivery(api: &Api, id: u64) -> Result<HookDeliveryDetail, GitHubError> {
+    api.json(Call::get(
+        GET_DELIVERY,
+        format!("/app/hook/deliveries/{id}"),
+    ))
+    .await
 }
 
 /// Pages newest first through the deliveries, at most `max_pages`, stopping after the

@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    path, User, LIST_COMMENTS, LIST_ISSUES, PATCH_ISSUE, POST_COMMENT, POST_ISSUE, POST_REACTION,
+    path, User, LIST_COMMENTS, LIST_ISSUES, LIST_REACTIONS, PATCH_ISSUE, POST_COMMENT, POST_ISSUE,
+    POST_REACTION,
 };
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::{CommentId, IssueNumber, PrNumber, RepoName};
@@ -125,6 +126,43 @@ pub(crate) async fn react(
     .idempotent(true);
     api.send_ok(call).await?;
     Ok(())
+}
+
+/// Whether `login` reacted `content` to the comment (the first page, which holds it: an
+/// App's reaction is one among the few of that content).
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub(crate) async fn reacted_by(
+    api: &Api,
+    repo: &RepoName,
+    comment: CommentId,
+    content: &str,
+    login: &str,
+) -> Result<bool, GitHubError> {
+    #[derive(Deserialize)]
+    struct Reaction {
+        user: Option<User>,
+    }
+    let content = if content == "+1" { "%2B1" } else { content };
+    let reactions: Vec<Reaction> = api
+        .json(Call::get(
+            LIST_REACTIONS,
+            path(
+                repo,
+                &format!(
+                    "issues/comments/{}/reactions?content={content}&per_page=100",
+                    comment.0
+                ),
+            ),
+        ))
+        .await?;
+    Ok(reactions
+        .iter()
+        .filter_map(|r| r.user.as_ref())
+        .any(|u| u.login.eq_ignore_ascii_case(login)))
 }
 
 /// [`react`], telling whether the reaction is new (201) or was there already (200).

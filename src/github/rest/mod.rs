@@ -39,6 +39,8 @@ pub(crate) const POST_COMMENT: &str = "POST /repos/{owner}/{repo}/issues/{issue_
 pub(crate) const LIST_COMMENTS: &str = "GET /repos/{owner}/{repo}/issues/{issue_number}/comments";
 pub(crate) const POST_REACTION: &str =
     "POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions";
+pub(crate) const LIST_REACTIONS: &str =
+    "GET /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions";
 pub(crate) const POST_ISSUE: &str = "POST /repos/{owner}/{repo}/issues";
 pub(crate) const LIST_ISSUES: &str = "GET /repos/{owner}/{repo}/issues";
 pub(crate) const PATCH_ISSUE: &str = "PATCH /repos/{owner}/{repo}/issues/{issue_number}";

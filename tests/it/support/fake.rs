@@ -112,7 +112,7 @@ pub struct State {
     pub head_files: BTreeMap<String, String>,
     /// Issues opened through the API.
     pub issues: Vec<Value>,
-    pub hooks: super::fake_hooks::Hooks,
+    pub hooks: auditloop_fake_github::hooks::Hooks,
     /// Requests no route of the fake models: each fails the test when the fake is dropped,
     /// since a 404 would otherwise read as "absent" to the app.
     pub unmodelled: Vec<String>,
@@ -263,7 +263,10 @@ impl FakeGitHub {
 
     /// Plays GitHub's secondary limit on writes from now on (see [`WriteLimit`]).
     pub fn limit_writes(&self, per: usize, window: Duration, retry_after: Duration) {
-        self.state().write_limit = Some(WriteLimit::new(per, window, Some(retry_after)));
+        // The app sends at most three writes together (its governor's burst): two may be
+        // on the way when GitHub refuses one.
+        self.state().write_limit =
+            Some(WriteLimit::new(per, window, Some(retry_after)).with_in_flight(2));
     }
 
     /// Every answer from now on is sent `delay` after the request arrived.
@@ -558,6 +561,18 @@ fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer 
                 .unwrap_or_default();
             let (items, link) = super::fake_pages::page(list, &state.url, &query);
             super::fake_pages::with_link(reply(200, Value::Array(items)), link)
+        }
+        ("GET", ["repos", _o, _r, "issues", "comments", id, "reactions"]) => {
+            let content = url::Url::parse(&state.url).ok().and_then(|u| {
+                u.query_pairs()
+                    .find(|(k, _)| k == "content")
+                    .map(|(_, v)| v.into_owned())
+            });
+            let listed =
+                state
+                    .reactions
+                    .listed(id.parse().unwrap_or(0), content.as_deref(), APP_SLUG);
+            reply(200, Value::Array(listed))
         }
         ("POST", ["repos", _o, _r, "issues", "comments", id, "reactions"]) => {
             // One reaction per user and content: a repeat answers 200 with the one there.

@@ -10,6 +10,7 @@ use auditloop::engine::repo_config::Assurance;
 use auditloop::github::PrivateKey;
 use auditloop::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use auditloop::metrics::Metrics;
+use auditloop::redeliver::{self, ProcessOutcomes};
 use auditloop::server::signature::WebhookSecrets;
 use auditloop::server::{router, AppState};
 use secrecy::SecretString;
@@ -33,6 +34,21 @@ pub struct TestApp {
     pub http: reqwest::Client,
     /// The app behind the router, for what runs beside deliveries (the dashboards' flush).
     pub app: Arc<AuditApp>,
+    /// The router's state: its deliveries, held, queued and handled.
+    pub state: AppState,
+    /// The server, and the redelivery sweep when one runs: what [`TestApp::kill`] stops.
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+/// How a [`TestApp`] runs beyond its router.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Least time between two writes of one installation (the operator's setting; the
+    /// other tests space none, so that they run fast).
+    pub write_gap: Duration,
+    /// The redelivery sweep's interval, when it runs (with the outcomes of this process).
+    pub sweep: Option<Duration>,
 }
 
 impl TestApp {
@@ -65,9 +81,29 @@ impl TestApp {
     async fn start_governed(
         github: &FakeGitHub,
         secrets: &str,
-        (trust, min): (TrustStore, Assurance),
+        policy: (TrustStore, Assurance),
         write_gap: Duration,
     ) -> Self {
+        let options = Options {
+            write_gap,
+            sweep: None,
+        };
+        Self::start_options(github, secrets, policy, options).await
+    }
+
+    /// Serves with `options`: the write gap, and the redelivery sweep.
+    pub async fn start_with_options(github: &FakeGitHub, options: Options) -> Self {
+        let policy = (TrustStore::default(), Assurance::Standard);
+        Self::start_options(github, SECRET, policy, options).await
+    }
+
+    async fn start_options(
+        github: &FakeGitHub,
+        secrets: &str,
+        (trust, min): (TrustStore, Assurance),
+        options: Options,
+    ) -> Self {
+        let write_gap = options.write_gap;
         let metrics = Metrics::new();
         let gh = GitHubApp::new(
             GitHubSettings {
@@ -85,7 +121,8 @@ impl TestApp {
             metrics.clone(),
         )
         .expect("client");
-        let app = Arc::new(AuditApp::with_policy(Arc::new(gh), trust, min));
+        let gh = Arc::new(gh);
+        let app = Arc::new(AuditApp::with_policy(gh.clone(), trust, min));
         let state = AppState::new(
             WebhookSecrets::parse(secrets).unwrap(),
             metrics,
@@ -93,11 +130,40 @@ impl TestApp {
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, router(state)).await });
+        let served = router(state.clone());
+        let mut tasks = vec![tokio::spawn(async move {
+            let _ = axum::serve(listener, served).await;
+        })];
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        if let Some(every) = options.sweep {
+            let outcomes = ProcessOutcomes {
+                deliveries: state.deliveries(),
+                handler: app.clone(),
+            };
+            tasks.push(redeliver::spawn(
+                gh,
+                every,
+                stopped,
+                Some(Arc::new(outcomes)),
+            ));
+        }
         Self {
             addr,
             http: reqwest::Client::new(),
             app,
+            state,
+            tasks,
+            stop,
+        }
+    }
+
+    /// Stops the process as a crash would: the server, its sweep, and its queue, whose
+    /// deliveries are lost with it.
+    pub fn kill(&self) {
+        let _ = self.stop.send(true);
+        self.state.deliveries().stop();
+        for task in &self.tasks {
+            task.abort();
         }
     }
 

@@ -20,6 +20,7 @@ pub mod openapi;
 pub mod process;
 pub mod robust;
 pub mod schemas;
+pub mod sender;
 pub mod setups;
 pub mod sources;
 pub mod steps;

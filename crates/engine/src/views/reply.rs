@@ -59,7 +59,30 @@ pub fn status(
     ctx: &ViewContext,
     delivery: &str,
 ) -> String {
+    status_behind(record, gate, ctx, delivery, 0)
+}
+
+/// [`status`], answered while `ahead` earlier deliveries of the PR wait in its
+/// installation's queue: it says so first, since what they change is not shown yet.
+#[must_use]
+pub fn status_behind(
+    record: Option<&Record>,
+    gate: &GateResult,
+    ctx: &ViewContext,
+    delivery: &str,
+    ahead: u32,
+) -> String {
     let mut out = format!("auditloop: status\n\n**{}**\n\n", gate.title.one_line());
+    if ahead > 0 {
+        let (n, them) = if ahead == 1 {
+            ("1 command".to_owned(), "it")
+        } else {
+            (format!("{ahead} commands"), "them")
+        };
+        out.push_str(&format!(
+            "⏳ {n} queued ahead of this one: this status does not show {them} yet. The installation's writes go at GitHub's pace; each gets its 👍 or its reply when carried out.\n\n"
+        ));
+    }
     match record {
         None => {
             out.push_str(words::START_HINT);

@@ -151,7 +151,7 @@ pub(crate) const REDELIVER_INTERVAL: Setting = Setting {
     flag: "redeliver-interval",
     env: &["AUDITLOOP_REDELIVER_INTERVAL"],
     default: Unset::Seconds(DEFAULT_REDELIVER_INTERVAL),
-    help: "Seconds between sweeps that ask GitHub to redeliver failed deliveries; 0 disables",
+    help: "Seconds between sweeps (also once at start) that ask GitHub to redeliver failed deliveries and queued ones a stopped process lost; 0 disables",
 };
 pub(crate) const RECONCILE_INTERVAL: Setting = Setting {
     flag: "reconcile-interval",
@@ -163,7 +163,7 @@ pub(crate) const WRITE_GAP: Setting = Setting {
     flag: "write-gap-ms",
     env: &["AUDITLOOP_WRITE_GAP_MS"],
     default: Unset::Millis(DEFAULT_WRITE_GAP),
-    help: "Least milliseconds between two writes of one installation (one write in flight at a time; none while GitHub says to wait)",
+    help: "Milliseconds between two writes of one installation on average (a burst of 3 at most, 3 on the way at most; none while GitHub says to wait)",
 };
 pub(crate) const LOG: Setting = Setting {
     flag: "log",

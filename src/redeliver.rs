@@ -20,8 +20,9 @@ pub(crate) const WINDOW_DAYS: i64 = 3;
 /// Attempts per delivery, the first one included, after which the app gives up.
 pub(crate) const MAX_ATTEMPTS: usize = 3;
 /// Asks for a delivery answered `202` whose outcome is not found, beyond its first
-/// attempt, after which the app gives up on it too.
-pub(crate) const MAX_QUEUED_ASKS: usize = 3;
+/// attempt, after which the app gives up on it too. Generous: a redelivery that reaches the
+/// replica still holding the delivery queued is answered `202` again and spends one.
+pub const MAX_QUEUED_ASKS: usize = 10;
 /// How many redelivery requests a sweep state remembers.
 pub(crate) const REMEMBERED: usize = 10_000;
 /// A bound on pages per sweep, so a cursor that never ends cannot loop forever.
@@ -79,18 +80,20 @@ pub fn plan<S: BuildHasher>(
 }
 
 /// The attempts answered `202` to look at: for each `guid` with no attempt answered with
-/// its effects written, whose latest attempt was queued within the window, asked for
-/// fewer than [`MAX_QUEUED_ASKS`] times, not already asked about, and that `skip` does
-/// not hold back (this process holds it, or found its outcome): that latest attempt,
-/// oldest delivery first.
+/// its effects written, whose latest attempt was queued within the window and at least
+/// `grace` ago (a replica alive may still be carrying it out), asked for fewer than
+/// [`MAX_QUEUED_ASKS`] times, not already asked about, and that `skip` does not hold back
+/// (this process holds it, or found its outcome): that latest attempt, oldest delivery
+/// first.
 #[must_use]
 pub fn plan_queued<S: BuildHasher>(
     items: &[HookDelivery],
     now: DateTime<Utc>,
     already_asked: &HashSet<u64, S>,
-    skip: &dyn Fn(&str) -> bool,
+    (skip, grace): (&dyn Fn(&str) -> bool, TimeDelta),
 ) -> Vec<u64> {
     let cutoff = now - window();
+    let settled = now - grace;
     let mut picked: Vec<(DateTime<Utc>, u64)> = by_guid(items)
         .into_iter()
         .filter(|(_, attempts)| !attempts.values().any(|a| a.done()))
@@ -101,7 +104,7 @@ pub fn plan_queued<S: BuildHasher>(
             Some((first, latest(&attempts)?))
         })
         .filter(|(_, latest)| latest.queued())
-        .filter(|(_, latest)| latest.delivered_at > cutoff)
+        .filter(|(_, latest)| latest.delivered_at > cutoff && latest.delivered_at <= settled)
         .filter(|(_, latest)| !already_asked.contains(&latest.id))
         .map(|(first, latest)| (first, latest.id))
         .collect();
@@ -267,6 +270,14 @@ pub async fn sweep(
     sweep_all(api, state, now, &|_| false, None).await
 }
 
+/// What a sweep asks about deliveries answered `202`: the process's word on each, and how
+/// long after its latest attempt one may still be in a live replica's queue (none at a
+/// process's start: what it held is lost).
+pub struct QueuedAsks<'a> {
+    pub outcomes: &'a dyn Outcomes,
+    pub grace: Duration,
+}
+
 /// [`sweep`], leaving for a later sweep the failed deliveries `wait` holds back (those of
 /// an installation whose writes GitHub asked to wait, which would only be deferred
 /// again); and with `outcomes`, also asking again for each delivery answered `202` whose
@@ -280,7 +291,7 @@ pub async fn sweep_all(
     state: &mut SweepState,
     now: DateTime<Utc>,
     wait: &(dyn Fn(&HookDelivery) -> bool + Sync),
-    outcomes: Option<&dyn Outcomes>,
+    queued: Option<QueuedAsks<'_>>,
 ) -> Result<SweepReport, GitHubError> {
     state.prune(now);
     let mut report = SweepReport::default();
@@ -294,10 +305,11 @@ pub async fn sweep_all(
         }
         ask(api, state, now, id, &mut report).await?;
     }
-    if let Some(outcomes) = outcomes {
+    if let Some(QueuedAsks { outcomes, grace }) = queued {
         let settled = state.settled.clone();
         let skip = |guid: &str| settled.contains(guid) || outcomes.holds(guid);
-        for id in plan_queued(&items, now, state.asked(), &skip) {
+        let grace = TimeDelta::from_std(grace).unwrap_or(TimeDelta::MAX);
+        for id in plan_queued(&items, now, state.asked(), (&skip, grace)) {
             let Some(guid) = items.iter().find(|d| d.id == id).map(|d| d.guid.clone()) else {
                 continue;
             };
@@ -377,8 +389,15 @@ pub fn spawn(
     // Sweeps run one at a time, so this lock is never waited on; it lets each sweep's
     // future own its share of the state.
     let state = Arc::new(tokio::sync::Mutex::new(SweepState::default()));
+    let started = std::sync::atomic::AtomicBool::new(false);
+    let started = Arc::new(started);
     crate::schedule::every(every, shutdown, move || {
         let (github, state, outcomes) = (github.clone(), state.clone(), outcomes.clone());
+        // The first sweep asks at once about every 202 delivery not found: this process
+        // holds none, and whatever a process that stopped held is lost. Later ones leave
+        // a delivery two sweeps to show its outcome, as another replica may be at work on it.
+        let first = !started.swap(true, std::sync::atomic::Ordering::SeqCst);
+        let grace = if first { Duration::ZERO } else { every * 2 };
         async move {
             let api = github.app_api(None);
             let mut state = state.lock().await;
@@ -386,8 +405,10 @@ pub fn spawn(
                 d.installation_id
                     .is_some_and(|i| github.writes_paused(i).is_some())
             };
-            let outcomes = outcomes.as_deref();
-            log(sweep_all(&api, &mut state, Utc::now(), &wait, outcomes).await);
+            let queued = outcomes
+                .as_deref()
+                .map(|outcomes| QueuedAsks { outcomes, grace });
+            log(sweep_all(&api, &mut state, Utc::now(), &wait, queued).await);
         }
     })
 }

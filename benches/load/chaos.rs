@@ -4,9 +4,12 @@
 //! `--spread` says): the command mix of `chaos_plan.rs` and pushes over `--prs` PRs of one
 //! repository, some sent to two replicas at once, some earlier ones redelivered late (same id
 //! and body), while the fake injects the faults of `faults.rs` and replicas are killed (SIGKILL)
-//! and restarted. Then faults stop, every delivery without a 2xx is sent again until it gets one,
-//! the reconcile sweeps (every `--reconcile-interval` s) converge the views, and
-//! `invariants.rs` checks what is left. Each seed fixes the plan and the faults; threads and
+//! and restarted. GitHub's delivery log is kept by the fake (`github.rs`): the replicas'
+//! redelivery sweeps (every second) ask for the failed deliveries and for those answered
+//! `202` whose queue a killed replica lost, and those redeliveries are sent as GitHub sends
+//! them. Then faults stop, every delivery without a 2xx is sent again until it gets one,
+//! every command answered 2xx or `202` shows its outcome, the reconcile sweeps (every
+//! `--reconcile-interval` s) converge the views, and `invariants.rs` checks what is left. Each seed fixes the plan and the faults; threads and
 //! timing still vary between runs of one seed.
 
 use std::collections::BTreeMap;
@@ -22,6 +25,7 @@ use serde_json::{json, Value};
 use crate::chaos_plan::{self, Kind};
 use crate::fake::Fake;
 use crate::faults::Rates;
+use crate::github::GitHub;
 use crate::invariants::{self, Delivered, Outcome};
 use crate::payloads::{comment_by, pushed_head, report_on, synchronize};
 use crate::server::{Answer, Cluster, Settings, Spread};
@@ -147,6 +151,7 @@ struct Counts {
     answered_5xx_faulted: AtomicU64,
     no_answer_faulted: AtomicU64,
     answered_5xx_after: AtomicU64,
+    queued: AtomicU64,
 }
 
 struct World<'a> {
@@ -157,6 +162,8 @@ struct World<'a> {
     opts: &'a Options,
     fake: &'a Fake,
     cluster: &'a Cluster,
+    /// GitHub's side: every send logged with its answer, and the redeliveries asked for.
+    github: GitHub<'a>,
     sent: Mutex<Vec<Sent>>,
     pushes: Mutex<BTreeMap<u64, u64>>,
     next: AtomicU64,
@@ -236,7 +243,7 @@ impl World<'_> {
             (s.event, s.id.clone(), s.payload.clone())
         };
         self.counts.sends.fetch_add(1, Ordering::Relaxed);
-        let answer = self.cluster.deliver(replica, event, &id, &payload).await;
+        let answer = self.github.send(replica, event, &id, &payload).await;
         let faulted = self.faulted.load(Ordering::SeqCst);
         let counter = match (answer.status, faulted) {
             (0, true) => Some(&self.counts.no_answer_faulted),
@@ -246,6 +253,9 @@ impl World<'_> {
         };
         if let Some(c) = counter {
             c.fetch_add(1, Ordering::Relaxed);
+        }
+        if answer.status == 202 {
+            self.counts.queued.fetch_add(1, Ordering::Relaxed);
         }
         if answer.timed_out {
             let sent = self.sent.lock().unwrap();
@@ -308,17 +318,23 @@ impl World<'_> {
         }
     }
 
+    /// Whether some attempt of delivery `index` (the tool's, or a redelivery the app's
+    /// sweep asked for) was answered 2xx (`202` included).
+    fn answered_2xx(&self, index: usize) -> bool {
+        let id = self.sent.lock().unwrap()[index].id.clone();
+        self.github
+            .answers(&id)
+            .iter()
+            .any(|s| (200..300).contains(s))
+    }
+
     /// Faults off: each delivery without a 2xx is sent again (same id and body) until it
     /// gets one, in the order first sent.
     async fn settle(&self) -> usize {
         let mut rng = StdRng::seed_from_u64(self.seed ^ 0xf1a1);
         for _ in 0..30 {
-            let pending: Vec<usize> = {
-                let sent = self.sent.lock().unwrap();
-                (0..sent.len())
-                    .filter(|i| !sent[*i].answers.iter().any(|s| (200..300).contains(s)))
-                    .collect()
-            };
+            let n = self.sent.lock().unwrap().len();
+            let pending: Vec<usize> = (0..n).filter(|i| !self.answered_2xx(*i)).collect();
             if pending.is_empty() {
                 return 0;
             }
@@ -333,10 +349,37 @@ impl World<'_> {
                 .collect::<Vec<_>>()
                 .await;
         }
-        let sent = self.sent.lock().unwrap();
-        sent.iter()
-            .filter(|s| !s.answers.iter().any(|s| (200..300).contains(s)))
-            .count()
+        let n = self.sent.lock().unwrap().len();
+        (0..n).filter(|i| !self.answered_2xx(*i)).count()
+    }
+
+    /// Every command answered 2xx or `202` shows its outcome (its +1, or its one reply):
+    /// the queues drain, and what a killed replica held queued comes back through the
+    /// sweeps. How long that took, and the commands still without one after `bound`.
+    async fn drained(&self, bound: Duration) -> (Duration, usize) {
+        let started = Instant::now();
+        loop {
+            let pending = {
+                let sent = self.sent.lock().unwrap();
+                let data = self.fake.data.lock().unwrap();
+                sent.iter()
+                    .filter(|s| s.kind.answered())
+                    .filter(|s| {
+                        let marker = format!("<!-- auditloop:delivery:{} -->", s.id);
+                        let plus = s.comment.is_some_and(|c| data.reactions.has(c, "+1"));
+                        let replied = data
+                            .comments
+                            .iter()
+                            .any(|c| c.repo == self.repo && c.body.contains(&marker));
+                        !plus && !replied
+                    })
+                    .count()
+            };
+            if pending == 0 || started.elapsed() > bound {
+                return (started.elapsed(), pending);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 }
 
@@ -412,7 +455,8 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         logs: logs.clone(),
 
         write_gap_ms: 0,
-        redeliver: 0,
+        // The sweeps every second: failed deliveries, and queued ones a kill lost.
+        redeliver: 1,
     };
     let cluster = Cluster::start(settings, opts.replicas, opts.spread).await;
     let repo = "octo-org/chaos".to_owned();
@@ -432,6 +476,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         opts,
         fake: &fake,
         cluster: &cluster,
+        github: GitHub::new(&cluster, &fake),
         sent: Mutex::new(Vec::new()),
         pushes: Mutex::new(BTreeMap::new()),
         next: AtomicU64::new(0),
@@ -448,13 +493,22 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         fake.faults.set(false);
         world.faulted.store(false, Ordering::SeqCst);
     };
-    futures::join!(
-        futures::future::join_all(workers),
-        world.monkey(start),
-        faults_off
+    let stop = AtomicBool::new(false);
+    let ((faulted_for, unanswered, (drained_in, undrained)), ()) = futures::join!(
+        async {
+            futures::join!(
+                futures::future::join_all(workers),
+                world.monkey(start),
+                faults_off
+            );
+            let faulted_for = start.elapsed();
+            let unanswered = world.settle().await;
+            let drained = world.drained(Duration::from_secs(120)).await;
+            stop.store(true, Ordering::SeqCst);
+            (faulted_for, unanswered, drained)
+        },
+        world.github.redeliver_until(&stop, seed)
     );
-    let faulted_for = start.elapsed();
-    let unanswered = world.settle().await;
     let settled = Instant::now();
 
     // The views converge through the reconcile sweeps: at most one interval, plus one
@@ -485,7 +539,11 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
             kind: s.kind,
             pr: s.pr,
             comment: s.comment,
-            answered_2xx: s.answers.iter().any(|a| (200..300).contains(a)),
+            answered_2xx: world
+                .github
+                .answers(&s.id)
+                .iter()
+                .any(|a| (200..300).contains(a)),
         })
         .collect();
     let (records, once, replies, tally, bound_o) = {
@@ -532,6 +590,12 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         answered
             .violations
             .push(format!("{unanswered} deliveries never got a 2xx"));
+    }
+    if undrained > 0 {
+        answered.violations.push(format!(
+            "{undrained} commands answered 2xx showed no outcome within {}",
+            crate::ms(drained_in)
+        ));
     }
     let served = invariants::served(&fake.log.lock().unwrap());
     let slow = world.slow.lock().unwrap().clone();
@@ -597,12 +661,21 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         "| webhook answers 5xx once faults were off | {} |",
         get(&c.answered_5xx_after)
     );
+    println!("| webhook answers 202 (queued) | {} |", get(&c.queued));
     println!(
         "| late redeliveries during chaos / resends after | {} / {} |",
         get(&c.late),
         get(&c.final_resends)
     );
     println!("| crashes (SIGKILL + restart) | {} |", get(&c.crashes));
+    println!(
+        "| redeliveries the replicas' sweeps asked for (failed, or queued and lost) | {} |",
+        world.github.redelivered.load(Ordering::Relaxed)
+    );
+    println!(
+        "| every command's outcome shown in | {} after the last resend |",
+        crate::ms(drained_in)
+    );
     println!(
         "| duplicate sends (one delivery to two replicas at once) | {} |",
         get(&c.duplicates)

@@ -88,6 +88,8 @@ pub struct Data {
     pub graphql_problems: Vec<String>,
     /// Someone else's commit lands before the GraphQL commit being carried out.
     pub someone_first: bool,
+    /// The App's webhook delivery log: every attempt the sender made, and redeliveries.
+    pub hooks: auditloop_fake_github::hooks::Hooks,
     next_id: u64,
 }
 
@@ -366,6 +368,18 @@ fn route(
             let repo = format!("{owner}/{name}");
             repo_route(data, &repo, m, rest, query, headers, &body)
         }
+        (_, ["app", "hook", "deliveries", ..]) => {
+            let host = headers
+                .get("host")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("localhost")
+                .to_owned();
+            let next = |q: &str| format!("http://{host}{path}?{q}");
+            match data.hooks.route(m, &segs, query, next) {
+                Some(answer) => carried(answer),
+                None => unserved(not_found()),
+            }
+        }
         _ => crate::fake_sweep::route(data, m, &segs).unwrap_or_else(|| unserved(not_found())),
     }
 }
@@ -446,6 +460,17 @@ fn repo_route(
                 .comments
                 .post(repo, n, issue, text, &format!("{SLUG}[bot]"));
             reply(201, &c)
+        }
+        ("GET", ["issues", "comments", n, "reactions"]) => {
+            let content = query
+                .split('&')
+                .filter_map(|kv| kv.split_once('='))
+                .find(|(k, _)| *k == "content")
+                .map(|(_, v)| v.replace("%2B", "+"));
+            let listed = data
+                .reactions
+                .listed(n.parse().unwrap_or(0), content.as_deref(), SLUG);
+            reply(200, &Value::Array(listed))
         }
         ("POST", ["issues", "comments", n, "reactions"]) => {
             let content = body["content"].as_str().unwrap_or("");

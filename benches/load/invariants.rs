@@ -257,7 +257,7 @@ pub fn commands(
     by_delivery: &HashMap<String, BTreeSet<usize>>,
 ) -> (Outcome, Outcome, BTreeMap<&'static str, u64>) {
     let mut once = Outcome::new(
-        "each command answered 2xx carried out once (its +1) or refused once (its one reply)",
+        "every command answered 2xx or 202 carried out once in the end (its +1) or refused once (its one reply)",
     );
     let mut replies = Outcome::new("one reply per delivery marker");
     let mut tally: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -300,8 +300,21 @@ pub fn commands(
             continue;
         }
         if d.kind.answered() && refusals == 0 && !plus {
+            let attempts: Vec<String> = data
+                .hooks
+                .attempts_of(d.id)
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{} at {}",
+                        a.status_code,
+                        a.delivered_at.format("%H:%M:%S%.3f")
+                    )
+                })
+                .collect();
             once.violations.push(format!(
-                "{what}: answered 2xx, neither carried out nor refused"
+                "{what}: answered 2xx, neither carried out nor refused (attempts: {})",
+                attempts.join(", ")
             ));
         }
         if d.kind.must_record() && plus && commits == 0 {

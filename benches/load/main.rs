@@ -5,7 +5,7 @@
 //!                             [--mix report,status] [--scale 10000]
 //!                             [--replicas 1] [--spread turns|random]
 //! cargo bench --bench load -- --cold 2001,10000 [--listing-ms 2000]
-//! cargo bench --bench load -- --limits 80/60 --prs 30 --rounds 10 [--write-gap-ms 1000]
+//! cargo bench --bench load -- --limits 80/60 --prs 30 --rounds 10 [--write-gap-ms 1000] [--sweep-ms 1000]
 //! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
 //! cargo bench --bench load -- --self-test
 //!
@@ -34,6 +34,7 @@ mod fake_graphql_reads_check;
 mod fake_graphql_writes_check;
 mod fake_sweep;
 mod faults;
+mod github;
 mod invariants;
 mod limits;
 mod payloads;
@@ -69,6 +70,9 @@ struct Args {
     limits: Option<(usize, Duration)>,
     /// `AUDITLOOP_WRITE_GAP_MS` of the servers (`--write-gap-ms`); 0 unless limited.
     write_gap_ms: Option<u64>,
+    /// The servers' redelivery sweep interval under `--limits` (`--sweep-ms`), in whole
+    /// seconds as the setting takes it.
+    sweep_ms: u64,
 }
 
 fn args() -> Args {
@@ -87,6 +91,7 @@ fn args() -> Args {
         listing: Duration::from_secs(2),
         limits: None,
         write_gap_ms: None,
+        sweep_ms: 1000,
     };
     let mut chaos = chaos::Options::default();
     let mut latency_set = false;
@@ -129,6 +134,7 @@ fn args() -> Args {
                     .collect();
             }
             "--limits" => a.limits = Some(limits::parse(&value())),
+            "--sweep-ms" => a.sweep_ms = value().parse().expect("--sweep-ms N"),
             "--write-gap-ms" => {
                 a.write_gap_ms = Some(value().parse().expect("--write-gap-ms N"));
             }

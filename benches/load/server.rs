@@ -127,7 +127,7 @@ impl Drop for Replica {
 
 /// N replicas behind one sender.
 pub struct Cluster {
-    settings: Settings,
+    settings: Mutex<Settings>,
     pub replicas: Vec<Mutex<Replica>>,
     /// Incarnations started per replica (for log names).
     started: Vec<AtomicU64>,
@@ -166,7 +166,7 @@ impl Cluster {
             .build()
             .unwrap();
         let cluster = Cluster {
-            settings,
+            settings: Mutex::new(settings),
             replicas,
             started: (0..n).map(|_| AtomicU64::new(1)).collect(),
             spread,
@@ -247,7 +247,8 @@ impl Cluster {
     /// A new process for replica `i`, on a new port, once it answers `/healthz`.
     pub async fn restart(&self, i: usize) {
         let k = self.started[i].fetch_add(1, Ordering::Relaxed);
-        let fresh = Replica::spawn(&self.settings, &log_path(&self.settings.logs, i, k));
+        let settings = self.settings.lock().unwrap().clone();
+        let fresh = Replica::spawn(&settings, &log_path(&settings.logs, i, k));
         // The old process is dead already; dropping it only reaps it again.
         *self.replicas[i].lock().unwrap() = fresh;
         self.wait_healthy(i).await;
@@ -261,12 +262,23 @@ impl Cluster {
         self.replicas.iter().map(|r| r.lock().unwrap().cpu()).sum()
     }
 
+    /// Every replica stopped and started again with `change` made to its settings (a run
+    /// set up quickly, then measured as an operator configures it).
+    pub async fn restart_all_with(&self, change: impl FnOnce(&mut Settings)) {
+        change(&mut self.settings.lock().unwrap());
+        for i in 0..self.len() {
+            self.kill(i);
+            self.restart(i).await;
+        }
+    }
+
     /// Every log file written so far, killed incarnations included.
     pub fn logs(&self) -> Vec<PathBuf> {
+        let logs = self.settings.lock().unwrap().logs.clone();
         let mut out = Vec::new();
         for (i, n) in self.started.iter().enumerate() {
             for k in 0..n.load(Ordering::Relaxed) {
-                out.push(log_path(&self.settings.logs, i, k));
+                out.push(log_path(&logs, i, k));
             }
         }
         out

@@ -1,6 +1,7 @@
 //! The HTTP surface (docs/reference.md#http-surface): the webhook, health and metrics.
 
 pub(crate) mod deliveries;
+mod lanes;
 mod queue;
 mod routes;
 pub mod signature;

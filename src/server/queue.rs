@@ -17,17 +17,16 @@
 //! deliveries whose outcome is not on GitHub (`redeliver.rs`), as it finds those a process
 //! lost when it stopped.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
 use crate::delivery::{Delivery, Handled, Handler, HandlerError, Ordering, Pace};
 use crate::ids::DeliveryId;
 use crate::metrics::Metrics;
 use crate::server::deliveries::HandledDeliveries;
+use crate::server::lanes::{Stage, Ticket, Tickets};
 
 /// How long a delivery waits for the deliveries of its pull request before it is queued
 /// instead: long enough for one command ahead of it to finish, short enough to leave its
@@ -37,9 +36,6 @@ pub(crate) const LANE_WAIT: Duration = Duration::from_secs(3);
 const BACKSTOP_MARGIN: Duration = Duration::from_millis(400);
 /// Attempts a queued delivery gets when GitHub fails it, before it is left to the sweep.
 pub(crate) const QUEUE_ATTEMPTS: u32 = 3;
-/// Writes a queued command takes (its outcome claim, its records commit, its views): what
-/// a delivery handled inline counts before its own.
-pub(crate) const WRITES_PER_DELIVERY: u32 = 3;
 
 /// How a delivery was answered.
 #[derive(Debug)]
@@ -50,96 +46,6 @@ pub(crate) enum Answer {
     /// Queued: carried out after the answer.
     Queued,
     Failed(HandlerError),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stage {
-    /// Waiting for its lane's front, to be handled before its answer.
-    Waiting,
-    /// Being handled (inline, or by its installation's worker).
-    Running,
-    /// Answered `202`; its installation's worker carries it out.
-    Queued,
-}
-
-struct Ticket {
-    delivery: Delivery,
-    lane: String,
-    /// Its pull request's ordered lane (the same as `lane` unless it is free).
-    pr_lane: String,
-    installation: Option<u64>,
-    stage: Stage,
-    queued_at: Option<SystemTime>,
-    failures: u32,
-}
-
-#[derive(Default)]
-struct Tickets {
-    next: u64,
-    all: BTreeMap<u64, Ticket>,
-    lanes: HashMap<String, VecDeque<u64>>,
-    workers: HashMap<u64, JoinHandle<()>>,
-}
-
-impl Tickets {
-    fn front(&self, lane: &str) -> Option<u64> {
-        self.lanes.get(lane).and_then(|l| l.front().copied())
-    }
-
-    fn remove(&mut self, seq: u64) -> Option<Ticket> {
-        let ticket = self.all.remove(&seq)?;
-        if let Some(lane) = self.lanes.get_mut(&ticket.lane) {
-            lane.retain(|s| *s != seq);
-            if lane.is_empty() {
-                self.lanes.remove(&ticket.lane);
-            }
-        }
-        Some(ticket)
-    }
-
-    /// Writes of `installation`'s queued deliveries.
-    fn writes_queued(&self, installation: Option<u64>) -> u32 {
-        let queued = self
-            .all
-            .values()
-            .filter(|t| t.stage == Stage::Queued && t.installation == installation)
-            .count();
-        u32::try_from(queued)
-            .unwrap_or(u32::MAX)
-            .saturating_mul(WRITES_PER_DELIVERY)
-    }
-
-    /// Deliveries of `seq`'s pull request that came before it and are not carried out.
-    fn pr_ahead(&self, seq: u64) -> u32 {
-        let Some(ticket) = self.all.get(&seq) else {
-            return 0;
-        };
-        let ahead = self
-            .lanes
-            .get(&ticket.pr_lane)
-            .map_or(0, |lane| lane.iter().filter(|s| **s < seq).count());
-        u32::try_from(ahead).unwrap_or(u32::MAX)
-    }
-
-    /// The oldest queued delivery of `installation` at its lane's front.
-    fn next_queued(&self, installation: u64) -> Option<u64> {
-        self.all
-            .iter()
-            .filter(|(_, t)| t.stage == Stage::Queued && t.installation == Some(installation))
-            .map(|(seq, t)| (*seq, t))
-            .find(|(seq, t)| self.front(&t.lane) == Some(*seq))
-            .map(|(seq, _)| seq)
-    }
-
-    fn any_queued(&self, installation: u64) -> bool {
-        self.all
-            .values()
-            .any(|t| t.stage == Stage::Queued && t.installation == Some(installation))
-    }
-
-    fn holds(&self, id: &DeliveryId) -> bool {
-        self.all.values().any(|t| t.delivery.id == *id)
-    }
 }
 
 /// The process's deliveries in their lanes and queues. Cloned handles share one queue.
@@ -203,7 +109,8 @@ impl Queue {
             return Answer::Duplicate;
         }
         let pr_lane = delivery.event.serial_key();
-        let lane = match shared.handler.ordering(&delivery) {
+        let ordering = shared.handler.ordering(&delivery);
+        let lane = match ordering {
             Ordering::InOrder => pr_lane.clone(),
             Ordering::Free => format!("{pr_lane}~{}", delivery.id.as_str_lossy()),
         };
@@ -247,7 +154,7 @@ impl Queue {
                 if tickets.front(&lane) == Some(seq) {
                     delivery.pace = Pace {
                         queued: false,
-                        writes_ahead: match shared.handler.ordering(&delivery) {
+                        writes_ahead: match ordering {
                             Ordering::InOrder => tickets.writes_queued(installation),
                             Ordering::Free => 0,
                         },
@@ -383,6 +290,15 @@ impl Queue {
                 let _ = tokio::time::timeout(Duration::from_secs(1), seen.changed()).await;
                 continue;
             };
+            // A copy of it carried out meanwhile (a redelivery handled before its answer).
+            if shared.handled.contains(&delivery.id) {
+                let mut tickets = self.tickets();
+                tickets.remove(seq);
+                self.gauges(&tickets, installation);
+                drop(tickets);
+                self.bump();
+                continue;
+            }
             let result = shared.handler.handle(&delivery).await;
             let pause = self.after(installation, seq, &delivery, result);
             self.bump();

@@ -90,6 +90,11 @@ async fn burst(sender: &Arc<Sender>, sent: &[Sent]) -> Vec<(u16, Duration)> {
     futures::future::join_all(jobs).await
 }
 
+/// The app on `l`'s fake GitHub with `write_gap` and, when given, its redelivery sweep.
+async fn serve(l: &Loop, write_gap: Duration, sweep: Option<Duration>) -> TestApp {
+    TestApp::start_with_options(&l.gh, Options { write_gap, sweep }).await
+}
+
 /// Waits until `done` holds, or `within` has passed.
 async fn until(within: Duration, done: impl Fn() -> bool) -> bool {
     let give_up = Instant::now() + within;
@@ -121,7 +126,17 @@ fn assert_answered_in_time(answers: &[(u16, Duration)]) {
     }
 }
 
-fn assert_thanked(l: &Loop, sent: &[Sent]) {
+/// Waits (a few seconds at most) for every command's +1, then asserts each has it.
+async fn assert_thanked(l: &Loop, sent: &[Sent]) {
+    let thanked = || {
+        let state = l.gh.state();
+        sent.iter().all(|s| state.reactions.has(s.comment, "+1"))
+    };
+    until(Duration::from_secs(5), thanked).await;
+    assert_each_thanked(l, sent);
+}
+
+fn assert_each_thanked(l: &Loop, sent: &[Sent]) {
     let state = l.gh.state();
     let unthanked: Vec<&str> = sent
         .iter()
@@ -134,11 +149,7 @@ fn assert_thanked(l: &Loop, sent: &[Sent]) {
 #[tokio::test]
 async fn twenty_waivers_at_once_are_answered_in_time_and_carried_out_once_in_comment_order() {
     let l = recorded_run(20).await;
-    let options = Options {
-        write_gap: GAP,
-        sweep: Some(Duration::from_secs(1)),
-    };
-    let app = TestApp::start_with_options(&l.gh, options).await;
+    let app = serve(&l, GAP, Some(Duration::from_secs(1))).await;
     let sender = Sender::new(&l.gh, &[&app]);
     let redelivering = sender.redeliver_in_background();
     let sent = waivers(20, "burst");
@@ -157,15 +168,7 @@ async fn twenty_waivers_at_once_are_answered_in_time_and_carried_out_once_in_com
     assert!(all, "recorded: {:?}", waivers_recorded(&l));
     let ids: Vec<String> = sent.iter().map(|s| s.id.clone()).collect();
     assert_eq!(waivers_recorded(&l), ids, "once each, in comment order");
-    assert!(
-        until(Duration::from_secs(5), || sent.iter().all(|s| l
-            .gh
-            .state()
-            .reactions
-            .has(s.comment, "+1")))
-        .await
-    );
-    assert_thanked(&l, &sent);
+    assert_thanked(&l, &sent).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     // GitHub was never asked for a redelivery: nothing failed.
     assert!(l.gh.redeliveries().is_empty(), "{:?}", l.gh.redeliveries());
@@ -175,12 +178,8 @@ async fn twenty_waivers_at_once_are_answered_in_time_and_carried_out_once_in_com
 #[tokio::test]
 async fn two_replicas_taking_turns_carry_out_a_burst_once_each_in_each_replicas_order() {
     let l = recorded_run(20).await;
-    let options = Options {
-        write_gap: GAP,
-        sweep: Some(Duration::from_secs(1)),
-    };
-    let one = TestApp::start_with_options(&l.gh, options).await;
-    let two = TestApp::start_with_options(&l.gh, options).await;
+    let one = serve(&l, GAP, Some(Duration::from_secs(1))).await;
+    let two = serve(&l, GAP, Some(Duration::from_secs(1))).await;
     let sender = Sender::new(&l.gh, &[&one, &two]);
     let redelivering = sender.redeliver_in_background();
     let sent = waivers(20, "turns");
@@ -211,15 +210,7 @@ async fn two_replicas_taking_turns_carry_out_a_burst_once_each_in_each_replicas_
         sorted.sort();
         assert_eq!(theirs, sorted, "replica {replica}'s order");
     }
-    assert!(
-        until(Duration::from_secs(5), || sent.iter().all(|s| l
-            .gh
-            .state()
-            .reactions
-            .has(s.comment, "+1")))
-        .await
-    );
-    assert_thanked(&l, &sent);
+    assert_thanked(&l, &sent).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     one.kill();
     two.kill();
@@ -231,14 +222,7 @@ async fn a_process_killed_with_ten_deliveries_queued_has_them_carried_out_once_a
     // GitHub asks the installation's writes to wait an hour from its next write: the
     // first command meets it, and every one is queued.
     l.gh.limit_writes(0, Duration::from_secs(3600), Duration::from_secs(3600));
-    let first = TestApp::start_with_options(
-        &l.gh,
-        Options {
-            write_gap: GAP,
-            sweep: None,
-        },
-    )
-    .await;
+    let first = serve(&l, GAP, None).await;
     let sender = Sender::new(&l.gh, &[&first]);
     let sent = waivers(10, "killed");
     let answers = burst(&sender, &sent).await;
@@ -251,14 +235,7 @@ async fn a_process_killed_with_ten_deliveries_queued_has_them_carried_out_once_a
     assert!(limit.violations.is_empty(), "{:?}", limit.violations);
     assert!(waivers_recorded(&l).is_empty());
     // A new process: its first sweep finds the ten answered 202 with no outcome on GitHub.
-    let second = TestApp::start_with_options(
-        &l.gh,
-        Options {
-            write_gap: Duration::ZERO,
-            sweep: Some(Duration::from_secs(1)),
-        },
-    )
-    .await;
+    let second = serve(&l, Duration::ZERO, Some(Duration::from_secs(1))).await;
     sender.set(&[&second]);
     let redelivering = sender.redeliver_in_background();
     let all = until(Duration::from_secs(60), || waivers_recorded(&l).len() >= 10).await;
@@ -278,7 +255,7 @@ async fn a_process_killed_with_ten_deliveries_queued_has_them_carried_out_once_a
     recorded.sort();
     let ids: Vec<String> = sent.iter().map(|s| s.id.clone()).collect();
     assert_eq!(recorded, ids, "each once");
-    assert_thanked(&l, &sent);
+    assert_thanked(&l, &sent).await;
     for s in &sent {
         let answers = sender.answers(&s.id);
         // None of the three attempts a failed delivery gets was spent.
@@ -298,14 +275,7 @@ async fn a_process_killed_with_ten_deliveries_queued_has_them_carried_out_once_a
 async fn a_waive_sent_behind_a_queued_report_is_carried_out_after_it() {
     let mut l = Loop::start(42).await;
     l.new_record(42).await;
-    let app = TestApp::start_with_options(
-        &l.gh,
-        Options {
-            write_gap: GAP,
-            sweep: None,
-        },
-    )
-    .await;
+    let app = serve(&l, GAP, None).await;
     let sender = Sender::new(&l.gh, &[&app]);
     // The report's first write meets GitHub's limit for 12 s: it is queued.
     l.gh.fail_next("POST", "/git/refs", 403, &[("retry-after", "12")]);
@@ -377,14 +347,7 @@ fn fail_commits_of(l: &Loop, id: &'static str, status: u16, times: usize) {
 #[tokio::test]
 async fn a_delivery_failing_three_times_is_given_up_and_its_neighbour_is_carried_out() {
     let l = recorded_run(2).await;
-    let app = TestApp::start_with_options(
-        &l.gh,
-        Options {
-            write_gap: GAP,
-            sweep: Some(Duration::from_secs(1)),
-        },
-    )
-    .await;
+    let app = serve(&l, GAP, Some(Duration::from_secs(1))).await;
     let sender = Sender::new(&l.gh, &[&app]);
     let redelivering = sender.redeliver_in_background();
     // The first waiver's commit always fails; the second's fails once, so that both are
@@ -525,14 +488,7 @@ async fn a_file_disposition_refused_on_its_redelivery_closes_the_issue_it_opened
 #[tokio::test]
 async fn a_status_sent_behind_queued_commands_is_answered_at_once_and_says_how_many_wait() {
     let l = recorded_run(6).await;
-    let app = TestApp::start_with_options(
-        &l.gh,
-        Options {
-            write_gap: GAP,
-            sweep: None,
-        },
-    )
-    .await;
+    let app = serve(&l, GAP, None).await;
     let sender = Sender::new(&l.gh, &[&app]);
     let sent = waivers(6, "ahead");
     let answers = burst(&sender, &sent).await;

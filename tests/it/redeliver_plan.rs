@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use auditloop::github::rest::HookDelivery;
-use auditloop::redeliver::{plan, plan_queued, SweepState};
+use auditloop::redeliver::{plan, plan_queued, SweepState, MAX_QUEUED_ASKS};
 use chrono::{DateTime, TimeDelta, Utc};
 
 fn now() -> DateTime<Utc> {
@@ -203,21 +203,20 @@ fn plan_queued_table() {
             vec![],
         ),
         (
-            "asked for three times already is given up",
-            vec![
-                queued(1, "a", 40),
-                queued(2, "a", 30),
-                queued(3, "a", 20),
-                queued(4, "a", 10),
-            ],
+            "asked for as many times as the app asks is given up",
+            (0..=MAX_QUEUED_ASKS as u64)
+                .map(|k| queued(k + 1, "a", 100 - i64::try_from(k).unwrap()))
+                .collect(),
             vec![],
             vec![],
         ),
         (
-            "asked for twice is looked at once more, with its latest attempt",
-            vec![queued(1, "a", 30), queued(2, "a", 20), queued(3, "a", 10)],
+            "asked for once less is looked at once more, with its latest attempt",
+            (0..MAX_QUEUED_ASKS as u64)
+                .map(|k| queued(k + 1, "a", 100 - i64::try_from(k).unwrap()))
+                .collect(),
             vec![],
-            vec![3],
+            vec![MAX_QUEUED_ASKS as u64],
         ),
         (
             "an attempt asked about already is not looked at again",
@@ -240,12 +239,23 @@ fn plan_queued_table() {
     ];
     for (name, items, asked, want) in cases {
         let asked: HashSet<u64> = asked.into_iter().collect();
-        assert_eq!(plan_queued(&items, now(), &asked, &none), want, "{name}");
+        let plan = plan_queued(&items, now(), &asked, (&none, TimeDelta::zero()));
+        assert_eq!(plan, want, "{name}");
     }
     // What this process holds, or found carried out, is skipped.
     let items = vec![queued(1, "held", 10), queued(2, "lost", 10)];
     let held = |guid: &str| guid == "held";
-    assert_eq!(plan_queued(&items, now(), &HashSet::new(), &held), vec![2]);
+    let plan = plan_queued(&items, now(), &HashSet::new(), (&held, TimeDelta::zero()));
+    assert_eq!(plan, vec![2]);
+    // One queued less than the grace ago may still be at work in a live replica.
+    let items = vec![queued(1, "young", 1), queued(2, "old", 10)];
+    let plan = plan_queued(
+        &items,
+        now(),
+        &HashSet::new(),
+        (&none, TimeDelta::minutes(5)),
+    );
+    assert_eq!(plan, vec![2]);
 }
 
 #[test]

@@ -146,7 +146,7 @@ pub(crate) async fn reacted_by(
     struct Reaction {
         user: Option<User>,
     }
-    let content = if content == "+1" { "%2B1" } else { content };
+    let content = query_value(content);
     let reactions: Vec<Reaction> = api
         .json(Call::get(
             LIST_REACTIONS,

@@ -93,6 +93,8 @@ fn report_to_gate(c: &mut Criterion) {
                     decisions: &decisions,
                     author: None,
                     receipt_whole: None,
+                    commits: &[],
+                    awaited: &[],
                 };
                 let applied = accept_report(
                     &record,
@@ -131,6 +133,8 @@ fn render_and_splice(c: &mut Criterion) {
         decisions: &decisions,
         author: None,
         receipt_whole: None,
+        commits: &[],
+        awaited: &[],
     };
     let record = accept_report(
         &record,

@@ -69,7 +69,7 @@ step() {
     last=$now
 }
 
-workflows=(.github/workflows/*.yml examples/auditor-workflow.yml)
+workflows=(.github/workflows/*.yml examples/auditor-workflow.yml examples/agent-auditor-workflow.yml)
 manifests=(deploy/kubernetes/*.yaml deploy/examples/kubernetes-secret.yaml)
 # kustomization.yaml is kustomize's, not an API object.
 manifests=("${manifests[@]/deploy\/kubernetes\/kustomization.yaml}")

@@ -85,6 +85,7 @@ impl AuditApp {
             Event::CheckRun(e) => &e.sender,
             Event::CheckSuite(e) => &e.sender,
             Event::MergeGroup(e) => &e.sender,
+            Event::Issues(e) => &e.sender,
             _ => return Ok(false),
         };
         if sender.kind.as_deref() != Some("Bot") {

@@ -39,6 +39,8 @@ pub(crate) struct DeliveryCache {
     /// The PR's record's candidate in the records the first reads found, which were read
     /// no later than the PR (see [`DeliveryCache::candidate_with_pull`]).
     candidate_with_pull: Mutex<Option<(PrNumber, Artifact)>>,
+    /// The first page of the pull request's commits' linked accounts, from the first reads.
+    commits: Mutex<Option<(PrNumber, crate::github::pull_commits::CommitPage)>>,
 }
 
 /// What making a claim found (see [`crate::app::claim`]).
@@ -250,6 +252,37 @@ impl DeliveryCache {
     }
 
     /// The pull request if this delivery read it already.
+    /// Keeps the first page of `number`'s commits as the first reads brought it.
+    pub(crate) fn saw_commits(
+        &self,
+        number: PrNumber,
+        page: crate::github::pull_commits::CommitPage,
+    ) {
+        *lock(&self.commits) = Some((number, page));
+    }
+
+    /// The accounts GitHub links to `number`'s commits: the first reads' page and the rest,
+    /// or every page when the first reads did not bring it.
+    ///
+    /// # Errors
+    ///
+    /// [`GitHubError`] when GitHub fails.
+    pub(crate) async fn commit_identities(
+        &self,
+        api: &Api,
+        repo: &RepoName,
+        number: PrNumber,
+    ) -> Result<Vec<crate::engine::transition::CommitIdentity>, GitHubError> {
+        let first = lock(&self.commits)
+            .take()
+            .filter(|(n, _)| *n == number)
+            .map(|(_, page)| page);
+        match first {
+            Some(page) => crate::github::pull_commits::read_on(api, repo, number, page).await,
+            None => crate::github::pull_commits::read_all(api, repo, number).await,
+        }
+    }
+
     pub(crate) fn known_pull(&self, number: PrNumber) -> Option<Pull> {
         self.pulls
             .lock()
@@ -361,4 +394,8 @@ impl DeliveryCache {
             .insert(key, held);
         Ok(held)
     }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -151,6 +151,7 @@ fn relevant(event: &Event) -> bool {
         Event::CheckRun(e) => e.action != CheckRunAction::Other,
         Event::CheckSuite(e) => e.action == CheckSuiteAction::Rerequested,
         Event::MergeGroup(e) => e.action == MergeGroupAction::ChecksRequested,
+        Event::Issues(e) => e.action == crate::events::IssuesAction::Reopened,
         _ => false,
     }
 }
@@ -162,6 +163,7 @@ fn repository(event: &Event) -> Option<&Repository> {
         Event::CheckRun(e) => Some(&e.repository),
         Event::CheckSuite(e) => Some(&e.repository),
         Event::MergeGroup(e) => Some(&e.repository),
+        Event::Issues(e) => Some(&e.repository),
         _ => None,
     }
 }
@@ -246,6 +248,7 @@ impl Handler for AuditApp {
             Event::CheckRun(e) => handlers::checks::check_run_event(&ctx, e).await?,
             Event::CheckSuite(e) => handlers::checks::check_suite_event(&ctx, e).await?,
             Event::MergeGroup(e) => handlers::checks::merge_group_event(&ctx, e).await?,
+            Event::Issues(e) => handlers::issues::handle(&ctx, e).await?,
             _ => Handled::Ignored,
         };
         Ok(handled)

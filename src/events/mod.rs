@@ -14,6 +14,7 @@ pub enum Event {
     CheckRun(Box<CheckRunEvent>),
     CheckSuite(Box<CheckSuiteEvent>),
     MergeGroup(Box<MergeGroupEvent>),
+    Issues(Box<IssuesEvent>),
     Installation {
         name: String,
         payload: InstallationEvent,
@@ -53,6 +54,7 @@ impl Event {
             "check_run" => Event::CheckRun(Box::new(typed(name, body)?)),
             "check_suite" => Event::CheckSuite(Box::new(typed(name, body)?)),
             "merge_group" => Event::MergeGroup(Box::new(typed(name, body)?)),
+            "issues" => Event::Issues(Box::new(typed(name, body)?)),
             "installation" | "installation_repositories" | "installation_target" => {
                 Event::Installation {
                     name: name.to_owned(),
@@ -81,6 +83,7 @@ impl Event {
             Event::CheckRun(_) => "check_run",
             Event::CheckSuite(_) => "check_suite",
             Event::MergeGroup(_) => "merge_group",
+            Event::Issues(_) => "issues",
             Event::Installation { name, .. } | Event::Unhandled { name } => name,
             Event::Ping => "ping",
         }
@@ -94,6 +97,7 @@ impl Event {
             Event::CheckRun(e) => Some(&e.repository.full_name),
             Event::CheckSuite(e) => Some(&e.repository.full_name),
             Event::MergeGroup(e) => Some(&e.repository.full_name),
+            Event::Issues(e) => Some(&e.repository.full_name),
             _ => None,
         }
     }
@@ -139,6 +143,7 @@ impl Event {
             Event::CheckRun(e) => Some(text(&e.action)),
             Event::CheckSuite(e) => Some(text(&e.action)),
             Event::MergeGroup(e) => Some(text(&e.action)),
+            Event::Issues(e) => Some(text(&e.action)),
             Event::Installation { payload, .. } => payload.action.clone(),
             _ => None,
         }
@@ -152,6 +157,7 @@ impl Event {
             Event::CheckRun(e) => e.installation.map(|i| i.id),
             Event::CheckSuite(e) => e.installation.map(|i| i.id),
             Event::MergeGroup(e) => e.installation.map(|i| i.id),
+            Event::Issues(e) => e.installation.map(|i| i.id),
             Event::Installation { payload, .. } => payload.installation.map(|i| i.id),
             _ => None,
         }

@@ -140,6 +140,27 @@ pub struct IssueCommentEvent {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
+pub(crate) enum IssuesAction {
+    Reopened,
+    Closed,
+    #[serde(other)]
+    Other,
+}
+
+/// `issues`: an issue opened, closed or reopened; a covered task reopened makes a
+/// certification stale (docs/reference.md#gate-conditions).
+#[derive(Debug, Clone, Deserialize)]
+pub struct IssuesEvent {
+    pub(crate) action: IssuesAction,
+    pub(crate) issue: Issue,
+    pub(crate) repository: Repository,
+    #[serde(default)]
+    pub(crate) installation: Option<Installation>,
+    pub(crate) sender: Account,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub(crate) enum CheckRunAction {
     Rerequested,
     RequestedAction,

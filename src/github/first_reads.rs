@@ -7,6 +7,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::github::pull_commits::{page_of, CommitPage};
 use crate::github::records_listing::{records_of, RefNode};
 pub use crate::github::records_listing::{RecordFiles, RecordsHead};
 use crate::github::rest::{AppRef, CheckOutput, CheckRunInfo, Pull};
@@ -16,7 +17,7 @@ use crate::ids::{CheckRunId, CommitSha, NodeId, PrNumber, RepoName};
 pub const ROUTE: &str = "POST /graphql FirstReads";
 
 /// The query, as sent (public so that the fakes are tested with the app's text).
-pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!, $number: Int!, $config: String!, $records: String!, $files: Boolean!, $listing: Boolean!, $index: String!, $record: String!, $withRecord: Boolean!, $patterns: String!) {
+pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!, $number: Int!, $config: String!, $records: String!, $files: Boolean!, $listing: Boolean!, $index: String!, $record: String!, $withRecord: Boolean!, $patterns: String!, $withCommits: Boolean!) {
   repository(owner: $owner, name: $name) {
     id
     config: object(expression: $config) {
@@ -88,6 +89,9 @@ pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!,
         __typename
         login
       }
+      implementers: commits(first: 100) @include(if: $withCommits) {
+        ...CommitIdentities
+      }
       commits(last: 1) {
         nodes {
           commit {
@@ -132,6 +136,28 @@ fragment RecordFile on TreeEntry {
       isTruncated
     }
   }
+}
+
+fragment CommitIdentities on PullRequestCommitConnection {
+  pageInfo {
+    hasNextPage
+    endCursor
+  }
+  nodes {
+    commit {
+      oid
+      author {
+        user {
+          login
+        }
+      }
+      committer {
+        user {
+          login
+        }
+      }
+    }
+  }
 }";
 
 /// The configuration file as the query found it.
@@ -154,6 +180,8 @@ pub struct FirstReads {
     pub runs: Option<(CommitSha, Vec<CheckRunInfo>)>,
     /// The repository's GraphQL id, what a check run is created in through GraphQL.
     pub(crate) repository: Option<NodeId>,
+    /// The first page of the accounts linked to the pull request's commits, when asked.
+    pub(crate) commits: Option<CommitPage>,
 }
 
 /// # Errors
@@ -167,7 +195,7 @@ pub async fn first_reads(
     default_branch: &str,
     records_branch: &str,
     config_path: &str,
-    files: Option<RecordFiles<'_>>,
+    (files, with_commits): (Option<RecordFiles<'_>>, bool),
 ) -> Result<FirstReads, GitHubError> {
     let variables = json!({
         "owner": repo.owner(),
@@ -181,6 +209,7 @@ pub async fn first_reads(
         "record": files.and_then(|f| f.record).unwrap_or_default(),
         "withRecord": files.is_some_and(|f| f.record.is_some()),
         "patterns": files.map_or("", |f| f.patterns),
+        "withCommits": with_commits,
     });
     let answer = api.graphql(ROUTE, FIRST_READS, variables, true).await?;
     let data: Data = match serde_json::from_value(answer.data) {
@@ -212,6 +241,12 @@ pub async fn first_reads(
             None
         } else {
             repository.pull_request.as_ref().and_then(runs_of)
+        },
+        commits: if failed("pullRequest") {
+            None
+        } else {
+            let part = repository.pull_request.as_ref();
+            part.and_then(|p| p.implementers.as_ref()).and_then(page_of)
         },
         pull: if failed("pullRequest") {
             None
@@ -327,6 +362,9 @@ struct PullNode {
     base_ref_name: String,
     author: Option<Login>,
     commits: Nodes<CommitNode>,
+    /// The commits' linked accounts (`...CommitIdentities`), when asked.
+    #[serde(default)]
+    implementers: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]

@@ -13,6 +13,7 @@ pub(crate) mod governor;
 pub(crate) mod graphql;
 pub(crate) mod packet_reads;
 pub mod pages;
+pub(crate) mod pull_commits;
 pub(crate) mod records_listing;
 pub mod rest;
 pub(crate) mod retry;

@@ -36,9 +36,11 @@ pub(crate) struct PacketReads {
     pub(crate) decisions: Option<Vec<FolderFile>>,
 }
 
-/// The document for `issues` numbers: one aliased `issueOrPullRequest` each.
+/// The document for `issues` numbers: one aliased `issueOrPullRequest` each, and the
+/// fragment they spread only when there is one.
 #[must_use]
 pub(crate) fn document(issues: usize) -> String {
+    let fragment = if issues == 0 { "" } else { TASK_FRAGMENT };
     let mut vars = String::from(
         "$owner: String!, $name: String!, $decisions: String!, $candidate: GitObjectID!, $withChecks: Boolean!",
     );
@@ -85,23 +87,27 @@ pub(crate) fn document(issues: usize) -> String {
       }}
     }}{fields}
   }}
-}}
+}}{fragment}"
+    )
+}
 
-fragment Task on IssueOrPullRequest {{
+/// Declared only when an issue spreads it: GitHub, like every GraphQL server, refuses a
+/// document with a fragment it does not use.
+const TASK_FRAGMENT: &str = "
+
+fragment Task on IssueOrPullRequest {
   __typename
-  ... on Issue {{
+  ... on Issue {
     title
     state
     body
-    labels(first: 20) {{
-      nodes {{
+    labels(first: 20) {
+      nodes {
         name
-      }}
-    }}
-  }}
-}}"
-    )
-}
+      }
+    }
+  }
+}";
 
 /// Sends the query.
 ///

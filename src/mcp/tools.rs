@@ -224,7 +224,7 @@ impl Tools {
     /// Checks a report and posts it as one `/audit report` comment, as `auditloop post`.
     #[tool(
         name = "post_report",
-        description = "Checks an auditor_report_v1 report as `validate_report` does and posts it as one `/audit report` comment on the pull request, as `auditloop post` does. Nothing is posted when the report has a problem, or when `expect_run` names a run that already exists. The report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login wrote the pull request or set its current candidate (pushed it, or ran `/audit new` or `/audit baseline`).",
+        description = "Checks an auditor_report_v1 report as `validate_report` does and posts it as one `/audit report` comment on the pull request, as `auditloop post` does. Nothing is posted when the report has a problem, or when `expect_run` names a run that already exists. The report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login is one of the pull request's implementers: its author, an account that pushed to it, or one GitHub links as author or committer of its commits.",
         input_schema = input::<PostInput>(),
         output_schema = schema_for_output::<PostOutput>(),
         annotations(

@@ -6,6 +6,7 @@
 pub(crate) mod connection;
 pub(crate) mod packet;
 pub mod post;
+mod post_error;
 pub(crate) mod status;
 pub mod status_view;
 

@@ -1,6 +1,7 @@
 //! `auditloop post --repo OWNER/REPO --pr N [--expect-run N] REPORT.json`: checks the
 //! report as `validate` does and posts it as one `/audit report` comment (docs/reference.md#posting-a-report).
-//! The `post_report` tool (`mcp`) goes through [`prepare`] and [`send`] as well.
+//! The `post_report` tool (`mcp`) goes through [`prepare`] and [`send`] as well. With
+//! `--error REASON` it posts an `AUDIT: ERROR` handoff instead ([`super::post_error`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ use crate::ids::PrNumber;
 
 /// What `post` and the `post_report` tool say before they post
 /// (docs/reference.md#independence-of-the-auditor).
-pub(crate) const INDEPENDENCE: &str = "the report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login wrote the pull request or set its current candidate (pushed it, or ran `/audit new` or `/audit baseline`)";
+pub(crate) const INDEPENDENCE: &str = "the report is posted as the token's login: unless it is signed (or the repository sets `allow_self_audit: true`), the app refuses it as `self-audit` when that login is one of the pull request's implementers: its author, an account that pushed to it, or one GitHub links as author or committer of its commits";
 
 /// GitHub refuses a comment longer than this (docs/reference.md#posting-a-report).
 pub(crate) const COMMENT_LIMIT: usize = 65_536;
@@ -28,8 +29,16 @@ pub(crate) struct PostArgs {
     /// spends the budget twice.
     #[arg(long)]
     pub(crate) expect_run: Option<u32>,
+    /// Post no report but an `AUDIT: ERROR` handoff saying why the auditor could not run
+    /// (a setup step missing, a crash): an invocation failure, which spends no run.
+    #[arg(long, value_name = "REASON", conflicts_with = "report")]
+    pub(crate) error: Option<String>,
+    /// The invocation that failed, with `--error`.
+    #[arg(long, env = "AUDITLOOP_INVOCATION_REF", value_name = "REF")]
+    pub(crate) invocation: Option<String>,
     /// The report file, or `-` for standard input.
-    pub(crate) report: PathBuf,
+    #[arg(required_unless_present = "error")]
+    pub(crate) report: Option<PathBuf>,
 }
 
 /// The comment `post` sends: the command line and the report in one fenced JSON block.
@@ -118,7 +127,16 @@ pub(crate) async fn send(
 /// When the report cannot be read, the comment would exceed GitHub's limit, the token is
 /// missing, or a GitHub call fails; a report with problems is exit code 1, not an error.
 pub(crate) fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
-    let text = super::read_input(&args.report)?;
+    let Some(report) = &args.report else {
+        let failed = super::post_error::Failed {
+            reason: args.error.as_deref().unwrap_or_default(),
+            invocation: args.invocation.as_deref(),
+            expect_run: args.expect_run,
+        };
+        writeln!(out, "{}", super::post_error::run(&args.remote, &failed)?)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let text = super::read_input(report)?;
     eprintln!("{INDEPENDENCE}");
     let body = match prepare(&text) {
         Ok(body) => body,

@@ -82,39 +82,91 @@ async fn the_example_workflow_runs_the_placeholder_auditor_and_posts_once() {
     let dir = tempfile::tempdir().unwrap();
     let comments = l.gh.comments_on(42).len();
     let steps = run_action(&l, dir.path(), &dispatch, None, &[]).await;
-    all_ok(&steps);
-    assert!(steps[4].stdout.contains("unsigned"), "{}", steps[4].stdout);
+    // The placeholder audits nothing: the job fails at the auditor step, saying why, and
+    // neither validates, signs nor posts a report.
+    assert_eq!(steps.len(), 3, "{steps:#?}");
+    assert_ne!(steps[2].status, 0);
+    assert!(
+        steps[2]
+            .stdout
+            .contains("::error::the auditor did not run: No auditor is configured"),
+        "{}",
+        steps[2].stdout
+    );
     let posted = l.gh.comments_on(42);
-    assert_eq!(posted.len(), comments + 1);
+    assert_eq!(posted.len(), comments + 1, "one invocation failure");
     let body = posted.last().unwrap().clone();
+    assert!(body.contains("AUDIT: ERROR"), "{body}");
+    assert!(!body.contains("auditor_report_v1"), "{body}");
     deliver_posted(&mut l, &body).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let record = l.record("AUD-1");
-    let run = &record["history"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["type"] == "report")
-        .unwrap()
-        .clone();
-    assert_eq!(run["invocation_ref"], "gha-7001-1");
-    assert_eq!(run["verdict"], "needs_human_decision");
-    assert_eq!(
-        record["audit_state"], "awaiting_human",
-        "the placeholder asks for a real auditor"
+    let failed = l.last_event();
+    assert_eq!(failed["type"], "invocation_failure", "{failed:#}");
+    assert_eq!(failed["invocation_ref"], "gha-7001-1");
+    assert!(
+        l.event_types().iter().all(|t| t != "report"),
+        "no run spent"
     );
-    assert_eq!(l.gate(SHA1)["conclusion"], "action_required");
+    assert_eq!(record["audit_state"], "open");
+    // The check run names the setup step, not a dispatched run that is still awaited.
+    let gate = l.gate(SHA1);
+    let summary = gate["output"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("The auditor could not run on 1111111")
+            && summary.contains("Set the command input of its auditloop step to your auditor"),
+        "{summary}"
+    );
+    assert!(!summary.contains("is awaited"), "{summary}");
+    assert_ne!(gate["conclusion"], "success");
 
-    // The same dispatch run again (a repeat): nothing more is posted.
+    // Run 1 posted in between (the auditor ran after all): the failure is not posted.
+    let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
+    l.ok("auditor", &report_comment(&r), true).await;
     let dir = tempfile::tempdir().unwrap();
     let steps = run_action(&l, dir.path(), &dispatch, None, &[]).await;
-    all_ok(&steps);
+    assert_ne!(steps[2].status, 0);
     assert!(
-        steps[5].stdout.contains("run 1 of AUD-1 already exists"),
+        steps[2].stdout.contains("run 1 of AUD-1 already exists"),
         "{}",
-        steps[5].stdout
+        steps[2].stdout
     );
-    assert_eq!(l.gh.comments_on(42).len(), comments + 1);
+    assert_eq!(
+        l.gh.comments_on(42).len(),
+        comments + 1,
+        "nothing more posted"
+    );
+}
+
+#[tokio::test]
+async fn an_auditor_command_that_fails_is_posted_as_an_invocation_failure() {
+    let mut l = Loop::start(42).await;
+    l.gh.set_file(
+        ".github/auditloop.yml",
+        "auditor:\n  dispatch: repository_dispatch\npermissions:\n  auditors: [\"github-actions[bot]\"]\n",
+    );
+    l.pull_event("opened", 42, SHA1).await;
+    l.comment(42, "alice", &new_command("")).await;
+    let dispatch = l.gh.dispatches()[0].clone();
+    let dir = tempfile::tempdir().unwrap();
+    // It cannot even see the token the failure is posted with.
+    let steps = run_action(
+        &l,
+        dir.path(),
+        &dispatch,
+        Some("test -z \"${AUDITLOOP_POST_TOKEN:-}\" && exit 3"),
+        &[],
+    )
+    .await;
+    assert_eq!(steps.len(), 3);
+    let body = l.gh.comments_on(42).last().unwrap().clone();
+    assert!(body.contains("exited with status 3"), "{body}");
+    deliver_posted(&mut l, &body).await;
+    assert_eq!(l.last_event()["type"], "invocation_failure");
+    assert!(
+        l.event_types().iter().all(|t| t != "report"),
+        "no run spent"
+    );
 }
 
 #[tokio::test]
@@ -148,7 +200,7 @@ async fn the_action_signs_with_a_key_the_operator_pinned() {
         &l,
         dir.path(),
         &dispatch,
-        None,
+        Some(CERTIFYING_AUDITOR),
         &[("signing-key", &key), ("key-id", "ci-auditor-1")],
     )
     .await;

@@ -112,3 +112,34 @@ async fn the_webhook_path_never_reads_the_packets_context() {
         .iter()
         .all(|r| !r.path.contains("/issues/12") && !r.path.contains("/issues/13")));
 }
+
+#[tokio::test]
+async fn a_packet_whose_tasks_are_no_issues_still_carries_its_checks_and_decisions() {
+    let mut l = Loop::start(42).await;
+    l.gh.set_file(
+        ".github/auditloop.yml",
+        "evidence:\n  required_checks: [test]\n",
+    );
+    l.gh.set_file("docs/decisions/D-1.md", "# Keep records on a branch\n");
+    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+    l.gh.set_pull_body(42, "Works on T-041\n");
+    l.pull_event("opened", 42, SHA1).await;
+    l.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --covered-tasks T-041").await;
+    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
+    // The document asks no issue: it declares no fragment for one (GitHub refuses an
+    // unused fragment, and the fake with it).
+    let (p, graphql) = packet(&l).await;
+    assert_eq!(graphql, 1);
+    let sent = l.gh.requests();
+    let query = sent
+        .iter()
+        .rev()
+        .find(|r| reads_context(r))
+        .and_then(|r| r.body["query"].as_str())
+        .unwrap()
+        .to_owned();
+    assert!(!query.contains("fragment"), "{query}");
+    assert_eq!(p["tasks"], serde_json::json!([{"id": "T-041"}]), "{p:#}");
+    assert_eq!(p["checks"][0]["conclusion"], "success", "{p:#}");
+    assert_eq!(p["decisions"][0]["id"], "D-1", "{p:#}");
+}

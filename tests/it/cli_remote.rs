@@ -125,7 +125,8 @@ async fn packet_shows_the_runs_and_what_became_of_their_findings() {
         .collect();
     assert_eq!(ids, ["A-01", "A-02"]);
     let a01 = find(&runs[0]["findings"], "A-01");
-    assert_eq!(a01["disposition"]["kind"], "file");
+    // Filed, then vetoed: the veto makes it `fix`, and the filed issue stays linked.
+    assert_eq!(a01["disposition"]["kind"], "fix");
     assert_eq!(a01["disposition"]["issue"], 500, "the filed issue: {a01:#}");
     assert_eq!(a01["disposition"]["authority"], "human: maint");
     assert_eq!(a01["vetoed"]["reason"], "Replay must be fixed");

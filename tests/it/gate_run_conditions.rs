@@ -5,10 +5,15 @@ use crate::gate_support;
 use auditloop::engine::gate::CheckStatus::{Completed, InProgress, Queued};
 use auditloop::engine::gate::Outcome::{Fail, Pass, Pending};
 use auditloop::engine::ids::FindingId;
+use auditloop::engine::receipt::{signing_bytes, TrustStore};
 use auditloop::engine::record::{
     EventKind, FindingRef, FindingSummary, Grade, Waiver, WaiverBasis,
 };
 use auditloop::engine::repo_config::{Archetype, Assurance, CompletionGate};
+use auditloop::engine::report::{parse_report, Receipt};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use ed25519_dalek::Signer as _;
 use gate_support::*;
 
 fn with_findings(s: &mut Scenario, findings: Vec<FindingSummary>) {
@@ -236,6 +241,95 @@ fn condition_9_grade_meets_assurance() {
             authenticate(s);
         }, Pass, "grade authenticated meets hardened assurance"),
         ("no grade", |s| s.record().certification_grade = None, Fail, "no certified grade yet"),
+    ]);
+}
+
+/// A report whose normalized digest the last run records, as the branch stores it.
+fn stored_report(s: &mut Scenario) -> String {
+    let text = serde_json::to_string_pretty(&crate::support::audit::report(
+        "AUD-7",
+        42,
+        &"1".repeat(40),
+        "ci-run-1",
+        "certified",
+    ))
+    .unwrap();
+    let digest = parse_report(&text).unwrap().digest.to_string();
+    let mut run = s.last_run();
+    run.report_digest = digest;
+    s.set_last_run(run);
+    text
+}
+
+/// The last run authenticated by a receipt that binds it as recorded, then `tamper`ed
+/// before signing: what a forged or misfiled receipt would bind.
+fn signed_by_pinned_key(s: &mut Scenario, tamper: fn(&mut Receipt)) {
+    let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
+    let (id, unit) = (s.record().id.to_string(), s.record().work_unit.to_string());
+    let mut run = s.last_run();
+    let mut receipt = Receipt {
+        version: 1,
+        key_id: "ci-auditor-1".into(),
+        receipt_id: "b1946ac9-0000-4000-8000-000000000009".into(),
+        role: "auditor".into(),
+        repository: "octo-org/hello".into(),
+        audit_id: id,
+        work_unit: unit,
+        invocation_ref: run.invocation_ref.clone(),
+        candidate_artifact: run.candidate_artifact.to_string(),
+        covered_tasks: run.covered_tasks.iter().map(ToString::to_string).collect(),
+        report_digest: run.report_digest.clone(),
+        issued_at: "2026-11-29T10:00:00Z".into(),
+        expires_at: "2026-11-29T11:00:00Z".into(),
+        signature: String::new(),
+    };
+    tamper(&mut receipt);
+    let signature = key.sign(&signing_bytes(&receipt));
+    receipt.signature = STANDARD.encode(signature.to_bytes());
+    run.receipt = Some(Box::new(receipt));
+    s.set_last_run(run);
+    authenticate(s);
+    s.trust = Some(TrustStore::with_keys([(
+        "ci-auditor-1".to_owned(),
+        key.verifying_key(),
+    )]));
+}
+
+#[test]
+fn condition_9_verifies_every_binding_a_receipt_signs_and_every_stored_report() {
+    run_table(9, &[
+        ("a receipt that binds the run as recorded", |s| {
+            s.config.assurance = Assurance::Hardened;
+            signed_by_pinned_key(s, |_| {});
+        }, Pass, "grade authenticated meets hardened assurance"),
+        ("a receipt of another record", |s| {
+            s.config.assurance = Assurance::Hardened;
+            signed_by_pinned_key(s, |r| r.audit_id = "AUD-8".into());
+        }, Fail, "its receipt names audit_id"),
+        ("a receipt of another work unit", |s| {
+            s.config.assurance = Assurance::Hardened;
+            signed_by_pinned_key(s, |r| r.work_unit = "pr:43".into());
+        }, Fail, "its receipt names work_unit"),
+        ("a receipt of other tasks", |s| {
+            s.config.assurance = Assurance::Hardened;
+            signed_by_pinned_key(s, |r| r.covered_tasks = vec!["#12".into(), "#13".into()]);
+        }, Fail, "its receipt names covered_tasks"),
+        ("a misbound receipt under standard counts as session_reported", |s| {
+            signed_by_pinned_key(s, |r| r.work_unit = "pr:43".into());
+        }, Pass, "grade session_reported (recorded authenticated, but it counts as session_reported now"),
+        ("a session_reported run's stored report as recorded", |s| {
+            let text = stored_report(s);
+            s.certified_report = Some(text);
+        }, Pass, "grade session_reported meets standard assurance"),
+        ("a session_reported run's stored report changed", |s| {
+            let text = stored_report(s);
+            s.certified_report = Some(text.replace("certified", "certified ").replacen("assessment\": \"", "assessment\": \"Trust me. ", 1));
+        }, Fail, "certified at grade session_reported, but its stored report reports/AUD-7/run-1.json no longer has the digest the run recorded"),
+        ("an authenticated run's stored report changed", |s| {
+            let text = stored_report(s);
+            signed_by_pinned_key(s, |_| {});
+            s.certified_report = Some(text.replacen("assessment\": \"", "assessment\": \"Trust me. ", 1));
+        }, Fail, "certified at grade authenticated, but its stored report reports/AUD-7/run-1.json no longer has the digest its receipt signed"),
     ]);
 }
 

@@ -24,7 +24,7 @@ fn head() -> String {
 fn variables(number: u64) -> Value {
     json!({"owner": "octo-org", "name": "hello", "number": number,
            "config": format!("main:{CONFIG}"), "records": format!("refs/heads/{RECORDS}"),
-           "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": ""})
+           "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false})
 }
 
 async fn graphql(gh: &FakeGitHub, query: &str, variables: Value) -> Value {
@@ -283,9 +283,17 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
     world(&gh).await;
     let api = gh.installation_api("d-first-reads").await;
     let repo = RepoName::new(REPO).unwrap();
-    let reads = first_reads(&api, &repo, PrNumber(PR), "main", RECORDS, CONFIG, None)
-        .await
-        .unwrap();
+    let reads = first_reads(
+        &api,
+        &repo,
+        PrNumber(PR),
+        "main",
+        RECORDS,
+        CONFIG,
+        (None, false),
+    )
+    .await
+    .unwrap();
     let FileRead::Found { text, .. } = read_file(&api, &repo, CONFIG, "main", None).await.unwrap()
     else {
         panic!("the configuration file is there");
@@ -323,7 +331,7 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
         "main",
         "nope",
         "missing.yml",
-        None,
+        (None, false),
     )
     .await
     .unwrap();
@@ -332,9 +340,17 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
     assert!(reads.pull.is_none() && reads.runs.is_none());
     // A bot's pull request names its author as REST does, `[bot]` and all.
     gh.add_pull(8, &head(), "", "dependabot[bot]");
-    let reads = first_reads(&api, &repo, PrNumber(8), "main", RECORDS, CONFIG, None)
-        .await
-        .unwrap();
+    let reads = first_reads(
+        &api,
+        &repo,
+        PrNumber(8),
+        "main",
+        RECORDS,
+        CONFIG,
+        (None, false),
+    )
+    .await
+    .unwrap();
     let pull = get_pull(&api, &repo, PrNumber(8)).await.unwrap();
     assert_eq!(pull.author, "dependabot[bot]");
     assert_eq!(reads.pull.as_ref(), Some(&pull));

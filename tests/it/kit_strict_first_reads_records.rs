@@ -44,7 +44,7 @@ fn variables(files: bool, record: Option<&str>) -> Value {
     json!({"owner": "octo-org", "name": "hello", "number": 7,
            "config": "main:.github/auditloop.yml", "records": format!("refs/heads/{RECORDS}"),
            "files": files, "listing": files, "index": "index.json", "record": record.unwrap_or_default(),
-           "withRecord": record.is_some(), "patterns": "patterns.json"})
+           "withRecord": record.is_some(), "patterns": "patterns.json", "withCommits": false})
 }
 
 async fn graphql(gh: &FakeGitHub, variables: Value) -> Value {
@@ -167,7 +167,7 @@ async fn the_app_reads_the_listing_and_texts_from_the_answer() {
         "main",
         RECORDS,
         ".github/auditloop.yml",
-        Some(files),
+        (Some(files), false),
     )
     .await
     .unwrap();
@@ -196,7 +196,7 @@ async fn the_app_reads_the_listing_and_texts_from_the_answer() {
         "main",
         RECORDS,
         ".github/auditloop.yml",
-        None,
+        (None, false),
     )
     .await
     .unwrap();

@@ -104,6 +104,27 @@ async fn the_fake_names_what_the_schema_rejects() {
 }
 
 #[tokio::test]
+async fn an_unused_fragment_or_variable_is_refused_as_github_refuses_it() {
+    // The specification's "Fragments Must Be Used" and "All Variables Used": GitHub answers
+    // such a document with errors and no data, so the fake does too.
+    let gh = FakeGitHub::start().await;
+    let fragment =
+        "query Q { viewer { login } }\n\nfragment Task on IssueOrPullRequest {\n  __typename\n}";
+    let answer = graphql(&gh, fragment, json!({})).await;
+    assert!(answer.get("data").is_none(), "{answer}");
+    let variable = "query Q($n: Int!) { viewer { login } }";
+    let answer = graphql(&gh, variable, json!({"n": 1})).await;
+    assert!(answer.get("data").is_none(), "{answer}");
+    let found = std::mem::take(&mut gh.state().graphql_problems);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(
+        found[0].contains("fragment `Task` must be used"),
+        "{found:?}"
+    );
+    assert!(found[1].contains("unused variable: `$n`"), "{found:?}");
+}
+
+#[tokio::test]
 async fn a_schema_field_the_fake_does_not_serve_is_recorded() {
     let gh = FakeGitHub::start().await;
     let sha = records_branch(&gh);

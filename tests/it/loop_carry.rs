@@ -34,6 +34,10 @@ async fn certified_on_a(config: &str) -> (Loop, String) {
     l.gh.set_pull_head(42, &a);
     l.pull_event("opened", 42, &a).await;
     l.new_record(42).await;
+    // A report waits for the required checks on its candidate.
+    if config.contains("required_checks: [test]") {
+        l.gh.add_ci_check(&a, "test", "completed", Some("success"));
+    }
     let certified = report("AUD-1", 42, &a, "ci-run-1", "certified");
     l.comment(42, "auditor", &report_comment(&certified)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));

@@ -9,9 +9,11 @@ use support::checks::{check_run, check_suite_rerequested, merge_group, requested
 
 const GROUP: &str = "9999999999999999999999999999999999999999";
 
-/// PR 42 with `evidence.required_checks: [test]`, a record opened without evidence text, and
-/// a certified report on SHA1.
-async fn certified_needing_test() -> Loop {
+/// PR 42 with `evidence.required_checks: [test]`, a record opened without evidence text,
+/// `test` green on SHA1, and a certified report on SHA1 (a report waits for the evidence).
+/// Then CI runs `test` again on SHA1 (`rerun`: its status), so its latest run is what the
+/// gate reads, with no event reaching the app yet.
+async fn certified_needing_test(rerun: (&str, Option<&str>)) -> Loop {
     let mut l = Loop::start(42).await;
     l.gh.set_file(
         ".github/auditloop.yml",
@@ -19,10 +21,13 @@ async fn certified_needing_test() -> Loop {
     );
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\"").await;
+    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
     let certified = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
     l.comment(42, "auditor", &report_comment(&certified)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
+    l.gh.add_ci_check(SHA1, "test", rerun.0, rerun.1);
     l
 }
 
@@ -37,7 +42,9 @@ fn condition_8(gate: &Value) -> String {
 
 #[tokio::test]
 async fn a_required_check_gates_until_it_succeeds_on_the_head() {
-    let mut l = certified_needing_test().await;
+    // CI runs `test` again and it fails: the gate names it.
+    let mut l = certified_needing_test(("completed", Some("failure"))).await;
+    l.comment(42, "reader", "/audit gate").await;
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure", "{gate:#}");
     let row = condition_8(&gate);
@@ -65,8 +72,7 @@ async fn a_required_check_gates_until_it_succeeds_on_the_head() {
 
 #[tokio::test]
 async fn a_failed_required_check_fails_the_gate() {
-    let mut l = certified_needing_test().await;
-    l.gh.add_ci_check(SHA1, "test", "completed", Some("failure"));
+    let mut l = certified_needing_test(("completed", Some("failure"))).await;
     l.deliver(
         "check_run",
         &check_run("completed", "test", SHA1, Some("failure")),
@@ -112,12 +118,11 @@ async fn re_requests_re_evaluate_the_gate() {
         ),
     ];
     for (name, event, payload, acts) in cases {
-        let mut l = certified_needing_test().await;
-        assert_eq!(l.gate(SHA1)["conclusion"], "failure", "{name}");
-        // CI passes without any event reaching the app.
-        l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+        // CI fails `test` on a second run without any event reaching the app.
+        let mut l = certified_needing_test(("completed", Some("failure"))).await;
+        assert_eq!(l.gate(SHA1)["conclusion"], "success", "{name}");
         l.deliver(event, &payload).await;
-        let want = if acts { "success" } else { "failure" };
+        let want = if acts { "failure" } else { "success" };
         assert_eq!(l.gate(SHA1)["conclusion"], want, "{name}");
     }
 }
@@ -164,8 +169,7 @@ fn on_group(name: &str, conclusion: &str) -> Value {
 
 #[tokio::test]
 async fn a_merge_group_waits_for_the_required_checks_on_its_own_commit() {
-    let mut l = certified_needing_test().await;
-    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+    let mut l = certified_needing_test(("completed", Some("success"))).await;
     l.comment(42, "reader", "/audit gate").await;
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
 
@@ -194,8 +198,7 @@ async fn a_merge_group_waits_for_the_required_checks_on_its_own_commit() {
 
 #[tokio::test]
 async fn a_required_check_failing_on_the_merge_group_fails_its_run_by_name() {
-    let mut l = certified_needing_test().await;
-    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+    let mut l = certified_needing_test(("completed", Some("success"))).await;
     l.comment(42, "reader", "/audit gate").await;
     l.deliver("merge_group", &merge_group(42, SHA1, GROUP))
         .await;

@@ -10,8 +10,9 @@ use support::audit::{report, report_comment, Loop, SHA1};
 use support::checks::{check_run, check_suite_rerequested};
 use support::harness::TestApp;
 
-/// Fork PR 42 with `evidence.required_checks: [test]`, certified on SHA1, `test` not run.
-async fn certified_fork_waiting_for_test() -> Loop {
+/// Fork PR 42 with `evidence.required_checks: [test]`, certified on SHA1 once `test`
+/// passed there; then CI runs `test` again and it fails, no event reaching the app yet.
+async fn certified_fork_then_test_fails() -> Loop {
     let mut l = Loop::start(42).await;
     l.gh.make_fork(42);
     l.gh.set_file(
@@ -20,35 +21,36 @@ async fn certified_fork_waiting_for_test() -> Loop {
     );
     l.pull_event("opened", 42, SHA1).await;
     l.comment(42, "alice", "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\"").await;
+    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
     let certified = report("AUD-1", 42, SHA1, "ci-run-1", "certified");
     l.comment(42, "auditor", &report_comment(&certified)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
-    assert_eq!(l.gate(SHA1)["conclusion"], "failure", "test has not run");
-    l.gh.add_ci_check(SHA1, "test", "completed", Some("success"));
+    assert_eq!(l.gate(SHA1)["conclusion"], "success");
+    l.gh.add_ci_check(SHA1, "test", "completed", Some("failure"));
     l
 }
 
 #[tokio::test]
 async fn an_evidence_check_on_a_fork_head_regates_the_pr() {
-    let mut l = certified_fork_waiting_for_test().await;
+    let mut l = certified_fork_then_test_fails().await;
     l.deliver(
         "check_run",
-        &check_run("completed", "test", SHA1, Some("success")),
+        &check_run("completed", "test", SHA1, Some("failure")),
     )
     .await;
-    assert_eq!(l.gate(SHA1)["conclusion"], "success", "{:#}", l.gate(SHA1));
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure", "{:#}", l.gate(SHA1));
 }
 
 #[tokio::test]
 async fn a_process_that_never_saw_the_fork_finds_it_by_its_head() {
-    let l = certified_fork_waiting_for_test().await;
+    let l = certified_fork_then_test_fails().await;
     // A restarted replica: nothing remembered, and the commit's PR listing is empty.
     let fresh = TestApp::start(&l.gh).await;
     let r = fresh
         .deliver(
             "check_run",
             "fork-check",
-            &check_run("completed", "test", SHA1, Some("success")),
+            &check_run("completed", "test", SHA1, Some("failure")),
         )
         .await;
     assert_eq!(r.status(), 200);
@@ -56,7 +58,7 @@ async fn a_process_that_never_saw_the_fork_finds_it_by_its_head() {
         r.text().await.unwrap().contains("handled"),
         "handled, not ignored"
     );
-    assert_eq!(l.gate(SHA1)["conclusion"], "success", "{:#}", l.gate(SHA1));
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure", "{:#}", l.gate(SHA1));
     let listed =
         l.gh.requests()
             .iter()

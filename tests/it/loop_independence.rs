@@ -57,21 +57,18 @@ fn assert_self_audit_refused(l: &Loop, commits: usize, who: &str) {
 }
 
 #[tokio::test]
-async fn the_author_and_the_pusher_are_refused_and_a_third_account_is_accepted() {
+async fn the_author_and_the_pusher_are_refused_and_the_one_who_made_the_record_is_not() {
     let mut l = Loop::start(42).await;
     opened(&mut l).await;
     let commits = l.log_len();
     let r = report("AUD-1", 42, SHA1, "ci-run-1", "needs_remediation");
     l.comment(42, "alice", &report_comment(&r)).await;
-    assert_self_audit_refused(&l, commits, "author");
+    assert_self_audit_refused(&l, commits, "(author)");
     // Logins compare case-insensitively.
     l.comment(42, "ALICE", &report_comment(&r)).await;
-    assert_self_audit_refused(&l, commits, "author");
-    // Whoever made the record set the candidate.
-    l.comment(42, "lead", &report_comment(&r)).await;
-    assert_self_audit_refused(&l, commits, "set the current candidate");
+    assert_self_audit_refused(&l, commits, "(author)");
 
-    // A push by `pusher` rebinds the record: `pusher` set the candidate now.
+    // A push by `pusher` rebinds the record and names `pusher`.
     l.gh.set_pull_head(42, SHA2);
     let mut push = pull_request("synchronize", 42, SHA2);
     push["pull_request"]["body"] = json!(l.gh.pull_body(42));
@@ -80,18 +77,23 @@ async fn the_author_and_the_pusher_are_refused_and_a_third_account_is_accepted()
     let last = l.last_event();
     assert_eq!(last["type"], "baseline");
     assert_eq!(last["candidate_pushed_by"], "pusher");
+    assert_eq!(
+        l.record("AUD-1")["implementers"],
+        json!([{"login": "pusher", "head": format!("commit:{SHA2}")}])
+    );
     let commits = l.log_len();
     let on_new = report("AUD-1", 42, SHA2, "ci-run-2", "needs_remediation");
     l.comment(42, "pusher", &report_comment(&on_new)).await;
-    assert_self_audit_refused(&l, commits, "set the current candidate");
-    // `lead` no longer set the candidate: a third account to the new head.
-    l.comment(42, "auditor", &report_comment(&on_new)).await;
-    assert!(l.refusals(42).len() == 4, "{:?}", l.refusals(42));
+    assert_self_audit_refused(&l, commits, "(pushed `2222222`)");
+    // `lead` made the record but pushed nothing: running `/audit new` makes nobody an
+    // implementer, so its report is accepted.
+    l.comment(42, "lead", &report_comment(&on_new)).await;
+    assert_eq!(l.refusals(42).len(), 3, "{:?}", l.refusals(42));
     assert_eq!(l.log_len(), commits + 1);
     let body = l.gh.pull_body(42);
-    assert!(body.contains("posted by auditor"), "{body}");
+    assert!(body.contains("posted by lead"), "{body}");
     let created = &l.record("AUD-1")["history"][0];
-    assert_eq!(created["candidate_pushed_by"], "lead");
+    assert!(created.get("candidate_pushed_by").is_none(), "{created:#}");
 }
 
 #[tokio::test]

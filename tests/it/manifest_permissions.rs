@@ -104,6 +104,11 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     // The packet's context (issues, check runs, the decisions folder) is read by `packet`
     // with the workflow's own token, never by the App.
     ("POST /graphql PacketReads", None),
+    // A pull request's commits and the accounts linked to them.
+    (
+        "POST /graphql PullCommits",
+        Some(("pull_requests", Level::Read)),
+    ),
     // The body's update needs `pull_requests: write`; a reaction on a PR's comment is
     // covered by it too (as REST's reaction route, named by its own entry); the check run
     // needs `checks: write`, named by the REST check-run routes.
@@ -170,6 +175,7 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
 const EVENT_NEEDS: &[(&str, &str)] = &[
     ("pull_request", "pull_requests"),
     ("issue_comment", "issues"),
+    ("issues", "issues"),
     ("check_run", "checks"),
     ("check_suite", "checks"),
     ("merge_group", "merge_queues"),
@@ -314,7 +320,7 @@ fn the_manifest_subscribes_to_exactly_the_handled_events() {
         .map(|e| e.as_str().unwrap().to_owned())
         .collect();
     assert_eq!(asked, handled_events());
-    assert_eq!(asked.len(), 5);
+    assert_eq!(asked.len(), 6);
 }
 
 #[test]

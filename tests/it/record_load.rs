@@ -173,3 +173,54 @@ fn structural_error_table() {
         Err(StructuralError::NotAnObject)
     ));
 }
+
+/// A record written before the implementers were kept by push: its `created` event names
+/// who set the candidate, and it has no `implementers` field.
+fn legacy() -> Value {
+    let mut value: Value = serde_json::from_str(&to_json(&sample())).unwrap();
+    value["history"][0]["candidate_pushed_by"] = json!("lead");
+    value.as_object_mut().unwrap().remove("implementers");
+    rechain(value["history"].as_array_mut().unwrap());
+    value
+}
+
+#[test]
+fn a_record_from_before_the_implementers_loads_and_reads_its_binder_as_one() {
+    let record = load_record(&legacy().to_string()).unwrap();
+    assert_eq!(
+        record.implementers, None,
+        "nothing derived is checked of it"
+    );
+    let lead = auditloop::engine::ids::Login::new("LEAD").unwrap();
+    let how = transition::implementation(&record, &lead, None, &[]);
+    assert_eq!(
+        how.map(|h| h.to_string()),
+        Some(format!("set the candidate {}", sha(1).short()))
+    );
+}
+
+#[test]
+fn a_stored_implementers_field_must_be_the_historys() {
+    let mut fx = Fx::new();
+    let pushed = auditloop::engine::ids::Artifact::commit(
+        auditloop::engine::ids::CommitSha::new("2".repeat(40)).unwrap(),
+    );
+    let ctx = fx.ctx_as("fixer-bot");
+    let applied = transition::note_push(&fx.record, pushed.clone(), &ctx)
+        .unwrap()
+        .unwrap();
+    fx.keep(applied);
+    // Once an implementer, a second push by the same account changes nothing.
+    let again = fx.ctx_as("Fixer-Bot");
+    assert!(transition::note_push(&fx.record, pushed, &again)
+        .unwrap()
+        .is_none());
+    let json = to_json(&fx.record);
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["implementers"][0]["login"], "fixer-bot");
+    assert!(load_record(&json).is_ok());
+    let mut edited = value.clone();
+    edited["implementers"] = json!([]);
+    let err = load_record(&edited.to_string()).unwrap_err();
+    assert!(err.to_string().contains("implementers"), "{err}");
+}

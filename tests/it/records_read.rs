@@ -272,7 +272,7 @@ async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
         "main",
         BRANCH,
         ".github/auditloop.yml",
-        Some(files),
+        (Some(files), false),
     )
     .await
     .unwrap();

@@ -449,7 +449,7 @@ async fn a_newcomer_registers_the_app_in_a_browser_and_it_serves_at_once() {
     assert_eq!(perms["merge_queues"], "read");
     assert_eq!(perms["checks"], "write");
     assert!(perms.get("members").is_none());
-    assert_eq!(sent["default_events"].as_array().unwrap().len(), 5);
+    assert_eq!(sent["default_events"].as_array().unwrap().len(), 6);
 
     // `.env` and the key, readable only by their owner.
     let key = dir.path().join("auditloop-acme.private-key.pem");

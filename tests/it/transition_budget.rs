@@ -144,6 +144,7 @@ fn invocation_failure_uses_no_budget_and_registers_the_ref() {
         candidate_artifact: sha(1),
         reason: "auditor timed out".into(),
         author: None,
+        commits: Vec::new(),
     };
     let ctx = fx.ctx_as("auditor-bot");
     let applied = transition::record_invocation_failure(

@@ -305,9 +305,42 @@ async fn run(
     }
     authorize(ctx, command, actor, pull).await?;
     let candidate = ctx.delivery_cache.candidate_with_pull(pull.number);
-    let decision = decision::for_command(ctx, command, actor, (pull, candidate), e)?;
+    let reads = report_reads(ctx, command, pull, candidate.as_ref()).await?;
+    let decision = decision::for_command(ctx, command, actor, (pull, candidate, reads), e)?;
     let dispatch = crate::app::commit::dispatch::triggered_by(command);
     commit(ctx, pull, decision, Thanks::of(&e.comment), dispatch).await
+}
+
+/// What a report is judged on besides the records: who GitHub links to the pull request's
+/// commits (most often brought by the first reads), and the required checks not yet
+/// concluded `success` on the candidate (the head's runs, read with the first reads).
+async fn report_reads(
+    ctx: &Ctx,
+    command: &ParsedCommand,
+    pull: &Pull,
+    candidate: Option<&crate::ids::Artifact>,
+) -> Result<decision::ReportReads, GitHubError> {
+    if !matches!(command, ParsedCommand::Report { .. }) {
+        return Ok(decision::ReportReads::default());
+    }
+    let commits = ctx
+        .delivery_cache
+        .commit_identities(&ctx.api, &ctx.repo, pull.number);
+    let awaited = async {
+        let settings = ctx.settings();
+        if settings.evidence.required_checks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sha = candidate.map_or(&pull.head_sha, |c| c.sha());
+        let runs = ctx
+            .delivery_cache
+            .head_runs(&ctx.api, &ctx.repo, sha)
+            .await?;
+        let checks = runs::observations(&runs, ctx.check_name());
+        Ok(crate::engine::gate::evidence_awaited(settings, &checks))
+    };
+    let (commits, awaited) = futures::try_join!(commits, awaited)?;
+    Ok(decision::ReportReads { commits, awaited })
 }
 
 /// Refuses a command that would write when the records may not be written: the

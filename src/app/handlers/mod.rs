@@ -5,6 +5,7 @@ pub(crate) mod authorize;
 mod carried_out;
 pub(crate) mod checks;
 pub(crate) mod comment;
+pub(crate) mod issues;
 pub(crate) mod prefetch;
 pub(crate) mod pulls;
 mod rebind;

@@ -56,8 +56,11 @@ pub(crate) async fn reads(
                 }
             };
             let body = e.pull_request.body.as_deref();
-            let (config, ()) =
-                futures::try_join!(first(ctx, e.number, Ahead::Records { body }), old)?;
+            let ahead = Ahead::Records {
+                body,
+                commits: false,
+            };
+            let (config, ()) = futures::try_join!(first(ctx, e.number, ahead), old)?;
             // Without the query's pull request, one is read only for a rebind.
             let now = async {
                 if may_rebind(e) || ctx.delivery_cache.known_pull(e.number).is_some() {
@@ -116,7 +119,11 @@ enum Ahead<'a> {
     Nothing,
     /// `body`: the PR's body as the payload carries it, whose stamp may name the PR's
     /// record (a guess at what to read ahead, never what decides: the index does).
-    Records { body: Option<&'a str> },
+    /// `commits`: a report, whose independence rule reads who wrote the commits.
+    Records {
+        body: Option<&'a str>,
+        commits: bool,
+    },
 }
 
 /// The first reads, kept in `DeliveryCache`: the pull request, its head's runs and where the
@@ -128,9 +135,9 @@ async fn first(
 ) -> Result<Option<ConfigBlob>, GitHubError> {
     let branch = ctx.records_branch();
     // Where another replica likely wrote last, its commit's listing and files come too.
-    let expected = match ahead {
-        Ahead::Nothing => None,
-        Ahead::Records { body } => loading::first_files(ctx, number, body),
+    let (expected, with_commits) = match ahead {
+        Ahead::Nothing => (None, false),
+        Ahead::Records { body, commits } => (loading::first_files(ctx, number, body), commits),
     };
     let files = expected.as_ref().map(|(record, listing)| RecordFiles {
         listing: *listing,
@@ -146,7 +153,7 @@ async fn first(
             &ctx.default_branch,
             branch,
             CONFIG_PATH,
-            files,
+            (files, with_commits),
         )
     };
     let read = match files {
@@ -179,6 +186,9 @@ async fn first(
     if let Some(pull) = read.pull {
         ctx.delivery_cache.saw_pull(pull);
     }
+    if let Some(page) = read.commits {
+        ctx.delivery_cache.saw_commits(number, page);
+    }
     Ok(read.config)
 }
 
@@ -207,7 +217,12 @@ async fn comment_reads(
     let command = match parsed {
         None | Some(Ok(None)) => return Ok(None),
         Some(Ok(Some(ParsedCommand::Help))) => {
-            return claim::early::with_early_reply(ctx, e, pull_reads(ctx, number)).await;
+            return Box::pin(claim::early::with_early_reply(
+                ctx,
+                e,
+                pull_reads(ctx, number),
+            ))
+            .await;
         }
         Some(Err(_)) => return pull_reads(ctx, number).await,
         Some(Ok(Some(command))) => command,
@@ -225,7 +240,8 @@ async fn comment_reads(
     // made that commit, else from what the query listed and brought (or object by object).
     let reads = async {
         let body = e.issue.body.as_deref();
-        let config = first(ctx, number, Ahead::Records { body }).await?;
+        let commits = matches!(command, ParsedCommand::Report { .. });
+        let config = first(ctx, number, Ahead::Records { body, commits }).await?;
         let (pull, ()) = futures::try_join!(
             ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number),
             load_with_pull(ctx, number, named.as_ref())

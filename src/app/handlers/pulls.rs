@@ -15,7 +15,7 @@ use crate::engine::views::{sections, sections_tampered};
 use crate::events::{PullRequestAction, PullRequestEvent};
 use crate::github::rest::Pull;
 use crate::github::GitHubError;
-use crate::ids::CommitSha;
+use crate::ids::{Artifact, CommitSha};
 
 /// A pull-request event: the record rebound when the event may do it, the sections put
 /// back after an edit inside them, then the views refreshed.
@@ -40,8 +40,10 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
     let rebinds = cause.filter(|c| *c != BaselineCause::Push || on_push);
     let has_record = has_record(&state);
     let enabled = ctx.config.as_ref().is_ok_and(RepoConfig::enabled);
-    if let (Some(cause), true, true) = (rebinds, enabled, has_record) {
-        super::rebind::rebind_to_head(ctx, e, &pull, cause, (&mut state, &mut commit)).await?;
+    let pushed = pushed_by_another(e, &state);
+    if enabled && has_record && (rebinds.is_some() || pushed.is_some()) {
+        let at = (&mut state, &mut commit);
+        super::rebind::rebind_to_head(ctx, e, &pull, (rebinds, pushed), at).await?;
     }
     let base_changed = effect.base_changed;
     if e.action == A::Edited && !base_changed {
@@ -72,6 +74,34 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
     )
     .await?;
     Ok(Handled::Done)
+}
+
+/// The head the event's sender brought, when the event is a push (`opened`,
+/// `synchronize`, or a `reopened` whose head is not the record's candidate) by someone other
+/// than the pull request's author: the sender is an implementer from then on, whether or not
+/// the record follows the push (docs/reference.md#independence-of-the-auditor). The author is
+/// one already.
+fn pushed_by_another(e: &PullRequestEvent, state: &loading::Loaded) -> Option<Artifact> {
+    use PullRequestAction as A;
+    let head = CommitSha::new(e.pull_request.head.sha.clone()).ok()?;
+    let candidate = match state {
+        Ok(State {
+            record: Some(Ok(record)),
+            ..
+        }) => &record.candidate_artifact,
+        _ => return None,
+    };
+    let brought = match e.action {
+        A::Opened | A::Synchronize => true,
+        A::Reopened => candidate.sha() != &head,
+        _ => false,
+    };
+    let author = e
+        .pull_request
+        .user
+        .login
+        .eq_ignore_ascii_case(&e.sender.login);
+    (brought && !author).then(|| Artifact::commit(head))
 }
 
 /// Whether the PR has a record, read without damage.

@@ -21,23 +21,28 @@ use crate::github::GitHubError;
 use crate::ids::{Artifact, CommitSha, Login, PrNumber, TaskId};
 use crate::records::Change;
 
-/// Rebinds the record to `pull`'s head and leaves in `at` the state and records commit
-/// the views are built from.
+/// Rebinds the record to `pull`'s head (`cause`: why, when the event rebinds), and notes
+/// the event's sender as an implementer when it pushed (`pushed`: the head it brought),
+/// in one records commit; leaves in `at` the state and records commit the views are built
+/// from.
 pub(super) async fn rebind_to_head(
     ctx: &Ctx,
     e: &PullRequestEvent,
     pull: &Pull,
-    cause: BaselineCause,
+    (cause, pushed): (Option<BaselineCause>, Option<Artifact>),
     at: (&mut loading::Loaded, &mut Option<CommitSha>),
 ) -> Result<(), GitHubError> {
     let (state, commit) = at;
-    let (named, same_tree) = futures::try_join!(
-        named_on_candidate(ctx, state),
-        identical_tree(ctx, state, cause, &pull.head_sha),
-    )?;
+    let (named, same_tree) = futures::try_join!(named_on_candidate(ctx, state), async {
+        match cause {
+            Some(cause) => identical_tree(ctx, state, cause, &pull.head_sha).await,
+            None => Ok(None),
+        }
+    },)?;
     let rebinding = Rebinding {
         cause,
         sender: &e.sender.login,
+        pushed,
         must_contain: named.as_ref(),
         same_tree: same_tree.as_ref(),
     };
@@ -123,8 +128,12 @@ async fn identical_tree(
 
 /// What a rebind is asked to do, besides moving to the PR's head.
 struct Rebinding<'a> {
-    cause: BaselineCause,
+    /// Why it moves to the head; `None`: it does not (only a push is noted).
+    cause: Option<BaselineCause>,
     sender: &'a str,
+    /// The head the sender pushed, when the event is a push by someone who is not the
+    /// pull request's author: the sender becomes an implementer, rebound or not.
+    pushed: Option<Artifact>,
     /// The records commit our check run names: nothing is written on a branch without it.
     must_contain: Option<&'a CommitSha>,
     /// The certified candidate whose tree the head has (see [`identical_tree`]).
@@ -161,19 +170,28 @@ async fn rebind(
     let Ok(actor) = Login::new(sender.to_owned()) else {
         return Ok(Rebound::Unchanged);
     };
-    let sha = pull.head_sha.clone();
-    let event = ctx.event(&actor, None);
     let view = ctx.view();
     let delivery = ctx.delivery.clone();
     let number = pull.number;
-    let message = rebind_message(pull, cause, sender, same_tree);
-    // What the PR body closes now: a certification carries only if it covers them.
-    let closes = closing_issues(&pull.body, &ctx.repo);
-    let read = Mutex::new(read);
-    let moved_on = Mutex::new(false);
-    // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
-    // reported after the loop.
-    let refused = Mutex::new(None);
+    let message = match cause {
+        Some(cause) => rebind_message(pull, cause, sender, same_tree),
+        None => format!("Note {sender}'s push to {number}"),
+    };
+    let look = Look {
+        cause,
+        head: pull.head_sha.clone(),
+        number,
+        event: ctx.event(&actor, None),
+        same_tree,
+        // What the PR body closes now: a certification carries only if it covers them.
+        closes: closing_issues(&pull.body, &ctx.repo),
+        pushed: rebinding.pushed.clone(),
+        read: Mutex::new(read),
+        moved_on: Mutex::new(false),
+        // A refusal changes nothing (no commit, like a rebind with nothing to do), and is
+        // reported after the loop.
+        refused: Mutex::new(None),
+    };
     let outcome = commit_loop::apply_fetching::<Infallible, ReadAgain, _, _>(
         ctx,
         number,
@@ -184,38 +202,77 @@ async fn rebind(
             let Some(record) = current(state, &delivery)? else {
                 return Ok(Change::default());
             };
-            let candidate = &record.candidate_artifact;
-            let still = still_at(&read, candidate, &sha).map_err(Unwritten::Needs)?;
-            *lock(&moved_on) = !still;
-            // A PR that moved on is rebound by its own event; a reopened PR whose head is
-            // still the candidate has nothing to rebind.
-            if !still || (cause == BaselineCause::Reopen && candidate.sha() == &sha) {
-                return Ok(Change::default());
-            }
-            let mut refused = lock(&refused);
-            *refused = None;
-            let change = |a: &_| state::change_files(a, &state.index, &view, Vec::new());
-            match rebound(record, (number, &sha, cause), &event, (same_tree, &closes)) {
-                Ok(Some(applied)) => Ok(change(&applied)),
-                Ok(None) => Ok(Change::default()),
-                Err(why) => {
-                    *refused = Some(why);
-                    Ok(Change::default())
-                }
-            }
+            Ok(look
+                .decide(record)?
+                .map_or_else(Change::default, |applied| {
+                    state::change_files(&applied, &state.index, &view, Vec::new())
+                }))
         },
-        |need| read_again(ctx, number, &read, need),
+        |need| read_again(ctx, number, &look.read, need),
     )
     .await?;
+    let Look {
+        moved_on, refused, ..
+    } = look;
     if into_inner(moved_on) {
         tracing::info!(repo = %ctx.repo, pr = number.0, "the PR moved on while rebinding; its own event rebinds it");
-        return Ok(Rebound::Unchanged);
     }
     Ok(match (outcome, into_inner(refused)) {
         (Attempt::Committed { state, commit }, refused) => Rebound::Done(state, commit, refused),
         (Attempt::Unwritten(Unwritten::Damaged(why)), _) => Rebound::Damaged(why),
         (Attempt::Unwritten(_), _) => Rebound::Unchanged,
     })
+}
+
+/// One look at the record the commit loop read, deciding the rebind and the push's note.
+struct Look<'a> {
+    cause: Option<BaselineCause>,
+    head: CommitSha,
+    number: PrNumber,
+    event: EventContext,
+    same_tree: Option<&'a Artifact>,
+    closes: Vec<TaskId>,
+    pushed: Option<Artifact>,
+    /// The candidate the record had when the PR was last read, and its head then.
+    read: Mutex<Option<(Artifact, CommitSha)>>,
+    moved_on: Mutex<bool>,
+    refused: Mutex<Option<t::Refusal>>,
+}
+
+impl Look<'_> {
+    /// What to apply to `record`: the rebind, or else (a push by someone new) the note of
+    /// the push, in one commit; `None` when nothing changes.
+    fn decide(&self, record: &Record) -> Result<Option<Applied>, Unwritten<Infallible, ReadAgain>> {
+        // Whatever becomes of the rebind, a push by someone new is kept.
+        let noted = || {
+            let head = self.pushed.clone()?;
+            t::note_push(record, head, &self.event).ok().flatten()
+        };
+        let Some(cause) = self.cause else {
+            return Ok(noted());
+        };
+        let candidate = &record.candidate_artifact;
+        let still = still_at(&self.read, candidate, &self.head).map_err(Unwritten::Needs)?;
+        *lock(&self.moved_on) = !still;
+        // A PR that moved on is rebound by its own event; a reopened PR whose head is
+        // still the candidate has nothing to rebind.
+        if !still || (cause == BaselineCause::Reopen && candidate.sha() == &self.head) {
+            return Ok(noted());
+        }
+        let mut refused = lock(&self.refused);
+        *refused = None;
+        let on = (self.number, &self.head, cause);
+        // A rebind by a push or a reopen names its sender (`candidate_pushed_by`), which
+        // keeps it an implementer: nothing more to note then.
+        match rebound(record, on, &self.event, (self.same_tree, &self.closes)) {
+            Ok(Some(applied)) => Ok(Some(applied)),
+            Ok(None) => Ok(noted()),
+            Err(why) => {
+                *refused = Some(why);
+                Ok(noted())
+            }
+        }
+    }
 }
 
 /// Whether the PR, read after a look found its record on `candidate`, still has `head`;

@@ -21,8 +21,8 @@ pub(crate) struct State {
     pub(crate) record: Option<Result<Record, String>>,
     /// A record named by id (adopt), when asked for.
     pub(crate) named: Option<Result<Record, String>>,
-    /// The stored report of the PR record's certifying run, when that run was
-    /// authenticated: the gate verifies its digest against the kept receipt.
+    /// The stored report of the PR record's certifying run, whatever its grade: the gate
+    /// checks it against the digest the run recorded (and a receipt signed).
     pub(crate) certified_report: Option<String>,
     /// `patterns.json` (docs/reference.md#the-pattern-library), when the branch holds it: `Err` when it does not parse, or
     /// when it was not read (`patterns: false`, or no record to learn from).
@@ -50,22 +50,22 @@ pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>, patterns: bool) -> im
         if patterns && !paths.is_empty() {
             paths.push(PATTERNS_PATH.to_owned());
         }
-        // An authenticated certification's stored report, once its record is read: the
-        // gate checks its digest against the kept receipt.
-        let signed: Vec<String> = paths
+        // A certification's stored report, once its record is read: the gate checks its
+        // digest against the run's (and the kept receipt's).
+        let certifying: Vec<String> = paths
             .iter()
-            .filter_map(|p| files.get(p).and_then(|t| signed_report_path(t)))
+            .filter_map(|p| files.get(p).and_then(|t| certifying_report_path(t)))
             .collect();
-        paths.extend(signed);
+        paths.extend(certifying);
         move |path: &str| path == INDEX_PATH || paths.iter().any(|p| p == path)
     })
 }
 
-/// The stored report of the certifying run of the record `text`, when that run was
-/// authenticated: the one file the gate verifies beside the record.
-fn signed_report_path(text: &str) -> Option<String> {
+/// The stored report of the certifying run of the record `text`, when it is certified:
+/// the one file the gate verifies beside the record.
+fn certifying_report_path(text: &str) -> Option<String> {
     let record: serde_json::Value = serde_json::from_str(text).ok()?;
-    if record["certification_grade"] != "authenticated" {
+    if record["certification_grade"].is_null() {
         return None;
     }
     let run = record["history"]
@@ -76,15 +76,13 @@ fn signed_report_path(text: &str) -> Option<String> {
     run["report"].as_str().map(str::to_owned)
 }
 
-/// The certifying run's stored report of `record`, when it was authenticated and read.
+/// The certifying run's stored report of `record`, when it is certified and was read.
 fn certified_report(
     snapshot: &Snapshot,
     record: Option<&Result<Record, String>>,
 ) -> Option<String> {
     let record = record?.as_ref().ok()?;
-    if record.certification_grade != Some(crate::engine::record::Grade::Authenticated) {
-        return None;
-    }
+    record.certification_grade?;
     snapshot
         .file(&record.latest_run()?.report)
         .map(str::to_owned)

@@ -192,6 +192,7 @@ pub fn certified_record() -> Record {
         certified_covered_tasks: Some(vec![task("#12")]),
         certification_grade: Some(Grade::SessionReported),
         producer_authenticated: Some(false),
+        implementers: None,
         history: vec![
             event(EventKind::Created(created)),
             event_by(
@@ -215,6 +216,8 @@ pub struct Scenario {
     pub checks: Vec<CheckObservation>,
     /// The trust store kept receipts are verified against again; `None`: not verified.
     pub trust: Option<auditloop::engine::receipt::TrustStore>,
+    /// The certifying run's stored report as the branch holds it; `None`: not read.
+    pub certified_report: Option<String>,
 }
 
 impl Default for Scenario {
@@ -227,6 +230,7 @@ impl Default for Scenario {
             closing: vec![task("#12")],
             checks: Vec::new(),
             trust: None,
+            certified_report: None,
         }
     }
 }
@@ -245,7 +249,7 @@ impl Scenario {
             closing_issues: &self.closing,
             checks: &self.checks,
             trust: self.trust.as_ref(),
-            certified_report: None,
+            certified_report: self.certified_report.as_deref(),
             decisions: None,
         };
         evaluate(&input)

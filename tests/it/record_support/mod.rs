@@ -189,6 +189,8 @@ impl Fx {
             decisions: &self.decisions,
             author: None,
             receipt_whole: None,
+            commits: &[],
+            awaited: &[],
         };
         let applied =
             transition::accept_report(&self.record, &self.index, input, &ctx, &self.policy)?;
@@ -319,6 +321,7 @@ impl Fx {
                     candidate_artifact: self.record.candidate_artifact.clone(),
                     reason: "crashed".into(),
                     author: None,
+                    commits: Vec::new(),
                 };
                 let ctx = self.ctx();
                 match transition::record_invocation_failure(

@@ -13,6 +13,7 @@ use std::process::Command;
 use regex::Regex;
 use serde_json::Value as Yaml;
 
+#[derive(Debug)]
 pub struct Step {
     pub name: String,
     pub status: i32,

@@ -60,3 +60,17 @@ pub fn pr_comment(number: u64, login: &str, body: &str) -> Value {
 pub fn sign(secret: &str, body: &[u8]) -> String {
     auditloop::server::signature::sign(secret.as_bytes(), body)
 }
+
+/// `issues.reopened` of issue `number` (not a pull request) by `login`.
+pub fn issue_reopened(number: u64, login: &str) -> Value {
+    let mut v = retarget(fixture("issues.reopened"));
+    v["issue"]["number"] = json!(number);
+    v["issue"]["url"] = json!(format!(
+        "https://api.github.com/repos/{REPO}/issues/{number}"
+    ));
+    if let Some(issue) = v["issue"].as_object_mut() {
+        issue.remove("pull_request");
+    }
+    v["sender"]["login"] = json!(login);
+    v
+}

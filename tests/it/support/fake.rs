@@ -113,6 +113,13 @@ pub struct State {
     /// Issues opened through the API.
     pub issues: Vec<Value>,
     pub hooks: auditloop_fake_github::hooks::Hooks,
+    /// The commits of a pull request with the accounts GitHub links to them, when a test
+    /// sets them (by default: its head, by its author).
+    pub pull_commits: BTreeMap<u64, Vec<auditloop_fake_github::graphql::PullCommitInfo>>,
+    /// GraphQL fields (`Type`, `field`) GitHub fails in its answers, a part at a time.
+    pub graphql_failing: Vec<(String, String)>,
+    /// The same, for the next GraphQL request only.
+    pub graphql_failing_next: Vec<(String, String)>,
     /// Requests no route of the fake models: each fails the test when the fake is dropped,
     /// since a 404 would otherwise read as "absent" to the app.
     pub unmodelled: Vec<String>,

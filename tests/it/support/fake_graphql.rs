@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use auditloop_fake_github::checks::CheckRuns;
 use auditloop_fake_github::git::GitRepo;
-use auditloop_fake_github::graphql::{self, World};
+use auditloop_fake_github::graphql::{self, PullCommitInfo, World};
 use serde_json::{json, Value};
 
 use super::deliveries::REPO;
@@ -53,7 +53,9 @@ pub fn parse(
 
 /// The answer to a GraphQL call: HTTP 200 with `data` and `errors` as GitHub sends them.
 pub fn answer(state: &mut State, call: &Call) -> Answer {
-    reply(200, graphql::answer(state, &call.request))
+    let answer = reply(200, graphql::answer(state, &call.request));
+    state.graphql_failing_next.clear();
+    answer
 }
 
 /// The tests' fake holds one repository's pull requests and issues, the deliveries' own.
@@ -120,6 +122,32 @@ impl World for State {
 
     fn problem(&mut self, message: String) {
         self.graphql_problems.push(message);
+    }
+
+    fn pull_commits(&self, repo: &str, number: u64) -> Vec<PullCommitInfo> {
+        match self.pull_commits.get(&number) {
+            Some(commits) if repo == REPO => commits.clone(),
+            _ => {
+                // GitHub's own default, as the shared fake has it.
+                let pr = self.pulls.get(&number).filter(|_| repo == REPO);
+                pr.map(|p| {
+                    let login = p["user"]["login"].as_str().map(str::to_owned);
+                    vec![PullCommitInfo {
+                        oid: p["head"]["sha"].as_str().unwrap_or_default().to_owned(),
+                        author: login.clone(),
+                        committer: login,
+                    }]
+                })
+                .unwrap_or_default()
+            }
+        }
+    }
+
+    fn fails(&self, type_name: &str, field: &str) -> bool {
+        self.graphql_failing
+            .iter()
+            .chain(&self.graphql_failing_next)
+            .any(|(t, f)| t == type_name && f == field)
     }
 
     /// As the REST tree route: the files are checked when written, whether or not the

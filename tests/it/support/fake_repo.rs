@@ -223,6 +223,22 @@ impl FakeGitHub {
         pr["head"]["user"] = auditloop_fake_github::objects::user("forker");
     }
 
+    /// The commits of PR `number` as GitHub links them: `(sha, author, committer)` logins,
+    /// `None` where no account is linked.
+    pub fn set_pull_commits(&self, number: u64, commits: &[(&str, Option<&str>, Option<&str>)]) {
+        let list = commits
+            .iter()
+            .map(
+                |(oid, author, committer)| auditloop_fake_github::graphql::PullCommitInfo {
+                    oid: (*oid).to_owned(),
+                    author: author.map(str::to_owned),
+                    committer: committer.map(str::to_owned),
+                },
+            )
+            .collect();
+        self.state().pull_commits.insert(number, list);
+    }
+
     pub fn set_pull_head(&self, number: u64, sha: &str) {
         let mut s = self.state();
         let pull = s.pulls.get_mut(&number).unwrap();

@@ -124,6 +124,7 @@ pub fn dispose(f: FindingRef, kind: DispositionKind, note: &str, issue: Option<u
         note: note.to_owned(),
         authority: "human: maint".to_owned(),
         issue: issue.map(IssueNumber),
+        vetoed_from: None,
     })
 }
 
@@ -175,6 +176,7 @@ pub fn record(history: Vec<Event>, budget: u32, state: AuditState) -> Record {
             .as_ref()
             .filter(|_| certified)
             .map(|r| r.grade == Grade::Authenticated),
+        implementers: None,
         history,
     }
 }

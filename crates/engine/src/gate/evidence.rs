@@ -227,3 +227,28 @@ pub fn integrated_checks(config: &RepoConfig, checks: &[CheckObservation]) -> In
         Integrated::Waiting(waiting)
     }
 }
+
+/// The required checks of `config` that have not concluded `success` on the candidate the
+/// runs in `checks` were read on, each with where it stands: what a report must wait for,
+/// since no audit starts before the final evidence exists for the exact candidate
+/// (docs/reference.md#report-rules). Empty without required checks.
+#[must_use]
+pub fn evidence_awaited(config: &RepoConfig, checks: &[CheckObservation]) -> Vec<(String, String)> {
+    config
+        .evidence
+        .required_checks
+        .iter()
+        .filter_map(|name| {
+            let stands = match find(checks, name, &config.check_name) {
+                Some(c) if c.succeeded() => return None,
+                Some(c) if c.running() => "still running".to_owned(),
+                Some(c) => c
+                    .conclusion
+                    .clone()
+                    .unwrap_or_else(|| "without a conclusion".to_owned()),
+                None => "no run".to_owned(),
+            };
+            Some((name.clone(), stands))
+        })
+        .collect()
+}

@@ -40,8 +40,8 @@ pub(crate) fn candidate_is_head(
     )
 }
 
-/// Condition 3: `certified_covered_tasks` equals `covered_tasks`, and every issue the PR
-/// body closes now is covered.
+/// Condition 3: `certified_covered_tasks` equals `covered_tasks`, every issue the PR body
+/// closes now is covered, and no covered task was reopened since the certification.
 pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condition {
     let covered = set(&record.covered_tasks);
     let mut problems = Vec::new();
@@ -56,6 +56,14 @@ pub(crate) fn covered_tasks_exact(record: &Record, closing: &[TaskId]) -> Condit
             task_list(covered.iter().copied())
         )),
         Some(_) => {}
+    }
+    // Any reopened covered task invalidates certification (docs/reference.md#gate-conditions).
+    if let Some(task) = record.reopened_task() {
+        problems.push(md!(
+            "the covered task {} was reopened after the certification, which is stale; run {} and audit again",
+            task_list([task]),
+            Md::code("/audit baseline")
+        ));
     }
     let uncovered: BTreeSet<&TaskId> = closing.iter().filter(|t| !covered.contains(t)).collect();
     if !uncovered.is_empty() {

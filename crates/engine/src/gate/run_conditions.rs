@@ -9,7 +9,7 @@ use super::condition::{fail, from_problems, pass};
 use super::result::Condition;
 use crate::ids::Login;
 use crate::md;
-use crate::receipt::{regrade, Downgrade, TrustStore};
+use crate::receipt::{check_stored_report, regrade, Downgrade, TrustStore};
 use crate::record::{Grade, LimitationSummary, Record};
 use crate::repo_config::{Assurance, RepoConfig};
 use crate::views::md::Md;
@@ -173,6 +173,25 @@ pub(crate) fn grade_meets_assurance(
         return fail(9, md!("no certified grade yet; assurance is {}", policy));
     };
     let (grade, downgraded) = effective_grade(record, trust, stored);
+    // What the certification rests on must be what its run recorded, whatever the grade:
+    // a report changed outside the app certifies nothing.
+    let changed = match &downgraded {
+        Some(d @ Downgrade::StoredReport { .. }) => Some(d.to_string()),
+        _ => record
+            .latest_run()
+            .and_then(|run| check_stored_report(run, stored).err())
+            .map(|c| c.to_string()),
+    };
+    if let Some(changed) = changed {
+        return fail(
+            9,
+            md!(
+                "certified at grade {}, but {}: the records were changed outside auditloop; post the report again",
+                Md::code(recorded.as_str()),
+                Md::text(&changed)
+            ),
+        );
+    }
     let why = downgraded.map_or_else(Md::default, |d| {
         md!(
             " (recorded {}, but it counts as `session_reported` now: {})",
@@ -218,7 +237,7 @@ pub fn effective_grade(
     if recorded != Grade::Authenticated {
         return (recorded, None);
     }
-    match regrade(run, trust, stored) {
+    match regrade(record, run, trust, stored) {
         Ok(grade) => (grade, None),
         Err(why) => (Grade::SessionReported, Some(why)),
     }

@@ -12,7 +12,7 @@ pub use error::ReceiptError;
 pub use keyfile::{
     public_key_base64, signing_key_from_pem, signing_key_to_pem, trust_store_entry, KeyFileError,
 };
-pub use reverify::{regrade, Downgrade};
+pub use reverify::{check_stored_report, regrade, Downgrade, StoredReportChanged};
 pub use sign::sign_report;
 pub use trust::{TrustStore, TrustStoreError};
 pub use verify::{verify, ReceiptContext, VerifiedReceipt};

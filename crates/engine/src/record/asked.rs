@@ -1,6 +1,6 @@
 //! The auditor runs the app asked for (`dispatch` events, docs/reference.md#when-the-app-dispatches).
 
-use super::model::{Dispatch, Event, EventKind, Record};
+use super::model::{Dispatch, Event, EventKind, InvocationFailure, Record};
 use crate::ids::Artifact;
 
 impl Record {
@@ -31,5 +31,28 @@ impl Record {
         self.dispatches()
             .filter(|(_, d)| d.run == next && d.candidate_artifact == self.candidate_artifact)
             .last()
+    }
+
+    /// The newest invocation failure on the current candidate that no run followed, while
+    /// the record is open: the auditor could not run, and said why (a setup step missing,
+    /// say). No run was spent, and nothing asks the auditor again until someone does.
+    #[must_use]
+    pub fn stalled_invocation(&self) -> Option<(&Event, &InvocationFailure)> {
+        if self.audit_state != super::model::AuditState::Open {
+            return None;
+        }
+        let mut stalled = None;
+        for event in &self.history {
+            match &event.kind {
+                EventKind::InvocationFailure(f)
+                    if f.candidate_artifact == self.candidate_artifact =>
+                {
+                    stalled = Some((event, f));
+                }
+                EventKind::Report(_) | EventKind::Dispatch(_) => stalled = None,
+                _ => {}
+            }
+        }
+        stalled
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod asked;
 pub mod chain;
+pub mod implementers;
 pub mod index;
 pub mod load;
 pub mod model;
@@ -9,6 +10,7 @@ pub mod query;
 pub mod replay;
 
 pub use chain::{event_digest, next_prev, typed_event_digest, verify_chain, ChainError};
+pub use implementers::ImplementerBy;
 pub use index::Index;
 pub use load::{load_record, to_json, StructuralError};
 pub use model::*;

@@ -35,7 +35,20 @@ pub struct Record {
     pub certified_covered_tasks: Option<Vec<TaskId>>,
     pub certification_grade: Option<Grade>,
     pub producer_authenticated: Option<bool>,
+    /// The accounts that pushed to the pull request, each with the first head it pushed
+    /// (docs/reference.md#independence-of-the-auditor): derived from the history like the
+    /// fields above. Absent in records written before it was kept; loading then checks
+    /// nothing of it, and the next write adds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implementers: Option<Vec<Implementer>>,
     pub history: Vec<Event>,
+}
+
+/// An account that pushed to the pull request, and the first head it pushed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Implementer {
+    pub login: Login,
+    pub head: Artifact,
 }
 
 /// Evidence text and the commit it was given for; it does not carry over to a new head.
@@ -117,6 +130,23 @@ pub enum EventKind {
     Waiver(Waiver),
     Veto(Veto),
     Dispatch(Dispatch),
+    Push(Push),
+    TaskReopened(TaskReopened),
+}
+
+/// Someone pushed `head` to the pull request without the record being rebound to it (a
+/// push with `baseline_on_push: false`, or one the record did not follow): the pusher, the
+/// event's actor, is an implementer from then on (docs/reference.md#independence-of-the-auditor).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Push {
+    pub head: Artifact,
+}
+
+/// A covered issue was reopened after the record was certified: the certification is
+/// stale (gate condition 3) until a baseline (docs/reference.md#gate-conditions).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskReopened {
+    pub task: TaskId,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -129,8 +159,9 @@ pub struct Created {
     pub candidate_artifact: Artifact,
     pub covered_tasks: Vec<TaskId>,
     pub audit_budget: u32,
-    /// Who set the candidate (docs/reference.md#independence-of-the-auditor): absent in
-    /// events written before it was kept, and then the event's actor stands for it.
+    /// Who set the candidate, in records written before the implementers were kept by
+    /// push: those read it as an implementer (docs/reference.md#independence-of-the-auditor).
+    /// A command no longer writes it: running `/audit new` makes nobody an implementer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate_pushed_by: Option<Login>,
 }
@@ -262,7 +293,9 @@ pub struct Baseline {
     pub carried_from: Option<Artifact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<CarryReason>,
-    /// Who set the new candidate: the sender of the pull request event, or the commenter.
+    /// Who pushed the new candidate: the sender of the push or reopen that brought it.
+    /// Records written before the implementers were kept by push hold the commenter of a
+    /// `baseline` or `adopt` here too; they read it as an implementer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate_pushed_by: Option<Login>,
     /// The rebind reopened a certified record whose runs already used its whole budget:
@@ -351,6 +384,11 @@ pub struct Disposition {
     pub authority: String,
     /// The issue a `file` disposition opened.
     pub issue: Option<IssueNumber>,
+    /// Never stored: set on the disposition in force when a veto in force on the finding's
+    /// key replaced the one given (`file`, `reject`, `follow-up`) with `fix`, the seed's
+    /// synthetic fix entry (docs/reference.md#commands).
+    #[serde(skip)]
+    pub vetoed_from: Option<DispositionKind>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! definition of a run, a disposition in force, a contested finding, a veto in force and
 //! an accepted limitation.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use super::model::{
@@ -70,18 +71,6 @@ impl Record {
     #[must_use]
     pub fn runs_used(&self) -> u32 {
         u32::try_from(self.runs().count()).unwrap_or(u32::MAX)
-    }
-
-    /// Who set the current candidate: the last event that bound one (`created` or
-    /// `baseline`), its `candidate_pushed_by`, or its actor in events written before that
-    /// was kept.
-    #[must_use]
-    pub fn candidate_pushed_by(&self) -> Option<&Login> {
-        self.history.iter().rev().find_map(|e| match &e.kind {
-            EventKind::Created(c) => Some(c.candidate_pushed_by.as_ref().unwrap_or(&e.actor)),
-            EventKind::Baseline(b) => Some(b.candidate_pushed_by.as_ref().unwrap_or(&e.actor)),
-            _ => None,
-        })
     }
 
     /// Whether the certifying run was posted by the author or the pusher and accepted only
@@ -239,18 +228,45 @@ impl Record {
         out
     }
 
-    /// The disposition in force for each finding of every run, in history order.
+    /// The veto on the disposed finding's key that is in force for the round the
+    /// disposition shapes (the one after the finding's run), when the disposition is other
+    /// than `fix`: it replaces that disposition with `fix`, whichever came first.
+    fn overriding_veto(&self, d: &Disposition) -> Option<&Veto> {
+        if d.disposition == DispositionKind::Fix {
+            return None;
+        }
+        let key = d.finding.key.as_ref()?;
+        self.veto_on(key, d.finding.run.saturating_add(1))
+    }
+
+    /// The disposition as it stands: the one given, or `fix` when a veto in force on its
+    /// key stands over it (a veto's fix entry, docs/reference.md#commands), with the note, authority and
+    /// issue it was given with; the vetoes themselves are listed apart.
+    fn effective<'a>(&'a self, d: &'a Disposition) -> Cow<'a, Disposition> {
+        match self.overriding_veto(d) {
+            None => Cow::Borrowed(d),
+            Some(_) => Cow::Owned(Disposition {
+                disposition: DispositionKind::Fix,
+                vetoed_from: Some(d.disposition),
+                ..d.clone()
+            }),
+        }
+    }
+
+    /// The disposition in force for each finding of every run, in history order: a veto in
+    /// force on a finding's key makes it `fix` from the veto's round on, whatever was
+    /// given before (docs/reference.md#commands).
     #[must_use]
-    pub fn dispositions_in_force(&self) -> Vec<&Disposition> {
+    pub fn dispositions_in_force(&self) -> Vec<Cow<'_, Disposition>> {
         self.dispositions_in_force_at()
             .into_iter()
-            .map(|(_, d)| d)
+            .map(|(_, d)| self.effective(d))
             .collect()
     }
 
     /// The disposition in force of each finding of the latest run.
     #[must_use]
-    pub fn latest_dispositions(&self) -> BTreeMap<FindingId, &Disposition> {
+    pub fn latest_dispositions(&self) -> BTreeMap<FindingId, Cow<'_, Disposition>> {
         let Some(run) = self.latest_run().map(|r| r.run) else {
             return BTreeMap::new();
         };
@@ -291,6 +307,7 @@ impl Record {
         let mut out: Vec<&Disposition> = Vec::new();
         for (at, d) in self.dispositions_in_force_at() {
             if d.disposition != DispositionKind::Reject
+                || self.overriding_veto(d).is_some()
                 || self.rejection_dropped(&d.finding)
                 || self.rejection_resolved(at, &d.finding)
             {

@@ -3,7 +3,8 @@
 //! replay gives.
 
 use super::model::{
-    AuditState, BaselineCause, BlockedReason, Event, EventKind, Evidence, Grade, Record,
+    AuditState, BaselineCause, BlockedReason, Event, EventKind, Evidence, Grade, Implementer,
+    Record,
 };
 use crate::ids::{Artifact, PrNumber, TaskId, WorkUnit};
 use crate::report::Verdict;
@@ -34,8 +35,13 @@ pub struct Derived {
     pub certified_covered_tasks: Option<Vec<TaskId>>,
     pub certification_grade: Option<Grade>,
     pub producer_authenticated: Option<bool>,
+    /// `None` when the stored record predates the field: then nothing is compared.
+    pub implementers: Option<Vec<Implementer>>,
     /// Accepted reports so far (not stored; counted from history).
     pub runs_used: u32,
+    /// A covered task reopened since the certification (not stored): the next baseline
+    /// clears the certification whatever else it changes.
+    pub reopened_since_certified: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,6 +74,22 @@ pub fn kind_name(kind: &EventKind) -> &'static str {
         EventKind::Waiver(_) => "waiver",
         EventKind::Veto(_) => "veto",
         EventKind::Dispatch(_) => "dispatch",
+        EventKind::Push(_) => "push",
+        EventKind::TaskReopened(_) => "task_reopened",
+    }
+}
+
+/// Adds `login` as an implementer with `head`, unless it is one already (logins compare
+/// case-insensitively).
+fn add_implementer(list: &mut Vec<Implementer>, login: &crate::ids::Login, head: &Artifact) {
+    let known = list
+        .iter()
+        .any(|i| i.login.as_str().eq_ignore_ascii_case(login.as_str()));
+    if !known {
+        list.push(Implementer {
+            login: login.clone(),
+            head: head.clone(),
+        });
     }
 }
 
@@ -91,7 +113,10 @@ impl Derived {
             certified_covered_tasks: record.certified_covered_tasks.clone(),
             certification_grade: record.certification_grade,
             producer_authenticated: record.producer_authenticated,
+            implementers: record.implementers.clone(),
             runs_used: record.runs_used(),
+            // Not stored, but a transition continues from these fields: read from history.
+            reopened_since_certified: record.reopened_task().is_some(),
         }
     }
 
@@ -112,6 +137,8 @@ impl Derived {
         record.certified_covered_tasks = self.certified_covered_tasks;
         record.certification_grade = self.certification_grade;
         record.producer_authenticated = self.producer_authenticated;
+        // Written once someone pushed; a record with none keeps the field out, as before.
+        record.implementers = self.implementers.filter(|v| !v.is_empty());
     }
 
     /// Names of the fields where `self` (stored) differs from `replayed`, with both values.
@@ -189,6 +216,12 @@ impl Derived {
             j(&self.producer_authenticated),
             j(&replayed.producer_authenticated),
         );
+        // A record stored before the field was kept is not held to it; one with nobody
+        // who pushed leaves it out.
+        if self.implementers.is_some() {
+            let replayed = replayed.implementers.clone().filter(|v| !v.is_empty());
+            cmp("implementers", j(&self.implementers), j(&replayed));
+        }
         out
     }
 
@@ -231,6 +264,7 @@ impl Derived {
                 self.latest_verdict = Some(run.verdict);
                 self.audit_blocked_reason = None;
                 if run.verdict.certifies() {
+                    self.reopened_since_certified = false;
                     self.audit_state = AuditState::Certified;
                     self.certified_artifact = Some(run.candidate_artifact.clone());
                     self.certified_covered_tasks = Some(run.covered_tasks.clone());
@@ -249,10 +283,30 @@ impl Derived {
             | EventKind::Waiver(_)
             | EventKind::Veto(_)
             | EventKind::Dispatch(_) => {}
+            EventKind::Push(p) => {
+                add_implementer(
+                    self.implementers.get_or_insert_with(Vec::new),
+                    &event.actor,
+                    &p.head,
+                );
+            }
+            EventKind::TaskReopened(_) => {
+                if self.audit_state == AuditState::Certified {
+                    self.reopened_since_certified = true;
+                }
+            }
             EventKind::Baseline(b) => {
+                if let (Some(by), BaselineCause::Push | BaselineCause::Reopen) =
+                    (&b.candidate_pushed_by, b.cause)
+                {
+                    let list = self.implementers.get_or_insert_with(Vec::new);
+                    add_implementer(list, by, &b.candidate_artifact);
+                }
                 let moved = b.candidate_artifact != self.candidate_artifact
                     || b.covered_tasks != self.covered_tasks
+                    || self.reopened_since_certified
                     || matches!(b.cause, BaselineCause::BaseChange | BaselineCause::Adopt);
+                self.reopened_since_certified = false;
                 // A carry moves a current certification of the very candidate it names, with
                 // the same tasks, to the new head; anything else claiming to be one is not.
                 let carries = b.carried_from.as_ref() == Some(&self.candidate_artifact)
@@ -364,6 +418,8 @@ fn start(history: &[Event]) -> Result<(Derived, &[Event]), ReplayError> {
         certified_covered_tasks: None,
         certification_grade: None,
         producer_authenticated: None,
+        implementers: Some(Vec::new()),
+        reopened_since_certified: false,
         runs_used: 0,
     };
     Ok((derived, rest))

@@ -203,8 +203,9 @@ pub fn parse_handoff(text: &str) -> Result<Handoff, Vec<Problem>> {
     }
 }
 
-/// Seed 002's status mapping, checked: a handoff saying its report was not written is an
-/// `ERROR` whatever its first line says; `FAIL` needs a critical finding.
+/// The handoff's status mapping (docs/reference.md#the-plan-audit-handoff), checked: a
+/// handoff saying its report was not written is an `ERROR` whatever its first line says;
+/// `FAIL` needs a critical finding.
 fn consistent(mut handoff: Handoff) -> Result<Handoff, Vec<Problem>> {
     if handoff.output.trim().eq_ignore_ascii_case("not written") {
         handoff.status = HandoffStatus::Error;

@@ -87,7 +87,8 @@ pub fn create(
         candidate_artifact: input.head.clone(),
         covered_tasks: covered_tasks.clone(),
         audit_budget,
-        candidate_pushed_by: Some(ctx.actor.clone()),
+        // Running the command makes nobody an implementer (docs/reference.md#independence-of-the-auditor).
+        candidate_pushed_by: None,
     };
     let event = Event {
         kind: EventKind::Created(created),
@@ -116,6 +117,7 @@ pub fn create(
         certified_covered_tasks: None,
         certification_grade: None,
         producer_authenticated: None,
+        implementers: None,
         history: vec![event.clone()],
     };
     let mut next = index.clone();

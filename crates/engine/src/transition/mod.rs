@@ -13,6 +13,7 @@ use crate::repo_config::{Assurance, RepoConfig};
 pub mod create;
 pub mod dispatch;
 pub mod human;
+mod implementation;
 pub mod limits;
 pub mod rebind;
 pub mod refusal;
@@ -24,10 +25,13 @@ pub use dispatch::{
     client_payload, decide_dispatch, ready, sent_marker, DispatchDecision, DispatchPlan, NotReady,
 };
 pub use human::{accept_limitations, override_budget, resolve_decision, resolve_finding};
-pub use rebind::{adopt, baseline, carry, may_carry, AdoptInput, BaselineInput};
-pub use refusal::Refusal;
+pub use rebind::{
+    adopt, baseline, carry, may_carry, note_push, task_reopened, AdoptInput, BaselineInput,
+};
+pub use refusal::{Implementation, Refusal};
 pub use report::{
-    accept_report, record_invocation_failure, FailureInput, ReportInput, VerifiedReceipt,
+    accept_report, implementation, record_invocation_failure, CommitIdentity, FailureInput,
+    ReportInput, VerifiedReceipt, WEB_FLOW,
 };
 pub use triage::{check_dispose, dispose, veto, waive};
 

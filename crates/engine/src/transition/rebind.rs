@@ -67,9 +67,10 @@ pub fn baseline(
     }
     let evidence_given = input.evidence.is_some();
     let (tasks, evidence) = rebound(record, &input.head, input.covered_tasks, input.evidence)?;
-    // A base change alters the integrated candidate even when the head is the same (docs/reference.md#baseline).
-    let clears_certification =
-        input.cause == BaselineCause::BaseChange && record.audit_state == AuditState::Certified;
+    // A base change alters the integrated candidate even when the head is the same (docs/reference.md#baseline);
+    // a covered task reopened since the certification leaves it stale (docs/reference.md#gate-conditions).
+    let clears_certification = record.audit_state == AuditState::Certified
+        && (input.cause == BaselineCause::BaseChange || record.reopened_task().is_some());
     if input.head == record.candidate_artifact
         && tasks == record.covered_tasks
         && !evidence_given
@@ -86,10 +87,16 @@ pub fn baseline(
         evidence,
         carried_from: None,
         reason: None,
-        candidate_pushed_by: Some(ctx.actor.clone()),
+        candidate_pushed_by: pusher(input.cause, ctx),
         budget_exhausted,
     });
     append(record, kind, ctx).map(Some)
+}
+
+/// Who pushed the new candidate: the sender of a push or a reopen. A command's commenter, or
+/// whoever moved the base branch, pushed nothing (docs/reference.md#independence-of-the-auditor).
+fn pusher(cause: BaselineCause, ctx: &EventContext) -> Option<crate::ids::Login> {
+    matches!(cause, BaselineCause::Push | BaselineCause::Reopen).then(|| ctx.actor.clone())
 }
 
 /// Whether a rebind onto `head` with `tasks` reopens a certified record that has no run
@@ -103,6 +110,7 @@ fn spends_the_last_run(
 ) -> bool {
     let moved = head != &record.candidate_artifact
         || tasks != record.covered_tasks.as_slice()
+        || record.reopened_task().is_some()
         || matches!(cause, BaselineCause::BaseChange | BaselineCause::Adopt);
     moved
         && record.audit_state == AuditState::Certified
@@ -119,6 +127,48 @@ pub fn may_carry(record: &Record, cause: BaselineCause) -> bool {
     matches!(cause, BaselineCause::Push | BaselineCause::Reopen)
         && record.audit_state == AuditState::Certified
         && record.certified_artifact.as_ref() == Some(&record.candidate_artifact)
+        && record.reopened_task().is_none()
+}
+
+/// A push that did not rebind the record (`baseline_on_push: false`, or a head the record
+/// does not follow): its sender becomes an implementer, with `head`. `None` when it is one
+/// already, so a later push of the same account costs nothing.
+///
+/// # Errors
+///
+/// Never in practice; the [`Refusal`] of [`append`]'s checks.
+pub fn note_push(
+    record: &Record,
+    head: Artifact,
+    ctx: &EventContext,
+) -> Result<Option<Applied>, Refusal> {
+    if record.is_implementer(&ctx.actor) {
+        return Ok(None);
+    }
+    append(record, EventKind::Push(crate::record::Push { head }), ctx).map(Some)
+}
+
+/// Issue `task`, covered by the certified record, was reopened: the certification is
+/// stale (gate condition 3) until a baseline. `None` when the record is not certified on
+/// it, or a reopen already made it stale.
+///
+/// # Errors
+///
+/// Never in practice; the [`Refusal`] of [`append`]'s checks.
+pub fn task_reopened(
+    record: &Record,
+    task: TaskId,
+    ctx: &EventContext,
+) -> Result<Option<Applied>, Refusal> {
+    let covered = record
+        .certified_covered_tasks
+        .as_ref()
+        .is_some_and(|t| t.contains(&task));
+    if record.audit_state != AuditState::Certified || !covered || record.reopened_task().is_some() {
+        return Ok(None);
+    }
+    let kind = EventKind::TaskReopened(crate::record::TaskReopened { task });
+    append(record, kind, ctx).map(Some)
 }
 
 /// A rebind onto a head whose git tree the caller found byte for byte the certified
@@ -163,7 +213,7 @@ pub fn carry(
         evidence,
         carried_from: Some(record.candidate_artifact.clone()),
         reason: Some(CarryReason::IdenticalTree),
-        candidate_pushed_by: Some(ctx.actor.clone()),
+        candidate_pushed_by: pusher(input.cause, ctx),
         budget_exhausted: false,
     });
     append(record, kind, ctx).map(Some)
@@ -214,7 +264,7 @@ pub fn adopt(
         evidence,
         carried_from: None,
         reason: None,
-        candidate_pushed_by: Some(ctx.actor.clone()),
+        candidate_pushed_by: None,
         budget_exhausted,
     });
     let mut applied = append(record, kind, ctx)?;

@@ -8,6 +8,9 @@ use crate::md;
 use crate::record::{AuditState, DispositionKind};
 use crate::views::md::Md;
 
+use super::implementation::awaited_words;
+pub use super::implementation::Implementation;
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Refusal {
     // --- creating and binding records
@@ -60,8 +63,10 @@ pub enum Refusal {
     ReceiptReused { receipt_id: String, id: AuditId },
     #[error("hardened assurance: the report carries no verified receipt")]
     ReceiptRequired,
-    #[error("self-audit: {poster} {role}, and the auditor is never the implementer")]
-    SelfAudit { poster: Login, role: &'static str },
+    #[error("self-audit: {poster} is an implementer of this pull request ({how}), and the auditor is never the implementer")]
+    SelfAudit { poster: Login, how: Implementation },
+    #[error("no evidence yet: the required checks have not all concluded success on the candidate ({})", awaited_words(.awaited))]
+    NoEvidence { awaited: Vec<(String, String)> },
     #[error("hardened assurance: a handoff block carries nothing to sign")]
     HandoffUnderHardened,
     #[error("the record {id} awaits a human decision; no report is accepted until it is resolved")]
@@ -168,10 +173,10 @@ impl Refusal {
             EvidenceRequired, FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking,
             HandoffUnderHardened, Inconsistent, InvocationFailuresSpent, InvocationRefReused,
             IssueRequired, LimitationNotAccepted, LimitationWithoutAuthority, NoCoveredTasks,
-            NoRun, NotAwaitingHuman, NotCrossRemit, NothingNamed, OverrideTooLow, PullHasRecord,
-            ReceiptRequired, ReceiptReused, SelfAudit, StaleCandidate, TaskOverlap, UnknownFinding,
-            UnknownLimitation, VetoRoundZero, VetoedFinding, WaiveVetoed, WorkUnitHasRecord,
-            WorkUnitMismatch, WrongPullRequest, ZeroBudget,
+            NoEvidence, NoRun, NotAwaitingHuman, NotCrossRemit, NothingNamed, OverrideTooLow,
+            PullHasRecord, ReceiptRequired, ReceiptReused, SelfAudit, StaleCandidate, TaskOverlap,
+            UnknownFinding, UnknownLimitation, VetoRoundZero, VetoedFinding, WaiveVetoed,
+            WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest, ZeroBudget,
         };
         match self {
             PullHasRecord { .. } => "pull-has-record",
@@ -184,6 +189,7 @@ impl Refusal {
             AdoptSourceActive { .. } => "adopt-source-active",
             TaskOverlap { .. } => "task-overlap",
             SelfAudit { .. } => "self-audit",
+            NoEvidence { .. } => "no-evidence",
             AuditIdMismatch { .. } => "audit-id-mismatch",
             WorkUnitMismatch { .. } => "work-unit-mismatch",
             StaleCandidate { .. } => "stale-candidate",
@@ -228,7 +234,7 @@ impl Refusal {
     pub fn what_md(&self) -> Md {
         use Refusal::{
             AlreadyDisposed, AuthorityUnrecognized, DisposeVetoed, FindingNotRejected,
-            FollowUpBlocking, IssueRequired, StaleCandidate,
+            FollowUpBlocking, IssueRequired, NoEvidence, SelfAudit, StaleCandidate,
         };
         match self {
             StaleCandidate { report, current } => md!(
@@ -273,6 +279,21 @@ impl Refusal {
                 from_round,
                 Md::code(disposition)
             ),
+            NoEvidence { awaited } => {
+                let each: Vec<Md> = awaited
+                    .iter()
+                    .map(|(name, stands)| md!("{} ({})", Md::code(name), stands.clone()))
+                    .collect();
+                md!(
+                    "no evidence yet: the required checks have not all concluded success on the candidate: {}",
+                    Md::join(&each, ", ")
+                )
+            }
+            SelfAudit { poster, how } => md!(
+                "self-audit: {} is an implementer of this pull request ({}), and the auditor is never the implementer",
+                poster.as_str().to_owned(),
+                how.to_md()
+            ),
             // No Markdown of the app's own in the rest: all of it is escaped as text.
             other => Md::text_max(&other.to_string(), 4_000),
         }
@@ -288,10 +309,10 @@ impl Refusal {
             EvidenceRequired, FindingAlreadyResolved, FindingNotRejected, FollowUpBlocking,
             HandoffUnderHardened, Inconsistent, InvocationFailuresSpent, InvocationRefReused,
             IssueRequired, LimitationNotAccepted, LimitationWithoutAuthority, NoCoveredTasks,
-            NoRun, NotAwaitingHuman, NotCrossRemit, NothingNamed, OverrideTooLow, PullHasRecord,
-            ReceiptRequired, ReceiptReused, SelfAudit, StaleCandidate, TaskOverlap, UnknownFinding,
-            UnknownLimitation, VetoRoundZero, VetoedFinding, WaiveVetoed, WorkUnitHasRecord,
-            WorkUnitMismatch, WrongPullRequest, ZeroBudget,
+            NoEvidence, NoRun, NotAwaitingHuman, NotCrossRemit, NothingNamed, OverrideTooLow,
+            PullHasRecord, ReceiptRequired, ReceiptReused, SelfAudit, StaleCandidate, TaskOverlap,
+            UnknownFinding, UnknownLimitation, VetoRoundZero, VetoedFinding, WaiveVetoed,
+            WorkUnitHasRecord, WorkUnitMismatch, WrongPullRequest, ZeroBudget,
         };
         match self {
             PullHasRecord { id, .. } => {
@@ -322,6 +343,7 @@ impl Refusal {
                 pull,
                 Md::code(&format!("/audit adopt {id}"))
             ),
+            NoEvidence { .. } => Md::lit("wait until every check named in `evidence.required_checks` has concluded `success` on the candidate, then post the report again (a dispatched auditor is started only then); nothing was spent"),
             SelfAudit { .. } => Md::lit("post the report from another account (for example a dedicated App or bot listed in `permissions.auditors`), sign it with a receipt (`auditloop sign`, a key in the operator's trust store), or set `allow_self_audit: true` in `.github/auditloop.yml` on the default branch"),
             AuditIdMismatch { record, .. } => md!("set `audit_id` to {}", Md::code(record.as_str())),
             WorkUnitMismatch { record, .. } => md!("set `work_unit` to {}", Md::code(record.as_str())),

@@ -36,31 +36,78 @@ pub struct ReportInput<'a> {
     pub author: Option<&'a Login>,
     /// The verified receipt as it came, kept whole with the run.
     pub receipt_whole: Option<&'a Receipt>,
+    /// The accounts GitHub links to the pull request's commits, as author or committer.
+    pub commits: &'a [CommitIdentity],
+    /// The required checks that have not concluded `success` on the candidate, with where
+    /// each stands (see [`crate::gate::evidence_awaited`]): the report waits for them.
+    pub awaited: &'a [(String, String)],
 }
 
-/// Whether the poster may grade this candidate (docs/reference.md#independence-of-the-auditor):
-/// `Ok(true)` when the poster is the author or the pusher and only `allow_self_audit`
-/// lets it through, `Ok(false)` for an independent poster or a signed report.
-///
-/// # Errors
-///
-/// [`Refusal::SelfAudit`] when the poster set the candidate or wrote the PR, unsigned.
-pub fn independence(
+/// An account GitHub links to one of the pull request's commits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommitIdentity {
+    /// The commit's full SHA.
+    pub oid: String,
+    pub login: Login,
+    /// Its committer rather than its author.
+    pub committer: bool,
+}
+
+/// The account GitHub names as the committer of commits made through its web interface
+/// (and of squash merges): it wrote nothing (docs/reference.md#independence-of-the-auditor).
+pub const WEB_FLOW: &str = "web-flow";
+
+/// How `poster` is one of the implementers of the pull request `record` audits, if it is:
+/// its author, an account that pushed to it, or one GitHub links to its commits.
+#[must_use]
+pub fn implementation(
     record: &Record,
     poster: &Login,
     author: Option<&Login>,
+    commits: &[CommitIdentity],
+) -> Option<super::refusal::Implementation> {
+    use super::refusal::Implementation as I;
+    use crate::record::ImplementerBy;
+    let same = |other: &Login| other.as_str().eq_ignore_ascii_case(poster.as_str());
+    if author.is_some_and(same) {
+        return Some(I::Author);
+    }
+    if let Some(how) = record.implementer(poster) {
+        return Some(match how {
+            ImplementerBy::Pushed(head) => I::Pushed(head),
+            ImplementerBy::SetCandidate(head) => I::SetCandidate(head),
+        });
+    }
+    commits
+        .iter()
+        .filter(|c| !c.login.as_str().eq_ignore_ascii_case(WEB_FLOW))
+        .find(|c| same(&c.login))
+        .map(|c| {
+            if c.committer {
+                I::CommitCommitter(c.oid.clone())
+            } else {
+                I::CommitAuthor(c.oid.clone())
+            }
+        })
+}
+
+/// Whether the poster may grade this candidate (docs/reference.md#independence-of-the-auditor):
+/// `Ok(true)` when the poster is an implementer and only `allow_self_audit` lets it
+/// through, `Ok(false)` for an independent poster or a signed report.
+///
+/// # Errors
+///
+/// [`Refusal::SelfAudit`] when the poster is an implementer, unsigned, naming how.
+pub fn independence(
+    record: &Record,
+    (poster, author, commits): (&Login, Option<&Login>, &[CommitIdentity]),
     signed: bool,
     policy: &AuditPolicy,
 ) -> Result<bool, Refusal> {
     if signed {
         return Ok(false);
     }
-    let same = |other: &Login| other.as_str().eq_ignore_ascii_case(poster.as_str());
-    let role = if author.is_some_and(same) {
-        "is the pull request's author"
-    } else if record.candidate_pushed_by().is_some_and(same) {
-        "set the current candidate"
-    } else {
+    let Some(how) = implementation(record, poster, author, commits) else {
         return Ok(false);
     };
     if policy.allow_self_audit {
@@ -68,7 +115,7 @@ pub fn independence(
     }
     Err(Refusal::SelfAudit {
         poster: poster.clone(),
-        role,
+        how,
     })
 }
 
@@ -161,11 +208,17 @@ pub fn accept_report(
     }
     let self_audit = independence(
         record,
-        &ctx.actor,
-        input.author,
+        (&ctx.actor, input.author, input.commits),
         input.receipt.is_some(),
         policy,
     )?;
+    // No audit before the final evidence exists for the exact candidate
+    // (docs/reference.md#report-rules).
+    if !input.awaited.is_empty() {
+        return Err(Refusal::NoEvidence {
+            awaited: input.awaited.to_vec(),
+        });
+    }
     check_invocation_unused(record, index, &report.invocation.reference)?;
     if let Some(receipt) = input.receipt {
         if let Some(id) = index.receipts.get(&receipt.receipt_id) {
@@ -307,6 +360,8 @@ pub struct FailureInput {
     pub reason: String,
     /// The pull request's author, as GitHub names it.
     pub author: Option<Login>,
+    /// The accounts GitHub links to the pull request's commits.
+    pub commits: Vec<CommitIdentity>,
 }
 
 /// Records an invocation failure: no budget used (docs/reference.md#budget), the ref registered.
@@ -325,7 +380,8 @@ pub fn record_invocation_failure(
         return Err(Refusal::HandoffUnderHardened);
     }
     check_binding(record, &input.audit_id, None, &input.candidate_artifact)?;
-    independence(record, &ctx.actor, input.author.as_ref(), false, policy)?;
+    let poster = (&ctx.actor, input.author.as_ref(), input.commits.as_slice());
+    independence(record, poster, false, policy)?;
     check_invocation_unused(record, index, &input.invocation_ref)?;
     let failed = failures_since_override(record);
     if failed >= MAX_INVOCATION_FAILURES {

@@ -115,6 +115,7 @@ pub fn dispose(
         note: note.to_owned(),
         authority: ctx.authority(),
         issue,
+        vetoed_from: None,
     });
     append(record, kind, ctx)
 }
@@ -132,11 +133,15 @@ pub fn check_dispose(
 ) -> Result<(), Refusal> {
     let (run, f) = latest_finding(record, id)?;
     if let Some(existing) = record.latest_dispositions().get(id) {
-        return Err(Refusal::AlreadyDisposed {
-            id: id.clone(),
-            run,
-            disposition: existing.disposition,
-        });
+        // A disposition a veto replaced with `fix` may be confirmed as `fix`.
+        let confirms = existing.vetoed_from.is_some() && disposition == DispositionKind::Fix;
+        if !confirms {
+            return Err(Refusal::AlreadyDisposed {
+                id: id.clone(),
+                run,
+                disposition: existing.disposition,
+            });
+        }
     }
     // A vetoed key is disposed `fix` (docs/reference.md#commands): filing, rejecting or
     // following it up would let it out of the next round.

@@ -5,7 +5,7 @@ use crate::gate::{Conclusion, Condition, GateResult, Outcome};
 use crate::patterns::Library;
 use crate::record::{FindingSummary, Record};
 
-use super::escape::truncate;
+use super::escape::{inline, truncate};
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
 use super::links::{record_path, ViewContext};
 use super::md::Md;
@@ -75,7 +75,15 @@ pub fn check_run_with(
                 record.candidate_artifact.short()
             ));
         }
-        if let Some((event, asked)) = record.awaited_dispatch() {
+        if let Some((event, failed)) = record.stalled_invocation() {
+            summary.push_str(&format!(
+                "The auditor could not run on {} (invocation {}, {}): {}\n\nNo run was spent. Once that is set up, run the auditor again (re-run its workflow).\n\n",
+                failed.candidate_artifact.short(),
+                Md::code(&truncate(&failed.invocation_ref, 80)).as_markdown(),
+                words::time(&event.at),
+                inline(&failed.reason, 500),
+            ));
+        } else if let Some((event, asked)) = record.awaited_dispatch() {
             summary.push_str(&format!(
                 "Run {} on {} is awaited: auditor dispatched at {}.\n\n",
                 asked.run,

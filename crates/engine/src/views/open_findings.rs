@@ -48,8 +48,12 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
             .issue
             .map(|n| format!(" [{n}]({})", ctx.issue_url(n)))
             .unwrap_or_default();
+        let was = d
+            .vetoed_from
+            .map(|k| format!(" (veto; was {})", k.as_str()))
+            .unwrap_or_default();
         parts.push(format!(
-            "disposed {}{issue}: {} ({})",
+            "disposed {}{was}{issue}: {} ({})",
             d.disposition.as_str(),
             inline(&d.note, TEXT_CHARS),
             inline(&d.authority, 60)

@@ -123,11 +123,14 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     SectionKind::Residual.wrap(&out)
 }
 
-fn of_kind<'a>(dispositions: &[&'a Disposition], kind: DispositionKind) -> Vec<&'a Disposition> {
+fn of_kind<'a>(
+    dispositions: &'a [std::borrow::Cow<'a, Disposition>],
+    kind: DispositionKind,
+) -> Vec<&'a Disposition> {
     dispositions
         .iter()
         .filter(|d| d.disposition == kind)
-        .copied()
+        .map(std::convert::AsRef::as_ref)
         .collect()
 }
 

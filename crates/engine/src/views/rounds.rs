@@ -99,6 +99,9 @@ fn dispositions_of(record: &Record, run: u32, ctx: &ViewContext) -> String {
             .find(|d| d.finding.run == run && d.finding.id == f.id);
         if let Some(d) = disposed {
             let mut part = format!("{} {}", f.id, d.disposition.as_str());
+            if let Some(was) = d.vetoed_from {
+                part.push_str(&format!(" (veto; was {})", was.as_str()));
+            }
             if let (DispositionKind::File, Some(issue)) = (d.disposition, d.issue) {
                 part.push_str(&format!(" [{issue}]({})", ctx.issue_url(issue)));
             }

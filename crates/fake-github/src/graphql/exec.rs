@@ -133,8 +133,13 @@ impl<'a> Executor<'a> {
         }
         let given: Vec<&str> = field.arguments.iter().map(|a| a.name.as_str()).collect();
         let args = self.arguments(field);
-        let resolved = fields::served(obj.type_name(), &field.name, &given)
-            .and_then(|()| fields::resolve(&mut *self.state, obj, &field.name, &args));
+        let resolved = fields::served(obj.type_name(), &field.name, &given).and_then(|()| {
+            if self.state.fails(obj.type_name(), &field.name) {
+                let message = format!("Something went wrong while resolving {}", field.name);
+                return Err(FieldError::github("INTERNAL", message, false));
+            }
+            fields::resolve(&mut *self.state, obj, &field.name, &args)
+        });
         let completed = match resolved {
             Ok(value) => self.complete(field.ty(), group, value, path),
             Err(e) => {

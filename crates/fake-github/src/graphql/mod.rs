@@ -33,7 +33,7 @@ mod writes;
 
 pub use checks::repository_id;
 pub use schema::SCHEMA;
-pub use world::World;
+pub use world::{PullCommitInfo, World};
 
 /// Documents already validated, by their text: an app sends the same few again and again.
 static DOCUMENTS: LazyLock<Mutex<HashMap<String, Arc<Valid<ExecutableDocument>>>>> =

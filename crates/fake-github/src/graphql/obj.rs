@@ -80,15 +80,19 @@ pub enum Obj {
         login: String,
         bot: bool,
     },
-    /// The last commit of a pull request, its head.
+    /// Commits of a pull request (its head alone for `last: 1`), one page, and the
+    /// cursor after it when more follow.
     PullCommits {
         repo: String,
-        head: String,
+        commits: Vec<super::world::PullCommitInfo>,
+        next: Option<String>,
     },
     PullCommit {
         repo: String,
-        head: String,
+        commit: super::world::PullCommitInfo,
     },
+    /// A commit's author or committer, with the account GitHub links to it.
+    GitActor(Option<String>),
     /// One page of a commit's check suites: each App's latest runs, newest first.
     CheckSuites {
         page: Vec<(Option<String>, Vec<Value>)>,
@@ -149,6 +153,7 @@ impl Obj {
             Obj::Actor { bot: false, .. } => "User",
             Obj::PullCommits { .. } => "PullRequestCommitConnection",
             Obj::PullCommit { .. } => "PullRequestCommit",
+            Obj::GitActor(_) => "GitActor",
             Obj::CheckSuites { .. } => "CheckSuiteConnection",
             Obj::CheckSuite { .. } => "CheckSuite",
             Obj::CheckRuns { .. } => "CheckRunConnection",

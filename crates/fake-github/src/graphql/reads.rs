@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::obj::{page_size, FieldError, Obj, Resolved};
-use super::world::World;
+use super::world::{PullCommitInfo, World};
 use crate::contents::blob_sha;
 
 /// Type, field and the arguments a document may give it: what `FirstReads` asks of them.
@@ -26,11 +26,15 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
     ("PullRequest", "headRefOid", &[]),
     ("PullRequest", "baseRefName", &[]),
     ("PullRequest", "author", &[]),
-    ("PullRequest", "commits", &["last"]),
+    ("PullRequest", "commits", &["last", "first", "after"]),
+    ("PullRequestCommitConnection", "pageInfo", &[]),
+    ("PullRequestCommit", "commit", &[]),
+    ("Commit", "author", &[]),
+    ("Commit", "committer", &[]),
+    ("GitActor", "user", &[]),
     ("User", "login", &[]),
     ("Bot", "login", &[]),
     ("PullRequestCommitConnection", "nodes", &[]),
-    ("PullRequestCommit", "commit", &[]),
     ("Commit", "checkSuites", &["first"]),
     ("Commit", "parents", &["first"]),
     ("CommitConnection", "nodes", &[]),
@@ -93,17 +97,49 @@ pub fn resolve(
                 .iter()
                 .find(|p| p["number"] == *number)
                 .expect("resolved");
-            pull_field(pr, repo, field, args)?
+            let commits = state.pull_commits(repo, *number);
+            pull_field(pr, (repo, &commits), field, args)?
         }
         (Obj::Actor { login, .. }, "login") => leaf(json!(login)),
-        (Obj::PullCommits { repo, head }, "nodes") => list([Obj::PullCommit {
-            repo: repo.clone(),
-            head: head.clone(),
-        }]),
-        (Obj::PullCommit { repo, head }, "commit") => Resolved::Object(Obj::Commit {
-            repo: repo.clone(),
-            oid: head.clone(),
+        (Obj::PullCommits { next, .. }, "pageInfo") => Resolved::Object(Obj::PageInfo {
+            has_next: next.is_some(),
+            end_cursor: next.clone(),
+            cursors: true,
         }),
+        (Obj::PullCommits { repo, commits, .. }, "nodes") => {
+            list(commits.iter().map(|c| Obj::PullCommit {
+                repo: repo.clone(),
+                commit: c.clone(),
+            }))
+        }
+        (Obj::PullCommit { repo, commit }, "commit") => Resolved::Object(Obj::Commit {
+            repo: repo.clone(),
+            oid: commit.oid.clone(),
+        }),
+        (Obj::Commit { repo, oid }, "author" | "committer") => {
+            let linked = state
+                .pulls(repo)
+                .iter()
+                .filter_map(|p| p["number"].as_u64())
+                .flat_map(|n| state.pull_commits(repo, n))
+                .find(|c| c.oid == *oid)
+                .and_then(|c| {
+                    if field == "author" {
+                        c.author
+                    } else {
+                        c.committer
+                    }
+                });
+            Resolved::Object(Obj::GitActor(linked))
+        }
+        (Obj::GitActor(login), "user") => match login {
+            // GitHub links no account when the commit's e-mail is nobody's.
+            None => leaf(Value::Null),
+            Some(login) => Resolved::Object(Obj::Actor {
+                login: login.clone(),
+                bot: false,
+            }),
+        },
         (Obj::Commit { repo, oid }, "checkSuites") => check_suites(state, (repo, oid), args)?,
         (Obj::CheckSuites { has_next, .. } | Obj::CheckRuns { has_next, .. }, "pageInfo") => {
             Resolved::Object(Obj::PageInfo {
@@ -193,7 +229,7 @@ fn object(
 /// A field of the pull request `pr` (REST's object, as `GET .../pulls/{n}` answers it).
 fn pull_field(
     pr: &Value,
-    repo: &str,
+    (repo, commits): (&str, &[PullCommitInfo]),
     field: &str,
     args: &Map<String, Value>,
 ) -> Result<Resolved, FieldError> {
@@ -227,16 +263,47 @@ fn pull_field(
                 },
             }),
         },
-        "commits" => {
-            // The fake knows a pull request's head commit only.
+        "commits" if args.contains_key("last") => {
+            // `last: 1`: the head, as the latest runs on it are read.
             if page_size(args, "last", "commits")? != 1 {
                 return Err(FieldError::unserved(
                     "PullRequest.commits(last:) other than 1",
                 ));
             }
+            let head = pr["head"]["sha"].as_str().unwrap_or_default().to_owned();
+            let known = commits.iter().find(|c| c.oid == head).cloned();
             Resolved::Object(Obj::PullCommits {
                 repo: repo.to_owned(),
-                head: pr["head"]["sha"].as_str().unwrap_or_default().to_owned(),
+                commits: vec![known.unwrap_or(PullCommitInfo {
+                    oid: head,
+                    author: None,
+                    committer: None,
+                })],
+                next: None,
+            })
+        }
+        "commits" => {
+            let first = page_size(args, "first", "commits")?;
+            // The fake's cursors are positions in the list.
+            let start = match args.get("after") {
+                None | Some(Value::Null) => 0,
+                Some(v) => v
+                    .as_str()
+                    .and_then(|c| c.strip_prefix("pc:"))
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .ok_or_else(|| {
+                        FieldError::github(
+                            "INVALID_CURSOR_ARGUMENTS",
+                            format!("`{v}` does not appear to be a valid cursor."),
+                            true,
+                        )
+                    })?,
+            };
+            let end = (start + first).min(commits.len());
+            Resolved::Object(Obj::PullCommits {
+                repo: repo.to_owned(),
+                commits: commits.get(start..end).unwrap_or_default().to_vec(),
+                next: (end < commits.len()).then(|| format!("pc:{end}")),
             })
         }
         _ => return Err(FieldError::unserved(&format!("PullRequest.{field}"))),

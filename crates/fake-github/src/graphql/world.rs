@@ -7,6 +7,14 @@ use serde_json::Value;
 use crate::checks::CheckRuns;
 use crate::git::GitRepo;
 
+/// A commit of a pull request with the accounts GitHub links to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullCommitInfo {
+    pub oid: String,
+    pub author: Option<String>,
+    pub committer: Option<String>,
+}
+
 /// The state a GraphQL call reads and changes: what the fake keeps, in its own containers.
 pub trait World {
     /// Whether repository `owner/name` exists.
@@ -31,6 +39,27 @@ pub trait World {
     fn app_slug(&self) -> &str;
     /// The files at `branch` of `repo` (the contents API's view), by path.
     fn files_at(&self, repo: &str, branch: &str) -> BTreeMap<String, String>;
+    /// The commits of pull request `number`, oldest first: their SHAs and the logins GitHub
+    /// links as author and committer (`None`: no account). By default the head alone,
+    /// authored and committed by the pull request's author.
+    fn pull_commits(&self, repo: &str, number: u64) -> Vec<PullCommitInfo> {
+        self.pulls(repo)
+            .into_iter()
+            .find(|p| p["number"] == number)
+            .map(|p| {
+                let login = p["user"]["login"].as_str().map(str::to_owned);
+                vec![PullCommitInfo {
+                    oid: p["head"]["sha"].as_str().unwrap_or_default().to_owned(),
+                    author: login.clone(),
+                    committer: login,
+                }]
+            })
+            .unwrap_or_default()
+    }
+    /// Whether a field of the type named fails, as GitHub fails a part of an answer.
+    fn fails(&self, _type_name: &str, _field: &str) -> bool {
+        false
+    }
     /// GraphQL points left this hour (`rateLimit.remaining`).
     fn points_remaining(&self) -> u64 {
         4999

@@ -120,6 +120,17 @@ pub(super) struct DecisionInputs {
     /// The record's candidate when the pull request was read (the same first reads);
     /// `None`: it had no record then.
     pub(super) candidate: Option<Artifact>,
+    /// What a report is judged on beyond the records (see [`ReportReads`]).
+    pub(super) report_reads: ReportReads,
+}
+
+/// What a report's rules read of GitHub besides the records: the accounts linked to the
+/// pull request's commits (the independence rule), and the required checks that have not
+/// concluded `success` on the candidate (no audit before its evidence).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReportReads {
+    pub(crate) commits: Vec<t::CommitIdentity>,
+    pub(crate) awaited: Vec<(String, String)>,
 }
 
 /// The problems as a Markdown list, each problem's words escaped (they quote the report).
@@ -154,4 +165,30 @@ pub(super) fn current<'a>(state: &'a State, delivery: &DeliveryId) -> Result<&'a
 
 pub(super) fn refusal(r: t::Refusal) -> Halt {
     Unwritten::Refused(r.into())
+}
+
+/// Refuses a record (new, or rebound by `/audit baseline`) whose tasks another PR's unfinished record covers; that record,
+/// and its PR when it is certified, are read only when the index maps a task to it.
+pub(super) fn unfinished_elsewhere(
+    state: &State,
+    facts: &Facts,
+    tasks: &[crate::ids::TaskId],
+    number: PrNumber,
+) -> Result<(), Halt> {
+    for task in tasks {
+        let Some(id) = state.index.tasks.get(task.as_str()) else {
+            continue;
+        };
+        // A damaged or missing record cannot be judged here; its own PR shows the damage.
+        let Some(other) = facts.record(id, number)? else {
+            continue;
+        };
+        if other.pull_request == number {
+            continue;
+        }
+        let merged = other.audit_state == crate::engine::record::AuditState::Certified
+            && facts.pull(other.pull_request)?.merged;
+        crate::engine::transition::check_overlap(task, other, merged).map_err(refusal)?;
+    }
+    Ok(())
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::basis::{refusal, CommandDecision, DecisionInputs, Facts, Halt};
+use super::basis::{refusal, unfinished_elsewhere, CommandDecision, DecisionInputs, Facts, Halt};
 use crate::app::commit::commit_loop::Unwritten;
 use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
@@ -11,10 +11,9 @@ use crate::app::reads::state::{change_files, State};
 use crate::commands::ParsedCommand;
 use crate::engine::closing::closing_issues;
 use crate::engine::record::has_delivery;
-use crate::engine::record::AuditState;
 use crate::engine::transition as t;
 use crate::github::rest::Pull;
-use crate::ids::{AuditId, PrNumber, TaskId};
+use crate::ids::{AuditId, PrNumber};
 
 pub(super) fn decide(
     ctx: &Ctx,
@@ -82,32 +81,6 @@ fn new_record(inputs: DecisionInputs, input: t::CreateInput, number: PrNumber) -
             Ok(change_files(&applied, &state.index, &view, Vec::new()))
         }),
     }
-}
-
-/// Refuses a new record whose tasks another PR's unfinished record covers; that record,
-/// and its PR when it is certified, are read only when the index maps a task to it.
-fn unfinished_elsewhere(
-    state: &State,
-    facts: &Facts,
-    tasks: &[TaskId],
-    number: PrNumber,
-) -> Result<(), Halt> {
-    for task in tasks {
-        let Some(id) = state.index.tasks.get(task.as_str()) else {
-            continue;
-        };
-        // A damaged or missing record cannot be judged here; its own PR shows the damage.
-        let Some(other) = facts.record(id, number)? else {
-            continue;
-        };
-        if other.pull_request == number {
-            continue;
-        }
-        let merged =
-            other.audit_state == AuditState::Certified && facts.pull(other.pull_request)?.merged;
-        t::check_overlap(task, other, merged).map_err(refusal)?;
-    }
-    Ok(())
 }
 
 /// The record named by id moves onto this PR; whether its source PR was closed unmerged

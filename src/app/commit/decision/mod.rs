@@ -29,7 +29,7 @@ use crate::github::GitHubError;
 use crate::ids::{Artifact, Login};
 
 use basis::DecisionInputs;
-pub(crate) use basis::{CommandDecision, Facts, Need};
+pub(crate) use basis::{CommandDecision, Facts, Need, ReportReads};
 
 /// Answers `need` into `facts`: every read through the delivery's memory, so nothing read
 /// earlier in the delivery is read again.
@@ -73,7 +73,7 @@ pub(crate) fn for_command(
     ctx: &Ctx,
     command: &ParsedCommand,
     actor: &Login,
-    (pull, candidate): (&Pull, Option<Artifact>),
+    (pull, candidate, report_reads): (&Pull, Option<Artifact>, ReportReads),
     e: &IssueCommentEvent,
 ) -> Result<CommandDecision, CommandFailure> {
     let inputs = DecisionInputs {
@@ -85,6 +85,7 @@ pub(crate) fn for_command(
         by: format!("by {actor} in {}", pull.number),
         author: Login::new(pull.author.clone()).ok(),
         candidate,
+        report_reads,
     };
     match command.clone() {
         ParsedCommand::New { .. } | ParsedCommand::Adopt { .. } => {

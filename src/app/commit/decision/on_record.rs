@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use super::basis::{current, refusal, CommandDecision, DecisionInputs, Facts, Halt};
+use super::basis::{
+    current, refusal, unfinished_elsewhere, CommandDecision, DecisionInputs, Facts, Halt,
+};
 use crate::app::commit::filing::IssueToFile;
 use crate::app::failure::CommandFailure;
 use crate::app::reads::state::{change_files, State};
@@ -14,8 +16,10 @@ use crate::github::rest::Pull;
 use crate::ids::{Artifact, FindingId, TaskId};
 use crate::records::Change;
 
-/// A transition of the record: `None` when it changes nothing.
-type Step = dyn Fn(&Record, &Facts, &EventContext) -> Result<Option<Applied>, Halt> + Send + Sync;
+/// A transition of the record, decided on the state the commit loop read: `None` when it
+/// changes nothing.
+type Step =
+    dyn Fn(&Record, &State, &Facts, &EventContext) -> Result<Option<Applied>, Halt> + Send + Sync;
 
 /// The decision of a command that changes the PR's record: its commit message and the
 /// transition it applies.
@@ -75,7 +79,7 @@ pub(super) fn decide(
 fn boxed(
     apply: impl Fn(&Record, &EventContext) -> Result<Applied, t::Refusal> + Send + Sync + 'static,
 ) -> Box<Step> {
-    Box::new(move |record, _, ev| apply(record, ev).map(Some).map_err(refusal))
+    Box::new(move |record, _, _, ev| apply(record, ev).map(Some).map_err(refusal))
 }
 
 /// `baseline`: the record rebound by hand to the PR's head. When someone else rebound
@@ -89,7 +93,7 @@ fn baseline(
 ) -> Box<Step> {
     let number = pull.number;
     let (head, candidate) = (inputs.head.clone(), inputs.candidate.clone());
-    Box::new(move |record, facts, ev| {
+    Box::new(move |record, state, facts, ev| {
         let head = if candidate.as_ref() == Some(&record.candidate_artifact) {
             head.clone()
         } else {
@@ -103,7 +107,20 @@ fn baseline(
             covered_tasks: covered_tasks.clone(),
             evidence: evidence.clone(),
         };
-        t::baseline(record, input, ev).map_err(refusal)
+        let applied = t::baseline(record, input, ev).map_err(refusal)?;
+        // Tasks it takes on that another PR's unfinished record covers are refused as
+        // `new` refuses them: a baseline never moves a task to a fresh budget.
+        if let Some(applied) = &applied {
+            let taken: Vec<TaskId> = applied
+                .record
+                .covered_tasks
+                .iter()
+                .filter(|t| !record.covered_tasks.contains(t))
+                .cloned()
+                .collect();
+            unfinished_elsewhere(state, facts, &taken, number)?;
+        }
+        Ok(applied)
     })
 }
 
@@ -125,7 +142,7 @@ fn dispose(
     note: String,
 ) -> Box<Step> {
     let (number, anchor) = (pull.number, pull.head_sha.clone());
-    Box::new(move |record, facts, ev| {
+    Box::new(move |record, _, facts, ev| {
         let issue = if disposition == DispositionKind::File {
             t::check_dispose(record, &finding, disposition).map_err(refusal)?;
             let found = record.latest_finding(&finding);
@@ -165,7 +182,7 @@ fn on_record(inputs: DecisionInputs, message: String, step: Box<Step>) -> Comman
         may_pass: false,
         decide: Arc::new(move |state: &State, facts: &Facts| {
             let record = current(state, &delivery)?;
-            match step(record, facts, &event)? {
+            match step(record, state, facts, &event)? {
                 Some(applied) => Ok(change_files(&applied, &state.index, &view, Vec::new())),
                 None => Ok(Change::default()),
             }

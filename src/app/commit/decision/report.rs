@@ -14,13 +14,15 @@ use crate::app::failure::Refused;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::ReportPayload;
 use crate::engine::receipt::{verify, ReceiptContext, TrustStore};
-use crate::engine::record::{EventKind, HandoffCounts};
+use crate::engine::record::{EventKind, HandoffCounts, Record};
 use crate::engine::report::{
     handoff_verdict, parse_handoff, parse_report, report_from_handoff, Authority, Handoff,
     HandoffBinding, HandoffStatus, Intake, Report, Verdict,
 };
 use crate::engine::transition::{self as t, Applied, FailureInput, ReportInput, VerifiedReceipt};
+use crate::engine::views::ViewContext;
 use crate::ids::{Artifact, AuditId, RepoName};
+use crate::records::Change;
 
 pub(super) fn decide(
     ctx: &Ctx,
@@ -44,6 +46,7 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
         delivery,
         by,
         author,
+        report_reads,
         ..
     } = inputs;
     let intake = parse_report(text).map_err(|problems| {
@@ -82,6 +85,8 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
                 decisions,
                 author: author.as_ref(),
                 receipt_whole: intake.receipt.as_ref(),
+                commits: &report_reads.commits,
+                awaited: &report_reads.awaited,
             };
             let applied =
                 t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
@@ -147,6 +152,7 @@ fn handoff(
         delivery,
         by,
         author,
+        report_reads,
         ..
     } = inputs;
     let (handoff, (audit_id, invocation, candidate)) = parsed_handoff(flags, text)?;
@@ -165,11 +171,9 @@ fn handoff(
                     candidate_artifact: candidate.clone(),
                     reason: handoff.reason.clone(),
                     author: author.clone(),
+                    commits: report_reads.commits.clone(),
                 };
-                let applied =
-                    t::record_invocation_failure(record, &state.index, input, &event, &policy)
-                        .map_err(refusal)?;
-                return Ok(change_files(&applied, &state.index, &view, Vec::new()));
+                return failed_invocation(state, record, input, (&event, &policy, &view));
             };
             let bind = HandoffBinding {
                 audit_id: audit_id.clone(),
@@ -184,14 +188,12 @@ fn handoff(
                 report: &report,
                 digest: digest.as_str(),
                 receipt: None,
-                handoff: Some(HandoffCounts {
-                    critical: handoff.critical,
-                    warning: handoff.warning,
-                    info: handoff.info,
-                }),
+                handoff: Some(counts(&handoff)),
                 decisions: &BTreeSet::new(),
                 author: author.as_ref(),
                 receipt_whole: None,
+                commits: &report_reads.commits,
+                awaited: &report_reads.awaited,
             };
             let applied =
                 t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
@@ -199,6 +201,26 @@ fn handoff(
             Ok(change_files(&applied, &state.index, &view, extra))
         }),
     })
+}
+
+/// A handoff's `ERROR`: the invocation failure recorded, no run spent.
+fn failed_invocation(
+    state: &State,
+    record: &Record,
+    input: FailureInput,
+    (event, policy, view): (&t::EventContext, &t::AuditPolicy, &ViewContext),
+) -> Result<Change, Halt> {
+    let applied = t::record_invocation_failure(record, &state.index, input, event, policy)
+        .map_err(refusal)?;
+    Ok(change_files(&applied, &state.index, view, Vec::new()))
+}
+
+fn counts(handoff: &Handoff) -> HandoffCounts {
+    HandoffCounts {
+        critical: handoff.critical,
+        warning: handoff.warning,
+        info: handoff.info,
+    }
 }
 
 /// The handoff block and the flags that bind it, refused when either is missing or the

@@ -95,6 +95,7 @@ fn report_to_gate(c: &mut Criterion) {
                     receipt_whole: None,
                     commits: &[],
                     awaited: &[],
+                    versions: None,
                 };
                 let applied = accept_report(
                     &record,
@@ -135,6 +136,7 @@ fn render_and_splice(c: &mut Criterion) {
         receipt_whole: None,
         commits: &[],
         awaited: &[],
+        versions: None,
     };
     let record = accept_report(
         &record,

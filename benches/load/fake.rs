@@ -78,6 +78,13 @@ pub struct Data {
     pub runs: auditloop_fake_github::checks::CheckRuns,
     pub comments: auditloop_fake_github::comments::Comments,
     pub reactions: auditloop_fake_github::comments::Reactions,
+    /// Pull-request reviews and their threads, made through GraphQL.
+    pub reviews: auditloop_fake_github::reviews::Reviews,
+    /// The files each pull request changes (`GET …/pulls/{n}/files`): the diff its review
+    /// threads must sit in. None for the load's pull requests; the loop simulator's have some.
+    pub pull_files: HashMap<(String, u64), Vec<auditloop_fake_github::pulls::PullFile>>,
+    /// The review mutations the app sent (`fake_reviews.rs`), oldest first.
+    pub review_calls: Vec<crate::fake_reviews::ReviewCall>,
     /// Issues opened (by `file` dispositions), by repository, oldest first.
     pub issues: HashMap<String, Vec<Value>>,
     pub tokens: u32,
@@ -246,10 +253,9 @@ pub fn unserved(mut answer: Response) -> Response {
 /// Whether a logged route only reads (a GraphQL query is a `POST`).
 pub fn reads(route: &str) -> bool {
     route.starts_with("GET")
-        || matches!(
-            route.strip_prefix("POST /graphql "),
-            Some(crate::fake_graphql::LANDED | crate::fake_graphql::READS)
-        )
+        || route
+            .strip_prefix("POST /graphql ")
+            .is_some_and(|op| crate::fake_graphql::QUERIES.contains(&op))
 }
 
 pub async fn handle(
@@ -261,6 +267,10 @@ pub async fn handle(
 ) -> Response {
     let started = Instant::now();
     let path = uri.path().to_owned();
+    let delivery = headers
+        .get("x-github-delivery")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let graphql = (method == Method::POST && path == "/graphql")
         .then(|| serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null));
     let operation = graphql
@@ -290,7 +300,10 @@ pub async fn handle(
     } else {
         let mut data = fake.data.lock().unwrap();
         match &graphql {
-            Some(request) => crate::fake_graphql::serve(&mut data, request, someone_first),
+            Some(request) => {
+                let asked = (request, delivery.as_deref());
+                crate::fake_graphql::serve(&mut data, asked, someone_first)
+            }
             None => route(
                 &mut data,
                 &method,
@@ -317,10 +330,7 @@ pub async fn handle(
         tokio::time::sleep(latency).await;
     }
     let call = Call {
-        delivery: headers
-            .get("x-github-delivery")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned),
+        delivery,
         route: graphql.as_ref().map_or_else(
             || fold(method.as_str(), &path),
             crate::fake_graphql::route_of,

@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 
 use auditloop_fake_github::checks::CheckRuns;
 use auditloop_fake_github::git::GitRepo;
-use auditloop_fake_github::graphql::{self, World};
+use auditloop_fake_github::graphql::{self, PullFile, World};
+use auditloop_fake_github::reviews::Reviews;
 use axum::response::Response;
 use serde_json::Value;
 
@@ -22,6 +23,8 @@ pub const COMMIT: &str = "RecordsCommit";
 pub const LANDED: &str = "RecordsLanded";
 pub const READS: &str = "FirstReads";
 pub const BODY: &str = "Views";
+/// The app's GraphQL queries, by name: calls that only read (a write is a mutation).
+pub const QUERIES: &[&str] = &[LANDED, READS, "FileVersions", "PacketReads", "PullCommits"];
 /// GitHub's GraphQL points per hour for an installation.
 const POINTS: u64 = 5000;
 
@@ -47,10 +50,14 @@ pub fn route_of(body: &Value) -> String {
     )
 }
 
-/// Carries out one call. `someone_first`: another writer's commit lands on the branch just
+/// Carries out one call, sent for `delivery`. `someone_first`: another writer's commit lands on the branch just
 /// before a `createCommitOnBranch` reads it (the conflict fault), so its compare-and-swap
 /// loses.
-pub fn serve(data: &mut Data, body: &Value, someone_first: bool) -> Response {
+pub fn serve(
+    data: &mut Data,
+    (body, delivery): (&Value, Option<&str>),
+    someone_first: bool,
+) -> Response {
     let problems = data.graphql_problems.len();
     data.someone_first = someone_first;
     let call = graphql::parse(data, body);
@@ -59,6 +66,7 @@ pub fn serve(data: &mut Data, body: &Value, someone_first: bool) -> Response {
     }
     let answer = graphql::answer(data, &call);
     data.someone_first = false;
+    crate::fake_reviews::note(data, (body, delivery), &answer);
     let answer = reply(200, &answer);
     if data.graphql_problems.len() > problems {
         unserved(answer)
@@ -120,6 +128,19 @@ impl World for Data {
 
     fn check_runs_mut(&mut self) -> &mut CheckRuns {
         &mut self.runs
+    }
+
+    fn reviews(&self) -> &Reviews {
+        &self.reviews
+    }
+
+    fn reviews_mut(&mut self) -> &mut Reviews {
+        &mut self.reviews
+    }
+
+    fn pull_files(&self, repo: &str, number: u64) -> Vec<PullFile> {
+        let key = (repo.to_owned(), number);
+        self.pull_files.get(&key).cloned().unwrap_or_default()
     }
 
     fn react(&mut self, comment: u64, content: &str) {

@@ -22,7 +22,7 @@ const HEAD: &str = "7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a7a";
 fn variables(owner: &str, number: u64, config: &str, records: &str) -> Value {
     json!({"owner": owner, "name": "hello", "number": number,
         "config": format!("main:{config}"), "records": format!("refs/{records}"),
-        "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false})
+        "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false, "withThreads": false, "withSharing": false})
 }
 
 async fn reads(c: &Check, vars: Value) -> Answer {

@@ -4,7 +4,7 @@
 //! the fake never gave answered as GitHub answers it.
 
 use auditloop::engine::ids::NodeId;
-use auditloop::github::views_mutation::{document, RunWrite, Views, ROUTE};
+use auditloop::github::views_mutation::{document, RunWrite, Threads, Views, ROUTE};
 use axum::http::Method;
 use serde_json::{json, Value};
 
@@ -20,6 +20,7 @@ async fn send(c: &Check, pull: &str, body: &str, comment: &str) -> Answer {
         body: Some((&p, body)),
         reaction: Some(&k),
         run: None,
+        threads: Threads::default(),
     });
     let request = json!({"query": text, "variables": vars});
     c.call(Method::POST, "/graphql", &request).await
@@ -28,6 +29,7 @@ async fn send(c: &Check, pull: &str, body: &str, comment: &str) -> Answer {
 async fn send_run(c: &Check, run: RunWrite) -> Answer {
     let (text, vars) = document(&Views {
         run: Some(run),
+        threads: Threads::default(),
         ..Views::default()
     });
     let request = json!({"query": text, "variables": vars});

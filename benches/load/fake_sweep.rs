@@ -1,10 +1,11 @@
 //! The fake's routes beyond one command's: what the reconcile sweep walks (installations,
-//! their repositories, open pull requests) and the issues a `file` disposition opens.
+//! their repositories, open pull requests), the issues a `file` disposition opens, and a
+//! pull request's files.
 
 use auditloop_fake_github::{issues, objects};
 use serde_json::{json, Value};
 
-use crate::fake::{reply, Data, SLUG};
+use crate::fake::{not_found, reply, Data, SLUG};
 use crate::payloads::INSTALLATION;
 
 /// A repository in GitHub's shape, with the GraphQL id this fake's GraphQL knows it by.
@@ -48,6 +49,17 @@ pub fn repo_route(
             let mut full = objects::full_repository(repo);
             full["node_id"] = json!(crate::fake::repo_node(repo));
             reply(200, &full)
+        }
+        // The load's pull requests change no file; the loop simulator's do.
+        ("GET", ["pulls", n, "files"]) => {
+            let key = (repo.to_owned(), n.parse().unwrap_or(0));
+            let Some(pr) = data.pulls.get(&key) else {
+                return Some(not_found());
+            };
+            let head = pr["head"]["sha"].as_str().unwrap_or_default();
+            let kept = data.pull_files.get(&key).map_or(&[][..], Vec::as_slice);
+            let files = auditloop_fake_github::pulls::files_listed(repo, head, kept);
+            reply(200, &Value::Array(files))
         }
         ("GET", ["pulls"]) => {
             let in_repo = data.pulls.iter().filter(|((r, _), _)| r == repo);

@@ -7,6 +7,7 @@
 //! cargo bench --bench load -- --cold 2001,10000 [--listing-ms 2000]
 //! cargo bench --bench load -- --limits 80/60 --prs 30 --rounds 10 [--write-gap-ms 1000] [--sweep-ms 1000]
 //! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
+//! cargo bench --bench load -- --loop [--loop-rounds 6] [--latency-ms 50]
 //! cargo bench --bench load -- --self-test
 //!
 //! Every run first checks the fake's GraphQL (`fake_graphql_check.rs`); `--self-test` stops there.
@@ -20,7 +21,8 @@
 //! `--cold` measures instead the first report of a process that never read the records
 //! branch, at each record count given, against a fake that takes `--listing-ms` over a
 //! first read listing the records tree. `--limits` plays GitHub's write limit (see
-//! `limits.rs`).
+//! `limits.rs`). `--loop` plays whole audit loops of scripted auditors and fixers instead
+//! (`loop_sim.rs`).
 
 // Rates and means over call counts and byte sizes far below 2^52, printed to two places.
 #![allow(clippy::cast_precision_loss)]
@@ -32,11 +34,17 @@ mod fake_graphql;
 mod fake_graphql_check;
 mod fake_graphql_reads_check;
 mod fake_graphql_writes_check;
+mod fake_reviews;
 mod fake_sweep;
 mod faults;
 mod github;
 mod invariants;
 mod limits;
+mod loop_repo;
+mod loop_report;
+mod loop_script;
+mod loop_sim;
+mod loop_table;
 mod payloads;
 mod server;
 
@@ -73,6 +81,8 @@ struct Args {
     /// The servers' redelivery sweep interval under `--limits` (`--sweep-ms`), in whole
     /// seconds as the setting takes it.
     sweep_ms: u64,
+    /// `--loop`: the loop simulator, with its round cap (`--loop-rounds`).
+    loop_rounds: Option<u32>,
 }
 
 fn args() -> Args {
@@ -92,6 +102,7 @@ fn args() -> Args {
         limits: None,
         write_gap_ms: None,
         sweep_ms: 1000,
+        loop_rounds: None,
     };
     let mut chaos = chaos::Options::default();
     let mut latency_set = false;
@@ -142,6 +153,8 @@ fn args() -> Args {
                 a.listing = Duration::from_millis(value().parse().expect("--listing-ms N"));
             }
             "--self-test" => a.self_test = true,
+            "--loop" => a.loop_rounds = Some(a.loop_rounds.unwrap_or(6)),
+            "--loop-rounds" => a.loop_rounds = Some(value().parse().expect("--loop-rounds N")),
             other => {
                 // `cargo bench` passes --bench; the chaos flags are read by chaos.rs.
                 if let Some(v) = chaos.flag(other, &mut value) {
@@ -675,6 +688,9 @@ fn main() {
         }
         if let Some(options) = &a.chaos {
             return chaos::run_seeds(options).await;
+        }
+        if let Some(cap) = a.loop_rounds {
+            return loop_sim::run(a.latency, cap).await;
         }
         if !a.cold.is_empty() {
             return cold(&a).await;

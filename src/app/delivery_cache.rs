@@ -41,6 +41,8 @@ pub(crate) struct DeliveryCache {
     candidate_with_pull: Mutex<Option<(PrNumber, Artifact)>>,
     /// The first page of the pull request's commits' linked accounts, from the first reads.
     commits: Mutex<Option<(PrNumber, crate::github::pull_commits::CommitPage)>>,
+    /// The review threads, the diff and the file versions a command read ahead.
+    pub(crate) ahead: crate::app::reads::ahead_reads::AheadReads,
 }
 
 /// What making a claim found (see [`crate::app::claim`]).
@@ -123,6 +125,15 @@ impl DeliveryCache {
             .sharing
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some((head, pulls));
+    }
+
+    /// Whether the open PRs on `head` were listed already.
+    pub(crate) fn has_sharing(&self, head: &CommitSha) -> bool {
+        self.sharing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|(h, _)| h == head)
     }
 
     /// The open PRs on `head`, if they were listed early, once.

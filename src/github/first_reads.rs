@@ -7,6 +7,12 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::engine::ledger::late::FileVersions;
+use crate::github::file_versions;
+
+pub(crate) use crate::github::first_reads_extra::ThreadNode;
+pub use crate::github::first_reads_extra::{document, Extra};
+use crate::github::first_reads_extra::{Nodes, ThreadPage};
 use crate::github::pull_commits::{page_of, CommitPage};
 use crate::github::records_listing::{records_of, RefNode};
 pub use crate::github::records_listing::{RecordFiles, RecordsHead};
@@ -16,149 +22,7 @@ use crate::ids::{CheckRunId, CommitSha, NodeId, PrNumber, RepoName};
 
 pub const ROUTE: &str = "POST /graphql FirstReads";
 
-/// The query, as sent (public so that the fakes are tested with the app's text).
-pub const FIRST_READS: &str = "query FirstReads($owner: String!, $name: String!, $number: Int!, $config: String!, $records: String!, $files: Boolean!, $listing: Boolean!, $index: String!, $record: String!, $withRecord: Boolean!, $patterns: String!, $withCommits: Boolean!) {
-  repository(owner: $owner, name: $name) {
-    id
-    config: object(expression: $config) {
-      __typename
-      ... on Blob {
-        oid
-        text
-        isTruncated
-      }
-    }
-    records: ref(qualifiedName: $records) {
-      target {
-        __typename
-        oid
-        ... on Commit {
-          tree {
-            oid
-            entries @include(if: $listing) {
-              name
-              type
-              oid
-              object {
-                ... on Tree {
-                  entries {
-                    name
-                    type
-                    oid
-                    object {
-                      ... on Tree {
-                        entries {
-                          name
-                          type
-                          oid
-                        }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-          parents(first: 2) {
-            nodes {
-              oid
-            }
-          }
-          index: file(path: $index) @include(if: $files) {
-            ...RecordFile
-          }
-          record: file(path: $record) @include(if: $withRecord) {
-            ...RecordFile
-          }
-          patterns: file(path: $patterns) @include(if: $files) {
-            ...RecordFile
-          }
-        }
-      }
-    }
-    pullRequest(number: $number) {
-      id
-      number
-      state
-      merged
-      title
-      body
-      headRefOid
-      baseRefName
-      author {
-        __typename
-        login
-      }
-      implementers: commits(first: 100) @include(if: $withCommits) {
-        ...CommitIdentities
-      }
-      commits(last: 1) {
-        nodes {
-          commit {
-            oid
-            checkSuites(first: 100) {
-              pageInfo {
-                hasNextPage
-              }
-              nodes {
-                app {
-                  slug
-                }
-                checkRuns(first: 100, filterBy: {checkType: LATEST}) {
-                  pageInfo {
-                    hasNextPage
-                  }
-                  nodes {
-                    id
-                    databaseId
-                    name
-                    status
-                    conclusion
-                    externalId
-                    summary
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-fragment RecordFile on TreeEntry {
-  oid
-  object {
-    __typename
-    ... on Blob {
-      text
-      isTruncated
-    }
-  }
-}
-
-fragment CommitIdentities on PullRequestCommitConnection {
-  pageInfo {
-    hasNextPage
-    endCursor
-  }
-  nodes {
-    commit {
-      oid
-      author {
-        user {
-          login
-        }
-      }
-      committer {
-        user {
-          login
-        }
-      }
-    }
-  }
-}";
+pub use crate::github::first_reads_extra::FIRST_READS;
 
 /// The configuration file as the query found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,6 +46,13 @@ pub struct FirstReads {
     pub(crate) repository: Option<NodeId>,
     /// The first page of the accounts linked to the pull request's commits, when asked.
     pub(crate) commits: Option<CommitPage>,
+    /// The pull request's newest 40 review threads, when asked.
+    pub(crate) threads: Option<ThreadPage>,
+    /// The open PRs of this repository whose head is the PR's head, when asked: what the
+    /// gate combines, read here instead of through REST after the commit.
+    pub(crate) sharing: Option<(CommitSha, Vec<Pull>)>,
+    /// The blobs of the files asked for at the candidates asked for.
+    pub(crate) versions: Option<FileVersions>,
 }
 
 /// # Errors
@@ -195,7 +66,7 @@ pub async fn first_reads(
     default_branch: &str,
     records_branch: &str,
     config_path: &str,
-    (files, with_commits): (Option<RecordFiles<'_>>, bool),
+    (files, extra): (Option<RecordFiles<'_>>, Extra<'_>),
 ) -> Result<FirstReads, GitHubError> {
     let variables = json!({
         "owner": repo.owner(),
@@ -209,9 +80,18 @@ pub async fn first_reads(
         "record": files.and_then(|f| f.record).unwrap_or_default(),
         "withRecord": files.is_some_and(|f| f.record.is_some()),
         "patterns": files.map_or("", |f| f.patterns),
-        "withCommits": with_commits,
+        "withCommits": extra.with_commits,
+        "withThreads": extra.with_threads,
+        "withSharing": extra.with_sharing,
     });
-    let answer = api.graphql(ROUTE, FIRST_READS, variables, true).await?;
+    let answer = api
+        .graphql(ROUTE, &document(extra.versions), variables, true)
+        .await?;
+    let versions = (!extra.versions.is_empty())
+        .then(|| answer.data.get("repository"))
+        .flatten()
+        .filter(|r| r.is_object())
+        .map(|r| file_versions::from_answer(r, extra.versions));
     let data: Data = match serde_json::from_value(answer.data) {
         Ok(data) => data,
         Err(e) => {
@@ -219,7 +99,7 @@ pub async fn first_reads(
             return Ok(FirstReads::default());
         }
     };
-    let Some(repository) = data.repository else {
+    let Some(mut repository) = data.repository else {
         return Ok(FirstReads::default());
     };
     // A part is trusted only when no error names it: GitHub nulls a field it failed on.
@@ -248,11 +128,23 @@ pub async fn first_reads(
             let part = repository.pull_request.as_ref();
             part.and_then(|p| p.implementers.as_ref()).and_then(page_of)
         },
+        sharing: if failed("pullRequest") {
+            None
+        } else {
+            repository.pull_request.as_mut().and_then(sharing_of)
+        },
+        threads: if failed("pullRequest") {
+            None
+        } else {
+            let part = repository.pull_request.as_ref();
+            part.and_then(|p| p.threads.clone())
+        },
         pull: if failed("pullRequest") {
             None
         } else {
             repository.pull_request.and_then(pull_of)
         },
+        versions,
     })
 }
 
@@ -289,6 +181,23 @@ fn pull_of(p: PullNode) -> Option<Pull> {
         node_id: p.id.and_then(|id| NodeId::new(id).ok()),
         title: p.title,
     })
+}
+
+/// The open PRs of the repository on the head, as `GET …/commits/{sha}/pulls` keeps them
+/// (one from a fork is not listed there), when they were asked and the last commit is
+/// the head.
+fn sharing_of(p: &mut PullNode) -> Option<(CommitSha, Vec<Pull>)> {
+    let commit = p.commits.nodes.last_mut()?;
+    let nodes = commit.commit.sharing.take()?.nodes;
+    let head = CommitSha::new(p.head_ref_oid.clone()).ok()?;
+    let ok = commit.commit.oid == p.head_ref_oid;
+    let pulls = nodes
+        .into_iter()
+        .filter(|n| !n.is_cross_repository)
+        .filter_map(pull_of)
+        .filter(|s| s.open && s.head_sha == head)
+        .collect();
+    ok.then_some((head, pulls))
 }
 
 /// The head's runs, when the answer holds all of them (a page cut short is read through
@@ -361,10 +270,16 @@ struct PullNode {
     head_ref_oid: String,
     base_ref_name: String,
     author: Option<Login>,
+    /// Absent where the node is another PR listed on a commit.
+    #[serde(default)]
     commits: Nodes<CommitNode>,
+    #[serde(default)]
+    is_cross_repository: bool,
     /// The commits' linked accounts (`...CommitIdentities`), when asked.
     #[serde(default)]
     implementers: Option<serde_json::Value>,
+    #[serde(default)]
+    threads: Option<ThreadPage>,
 }
 
 #[derive(Deserialize)]
@@ -372,11 +287,6 @@ struct Login {
     #[serde(rename = "__typename")]
     typename: String,
     login: String,
-}
-
-#[derive(Deserialize)]
-struct Nodes<T> {
-    nodes: Vec<T>,
 }
 
 #[derive(Deserialize)]
@@ -388,6 +298,8 @@ struct CommitNode {
 #[serde(rename_all = "camelCase")]
 struct HeadCommit {
     oid: String,
+    #[serde(default)]
+    sharing: Option<Nodes<PullNode>>,
     check_suites: Page<Suite>,
 }
 

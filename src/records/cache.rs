@@ -82,6 +82,12 @@ impl RecordsCache {
         self.map().get(&key(repo, branch)).cloned()
     }
 
+    /// The text of `path` at the commit the process last knew the branch at, if it knows
+    /// it: a guess at what is there now, for reads asked ahead, never for a decision.
+    pub(crate) fn known_file(&self, repo: &RepoName, branch: &str, path: &str) -> Option<Arc<str>> {
+        self.get(repo, branch)?.text(path).cloned()
+    }
+
     /// The first reads of a delivery found the branch at `head`: whether someone else
     /// moved it since this process last knew it, which the next delivery's first reads
     /// go by (see `read::likely_moved`).

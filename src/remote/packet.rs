@@ -3,8 +3,9 @@
 //! changed since the last audited candidate (one compare call) and the repository's most
 //! seen patterns (docs/reference.md#the-pattern-library), and what the auditor judges
 //! against: the covered issues, the required checks on the candidate and the decision
-//! records (one GraphQL query). The `audit_packet` tool (`mcp`) answers with the same
-//! [`packet_json`].
+//! records (one GraphQL query), and the finding ledger's settled keys and the files
+//! unchanged since the last audit (the pull request's files, one listing). The
+//! `audit_packet` tool (`mcp`) answers with the same [`packet_json`].
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -13,10 +14,12 @@ use super::connection::{load_on, run_async, RemoteArgs, Rules};
 use crate::engine::packet::{packet, PacketSource};
 use crate::engine::packet_context;
 use crate::engine::packet_delta::{changed_since, last_audited, packet_patterns, Delta, DeltaFile};
+use crate::engine::packet_ledger::packet_ledger;
 use crate::engine::record::Record;
 use crate::github::packet_reads::{packet_reads, Ask};
 use crate::github::rest::{self, COMPARE_FILES_LIMIT};
 use crate::github::Api;
+use crate::ids::PrNumber;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct PacketArgs {
@@ -81,6 +84,9 @@ pub(crate) async fn packet_json(
     let mut value = packet(&loaded.record, &loaded.reports, &source);
     let delta = delta(remote, api, &loaded.record).await?;
     value["changed_since"] = changed_since(&loaded.record, delta.as_ref());
+    let files = rest::pull_files(api, &remote.repo, PrNumber(remote.pr), None).await?;
+    let files: Vec<String> = files.into_iter().map(|f| f.filename).collect();
+    value["ledger"] = packet_ledger(&loaded.record, Some(&files), delta.as_ref());
     value["patterns"] = packet_patterns(loaded.patterns.as_ref());
     context(remote, api, &rules, &loaded.record, &mut value).await?;
     Ok(value)

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::engine::gate::{effective_grade, Conclusion, GateResult, Outcome};
+use crate::engine::ledger::Ledger;
 use crate::engine::receipt::TrustStore;
 use crate::engine::record::{Grade, Record};
 use crate::engine::views::open_findings::ordered;
@@ -64,6 +65,31 @@ pub(crate) struct RecordStatus {
     pub(crate) self_audit: bool,
     /// The latest run's findings, blocking first, then by severity.
     pub(crate) open_findings: Vec<OpenFinding>,
+    /// Per run, what it raised and resolved (docs/reference.md#the-finding-ledger).
+    pub(crate) convergence: Vec<RunConvergence>,
+    /// Whether the last run converges: nothing late, nothing raised again after it was
+    /// resolved, fewer findings open than the run before; `null` before a second run.
+    pub(crate) converging: Option<bool>,
+    /// The check run's convergence line.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) convergence_line: Option<String>,
+}
+
+/// One run's line of the finding ledger.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub(crate) struct RunConvergence {
+    pub(crate) run: u32,
+    /// Keys first raised in this run.
+    pub(crate) new: u32,
+    /// Of `new`: raised on files unchanged since a candidate an earlier run audited.
+    pub(crate) late: u32,
+    /// Keys raised again (`regressed` among them).
+    pub(crate) carried: u32,
+    /// Keys the run before raised and this one did not.
+    pub(crate) resolved: u32,
+    /// Of `carried`: raised again after a run that no longer raised them.
+    pub(crate) regressed: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
@@ -173,6 +199,9 @@ impl GateStatus {
             "budget: {} of {} runs used, {} left",
             r.budget.runs_used, r.budget.audit_budget, r.budget.runs_left
         );
+        if let Some(line) = &r.convergence_line {
+            let _ = writeln!(out, "convergence: {line}");
+        }
         for f in &r.open_findings {
             let mut notes = Vec::new();
             if f.blocking {
@@ -208,6 +237,7 @@ impl RecordStatus {
             .map(|_| effective_grade(record, trust, stored).0);
         let waived = record.waived();
         let dispositions = record.latest_dispositions();
+        let convergence = Ledger::of(record).convergence();
         let open_findings = record
             .latest_run()
             .map(|run| {
@@ -248,6 +278,20 @@ impl RecordStatus {
             producer_authenticated: grade.map(|g| g == Grade::Authenticated),
             self_audit: record.self_audit(),
             open_findings,
+            convergence: convergence
+                .runs
+                .iter()
+                .map(|c| RunConvergence {
+                    run: c.run,
+                    new: c.new,
+                    late: c.late,
+                    carried: c.carried,
+                    resolved: c.resolved,
+                    regressed: c.regressed,
+                })
+                .collect(),
+            converging: convergence.last_converges(),
+            convergence_line: convergence.line(),
         }
     }
 }

@@ -381,7 +381,7 @@ async fn a_view_from_an_older_records_commit_never_replaces_a_newer_one() {
         let body = json!({"query": auditloop::github::first_reads::FIRST_READS, "variables": {
             "owner": "octo-org", "name": "hello", "number": 42,
             "config": "main:.github/auditloop.yml", "records": format!("refs/heads/{BRANCH}"),
-            "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false}});
+            "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false, "withThreads": false, "withSharing": false}});
         let call = support::fake_graphql::parse(state, "", "POST", "/graphql", &body)?;
         let mut answer = support::fake_graphql::answer(state, &call).body()?.clone();
         answer["data"]["repository"]["records"]["target"]["oid"] = json!(read);

@@ -126,7 +126,11 @@ fn a_route_template_matches_the_paths_github_serves() {
         of("GET", "/repos/o/r/commits/abc/check-runs"),
         Some("/repos/{owner}/{repo}/commits/{ref}/check-runs")
     );
-    assert_eq!(of("GET", "/repos/o/r/pulls/7/files"), None);
+    assert_eq!(
+        of("GET", "/repos/o/r/pulls/7/files"),
+        Some("/repos/{owner}/{repo}/pulls/{pull_number}/files")
+    );
+    assert_eq!(of("GET", "/repos/o/r/pulls/7/reviews"), None);
     assert!(openapi::response_schema_count() >= 30);
 }
 

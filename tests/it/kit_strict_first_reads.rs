@@ -6,7 +6,7 @@
 use crate::support;
 
 use auditloop::engine::ids::{CommitSha, PrNumber, RepoName};
-use auditloop::github::first_reads::{first_reads, ConfigBlob, FIRST_READS};
+use auditloop::github::first_reads::{first_reads, ConfigBlob, Extra, FIRST_READS};
 use auditloop::github::rest::{check_runs, get_pull, read_file, FileRead};
 use base64::Engine;
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ fn head() -> String {
 fn variables(number: u64) -> Value {
     json!({"owner": "octo-org", "name": "hello", "number": number,
            "config": format!("main:{CONFIG}"), "records": format!("refs/heads/{RECORDS}"),
-           "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false})
+           "files": false, "listing": false, "index": "", "record": "", "withRecord": false, "patterns": "", "withCommits": false, "withThreads": false, "withSharing": false})
 }
 
 async fn graphql(gh: &FakeGitHub, query: &str, variables: Value) -> Value {
@@ -271,7 +271,7 @@ async fn first_reads_pages_are_bounded_and_the_unserved_refused() {
         found,
         [
             "the fake GitHub does not serve PullRequest.additions",
-            "the fake GitHub does not serve Repository.object(expression: \"main~1:.github/auditloop.yml\"): only `<branch>:<path>` is served",
+            "the fake GitHub does not serve Repository.object(expression: \"main~1:.github/auditloop.yml\"): only `<branch>:<path>` and `<commit SHA>:<path>` are served",
             "the fake GitHub does not serve PullRequest.commits(last:) other than 1",
         ]
     );
@@ -290,7 +290,7 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
         "main",
         RECORDS,
         CONFIG,
-        (None, false),
+        (None, Extra::default()),
     )
     .await
     .unwrap();
@@ -331,7 +331,7 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
         "main",
         "nope",
         "missing.yml",
-        (None, false),
+        (None, Extra::default()),
     )
     .await
     .unwrap();
@@ -347,7 +347,7 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
         "main",
         RECORDS,
         CONFIG,
-        (None, false),
+        (None, Extra::default()),
     )
     .await
     .unwrap();
@@ -363,4 +363,31 @@ async fn the_app_decodes_first_reads_as_it_reads_rest() {
     assert!(calls
         .iter()
         .all(|c| c.path == "/graphql/repository" && !c.is_write()));
+}
+
+#[tokio::test]
+async fn the_open_prs_on_the_head_answer_what_rest_lists() {
+    let gh = FakeGitHub::start().await;
+    world(&gh).await;
+    gh.add_pull(8, &head(), "Also on c.", "bob");
+    let mut v = variables(PR);
+    v["withSharing"] = json!(true);
+    let answer = graphql(&gh, FIRST_READS, v).await;
+    assert!(answer.get("errors").is_none(), "{answer}");
+    let commit = &answer["data"]["repository"]["pullRequest"]["commits"]["nodes"][0]["commit"];
+    let listed: Vec<u64> = commit["sharing"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["number"].as_u64().unwrap())
+        .collect();
+    let rest: Vec<u64> = rest(&gh, &format!("commits/{}/pulls", head()))
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(listed, rest);
+    assert_eq!(listed.len(), 2, "{listed:?}");
 }

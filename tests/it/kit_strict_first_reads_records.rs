@@ -9,7 +9,7 @@ use crate::support;
 use std::collections::BTreeMap;
 
 use auditloop::engine::ids::{PrNumber, RepoName};
-use auditloop::github::first_reads::{first_reads, RecordFiles, FIRST_READS};
+use auditloop::github::first_reads::{first_reads, Extra, RecordFiles, FIRST_READS};
 use base64::Engine;
 use serde_json::{json, Value};
 use support::deliveries::REPO;
@@ -44,7 +44,7 @@ fn variables(files: bool, record: Option<&str>) -> Value {
     json!({"owner": "octo-org", "name": "hello", "number": 7,
            "config": "main:.github/auditloop.yml", "records": format!("refs/heads/{RECORDS}"),
            "files": files, "listing": files, "index": "index.json", "record": record.unwrap_or_default(),
-           "withRecord": record.is_some(), "patterns": "patterns.json", "withCommits": false})
+           "withRecord": record.is_some(), "patterns": "patterns.json", "withCommits": false, "withThreads": false, "withSharing": false})
 }
 
 async fn graphql(gh: &FakeGitHub, variables: Value) -> Value {
@@ -167,7 +167,7 @@ async fn the_app_reads_the_listing_and_texts_from_the_answer() {
         "main",
         RECORDS,
         ".github/auditloop.yml",
-        (Some(files), false),
+        (Some(files), Extra::default()),
     )
     .await
     .unwrap();
@@ -196,7 +196,7 @@ async fn the_app_reads_the_listing_and_texts_from_the_answer() {
         "main",
         RECORDS,
         ".github/auditloop.yml",
-        (None, false),
+        (None, Extra::default()),
     )
     .await
     .unwrap();

@@ -30,6 +30,7 @@ async fn set_body_and_react(
         body: Some((pull, body)),
         reaction: Some(comment),
         run: None,
+        threads: auditloop::github::views_mutation::Threads::default(),
     };
     publish(api, &views).await.map(drop)
 }
@@ -40,6 +41,7 @@ fn body_and_reaction_document() -> String {
         body: Some((&pull, "b")),
         reaction: Some(&comment),
         run: None,
+        threads: auditloop::github::views_mutation::Threads::default(),
     })
     .0
 }
@@ -144,6 +146,7 @@ async fn a_check_run_created_and_updated_through_graphql_is_the_run_rest_lists()
     });
     let views = Views {
         run: Some(RunWrite::Create(create)),
+        threads: auditloop::github::views_mutation::Threads::default(),
         ..Views::default()
     };
     let (id, node) = publish(&api, &views).await.unwrap().unwrap();
@@ -169,6 +172,7 @@ async fn a_check_run_created_and_updated_through_graphql_is_the_run_rest_lists()
     });
     let views = Views {
         run: Some(RunWrite::Update(update)),
+        threads: auditloop::github::views_mutation::Threads::default(),
         ..Views::default()
     };
     let (again, _) = publish(&api, &views).await.unwrap().unwrap();

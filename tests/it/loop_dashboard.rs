@@ -304,6 +304,7 @@ fn row(n: u64, section: Section, minute: u32) -> Row {
                 .with_timezone(&chrono::Utc)
                 + chrono::TimeDelta::minutes(i64::from(minute)),
         ),
+        not_converging: false,
     }
 }
 

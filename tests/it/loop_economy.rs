@@ -216,7 +216,13 @@ async fn each_command_stays_within_its_call_economy() {
     extra["key"] = json!("413-body-2");
     first["findings"].as_array_mut().unwrap().push(extra);
     let body = report_comment(&first);
+    // The PR changes the lines its blocking finding cites: the report posts its thread in
+    // the views' one mutation (reference: "Review threads").
+    let hunk = "\n+line".repeat(30);
+    let patch = format!("@@ -79,0 +80,30 @@{hunk}");
+    l.gh.set_pull_files(42, &[("src/server/webhook.rs", "modified", &patch)]);
     command(&mut l, &mut t, "report", "auditor", &body, COMMAND).await;
+    assert_eq!(l.gh.review_threads(42).len(), 1, "{:#?}", l.gh.reviews(42));
     let waive = "/audit waive A-02 --basis triage-threshold --reason \"cosmetic\"";
     command(&mut l, &mut t, "waive", "maint", waive, COMMAND).await;
     let veto = "/audit veto webhook-replay --reason \"must be fixed\"";
@@ -651,7 +657,8 @@ async fn a_quiet_command_at_the_default_write_gap_does_not_wait_on_its_own_write
                 "ci-quiet-1",
                 "needs_remediation",
             )),
-            bound(5, 3, 3),
+            // + the diff its blocking finding's thread needs.
+            bound(6, 3, 3),
         ),
         (
             "quiet-status",

@@ -104,6 +104,16 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     // The packet's context (issues, check runs, the decisions folder) is read by `packet`
     // with the workflow's own token, never by the App.
     ("POST /graphql PacketReads", None),
+    // The blobs of cited files at the candidates audited, for late findings.
+    (
+        "POST /graphql FileVersions",
+        Some(("contents", Level::Read)),
+    ),
+    // The diff's lines a review thread may go on (and the packet's unchanged files).
+    (
+        "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
+        Some(("pull_requests", Level::Read)),
+    ),
     // A pull request's commits and the accounts linked to them.
     (
         "POST /graphql PullCommits",

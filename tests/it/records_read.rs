@@ -272,7 +272,10 @@ async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
         "main",
         BRANCH,
         ".github/auditloop.yml",
-        (Some(files), false),
+        (
+            Some(files),
+            auditloop::github::first_reads::Extra::default(),
+        ),
     )
     .await
     .unwrap();

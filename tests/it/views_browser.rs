@@ -91,7 +91,45 @@ fn views_to_show() -> Vec<(&'static str, String)> {
         format!("## {}\n\n{}\n\n{}", v.title, v.summary, v.text),
     ));
     out.push(("dashboard", dashboard_body(&rich)));
+    out.push((
+        "thread-and-convergence",
+        thread_and_convergence(&checks, &config),
+    ));
     out
+}
+
+/// What the README shows: a blocking finding's review thread as it stands on the diff, and
+/// the check run's convergence line of the same round.
+fn thread_and_convergence(checks: &[CheckObservation], config: &RepoConfig) -> String {
+    let rich = rich_record();
+    let history = rich.history[..9].to_vec();
+    let mut r = record(
+        history,
+        3,
+        auditloop::engine::record::AuditState::AwaitingHuman,
+    );
+    crate::gate_support::rechain(&mut r);
+    let run = r.latest_run().expect("a run");
+    let f = run
+        .findings
+        .iter()
+        .find(|f| f.blocking)
+        .expect("a blocking finding");
+    // On the diff GitHub names the thread's lines; the first reference is where it sits.
+    let place = f.evidence_refs.first().cloned().unwrap_or_default();
+    let body = views::threads::body(&r, run.run, f, &ctx());
+    let g = evaluated(Some(&r), r.candidate_artifact.sha(), checks, config);
+    let v = check_run::check_run(&g, Some(&r), &ctx(), BodyStatus::Current);
+    let convergence = v
+        .summary
+        .lines()
+        .find(|l| l.starts_with("**Convergence:**"))
+        .unwrap_or_default()
+        .to_owned();
+    format!(
+        "#### auditloop `bot` reviewed `{place}`\n\n{body}\n\n---\n\n#### audit-gate: {}\n\n{convergence}\n",
+        v.title
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -180,10 +180,10 @@ fn every_snapshot_reads_right_on_github() {
 }
 
 #[test]
-fn the_rounds_table_has_five_columns_and_the_findings_four_or_five() {
+fn the_rounds_table_has_six_columns_and_the_findings_four_or_five() {
     let s = views::sections(Some(&rich_record()), &ctx());
     let html = gfm(&s.rounds);
-    assert_eq!(table_columns(&s.rounds, &html, "rounds"), [5]);
+    assert_eq!(table_columns(&s.rounds, &html, "rounds"), [6]);
     assert!(html.contains("<details>"), "rounds fold their details");
     let html = gfm(&s.residual);
     assert_eq!(table_columns(&s.residual, &html, "residual"), [5]);

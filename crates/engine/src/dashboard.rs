@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::ids::{AuditId, CommitSha, PrNumber};
+use crate::ledger::Ledger;
 use crate::patterns::Library;
 use crate::record::{AuditState, Record};
 use crate::report::Verdict;
@@ -87,6 +88,8 @@ pub struct Row {
     pub verdict_line: Md,
     /// When the record last changed (`None`: damaged).
     pub since: Option<DateTime<Utc>>,
+    /// Its last run did not converge (docs/reference.md#the-finding-ledger).
+    pub not_converging: bool,
 }
 
 /// The section a record belongs in: a human decision (or a contested rejection) first,
@@ -119,6 +122,7 @@ pub fn rows(pulls: &[OpenPull<'_>]) -> Vec<Row> {
                 section: section_of(r),
                 verdict_line: verdict::of_record(r, None),
                 since: r.history.last().map(|e| e.at),
+                not_converging: Ledger::of(r).convergence().last_converges() == Some(false),
             },
             Err(ref why) => Row {
                 number: p.number,
@@ -128,6 +132,7 @@ pub fn rows(pulls: &[OpenPull<'_>]) -> Vec<Row> {
                 section: Section::Blocked,
                 verdict_line: verdict::damaged(&Md::text(why)),
                 since: None,
+                not_converging: false,
             },
         })
         .collect();
@@ -205,8 +210,13 @@ fn row_line(row: &Row, view: &ViewContext) -> String {
         || "—".to_owned(),
         |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
     );
+    let stuck = if row.not_converging {
+        " · ⚠️ not converging"
+    } else {
+        ""
+    };
     format!(
-        "| [#{}]({pull_url}) {} | [{}]({}) | {} | {since} |\n",
+        "| [#{}]({pull_url}) {} | [{}]({}) | {}{stuck} | {since} |\n",
         row.number.0,
         Md::text_max(&row.title, 120).as_markdown(),
         row.record,
@@ -257,6 +267,8 @@ pub struct PullStatus {
     pub since: Option<DateTime<Utc>>,
     /// The gate of its head now, as the check run concludes.
     pub passes: bool,
+    /// Its last run did not converge.
+    pub not_converging: bool,
 }
 
 impl PullStatus {
@@ -272,6 +284,7 @@ impl PullStatus {
             waits_on: row.section.waits_on(),
             since: row.since,
             passes,
+            not_converging: row.not_converging,
         }
     }
 }
@@ -288,8 +301,13 @@ pub fn terminal(pulls: &[PullStatus], repo: &str) -> String {
         }
         for p in listed {
             let mark = if p.passes { "pass" } else { "fail" };
+            let stuck = if p.not_converging {
+                " (not converging)"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "  #{} {} [{}] {mark}: {}\n",
+                "  #{} {} [{}] {mark}: {}{stuck}\n",
                 p.number,
                 crate::views::escape::truncate(&p.title, 80),
                 p.record,

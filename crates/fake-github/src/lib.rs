@@ -10,7 +10,8 @@
 //! - [`contents`]: the contents API over the files kept at a ref.
 //! - [`comments`]: issue comments and their reactions.
 //! - [`issues`]: issues opened, updated and listed.
-//! - [`pulls`]: the pull-request listings and update.
+//! - [`pulls`]: the pull-request listings and update, and the files a pull request changes.
+//! - [`reviews`]: pull-request reviews and their threads, and the diff a thread must sit in.
 //! - [`graphql`]: GitHub's GraphQL API, validated against its schema and executed over
 //!   the fake's own state ([`graphql::World`]).
 //! - [`limits`]: GitHub's secondary rate limit on writes, as a run plays it.
@@ -35,6 +36,7 @@ pub mod issues;
 pub mod limits;
 pub mod objects;
 pub mod pulls;
+pub mod reviews;
 
 /// An answer before a transport carries it: status, JSON body, headers.
 #[derive(Debug, Clone, PartialEq)]

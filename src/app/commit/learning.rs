@@ -21,14 +21,11 @@ fn before<'s>(state: &'s State, after: &Record) -> Option<&'s Record> {
 /// `enabled` false (`patterns: false`) no library is read or written. A library that does
 /// not parse is left as it is, never overwritten.
 pub(crate) fn learn(enabled: bool, state: &State, mut change: Change) -> Change {
-    let mut library: Option<Library> = match (&state.patterns, enabled) {
-        (_, false) => None,
-        (None, true) => Some(Library::default()),
-        (Some(Ok(library)), true) => Some(library.clone()),
-        (Some(Err(why)), true) => {
-            tracing::warn!(why, "the pattern library is left alone");
-            None
-        }
+    let (mut library, unread): (Option<Library>, Option<&str>) = match (&state.patterns, enabled) {
+        (_, false) => (None, None),
+        (None, true) => (Some(Library::default()), None),
+        (Some(Ok(library)), true) => (Some(library.clone()), None),
+        (Some(Err(why)), true) => (None, Some(why.as_str())),
     };
     let records: Vec<Record> = change
         .files
@@ -38,7 +35,12 @@ pub(crate) fn learn(enabled: bool, state: &State, mut change: Change) -> Change 
         .collect();
     let mut changed = false;
     for after in &records {
-        if let (Some(current), Some(taught)) = (&library, learned(before(state, after), after)) {
+        let taught = learned(before(state, after), after);
+        // Said only when a record had something to teach it: most changes teach nothing.
+        if let (Some(why), Some(_)) = (unread, &taught) {
+            tracing::warn!(why, record = %after.id, "the pattern library is left alone");
+        }
+        if let (Some(current), Some(taught)) = (&library, taught) {
             let (next, touched) = apply(current, &after.id, &taught);
             tracing::info!(record = %after.id, created = ?touched.created, updated = ?touched.updated, "pattern library");
             changed |= &next != current;

@@ -56,9 +56,9 @@ pub(super) async fn commit(
     // What the decision asked GitHub for, answered inside the commit loop.
     let facts = Mutex::new(Facts::default());
     // A change that may pass the gate has its views combine the open PRs on the head:
-    // they are listed beside the commit, not after it.
+    // they are listed beside the commit, not after it (a report's first reads listed them).
     let sharing = async {
-        if decision.may_pass {
+        if decision.may_pass && !ctx.delivery_cache.has_sharing(&pull.head_sha) {
             let pulls = rest::open_pulls_for_commit(&ctx.api, &ctx.repo, &pull.head_sha).await?;
             ctx.delivery_cache.saw_sharing(pull.head_sha.clone(), pulls);
         }

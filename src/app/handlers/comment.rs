@@ -340,7 +340,12 @@ async fn report_reads(
         Ok(crate::engine::gate::evidence_awaited(settings, &checks))
     };
     let (commits, awaited) = futures::try_join!(commits, awaited)?;
-    Ok(decision::ReportReads { commits, awaited })
+    let versions = ctx.delivery_cache.ahead.versions();
+    Ok(decision::ReportReads {
+        commits,
+        awaited,
+        versions,
+    })
 }
 
 /// Refuses a command that would write when the records may not be written: the

@@ -9,13 +9,14 @@
 use crate::app::claim;
 use crate::app::context::Ctx;
 use crate::app::handlers::authorize;
+use crate::app::reads::ahead::{self, Wants};
 use crate::app::reads::loading;
 use crate::commands::{Parsed, ParsedCommand};
 use crate::engine::layout::INDEX_PATH;
 use crate::engine::patterns::PATTERNS_PATH;
 use crate::engine::repo_config::CONFIG_PATH;
 use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
-use crate::github::first_reads::{first_reads, ConfigBlob, RecordFiles};
+use crate::github::first_reads::{first_reads, ConfigBlob, Extra, RecordFiles};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, Login, PrNumber};
 
@@ -59,6 +60,7 @@ pub(crate) async fn reads(
             let ahead = Ahead::Records {
                 body,
                 commits: false,
+                wants: None,
             };
             let (config, ()) = futures::try_join!(first(ctx, e.number, ahead), old)?;
             // Without the query's pull request, one is read only for a rebind.
@@ -120,9 +122,11 @@ enum Ahead<'a> {
     /// `body`: the PR's body as the payload carries it, whose stamp may name the PR's
     /// record (a guess at what to read ahead, never what decides: the index does).
     /// `commits`: a report, whose independence rule reads who wrote the commits.
+    /// `wants`: the threads and file versions its decision and views read ahead.
     Records {
         body: Option<&'a str>,
         commits: bool,
+        wants: Option<&'a Wants>,
     },
 }
 
@@ -135,9 +139,19 @@ async fn first(
 ) -> Result<Option<ConfigBlob>, GitHubError> {
     let branch = ctx.records_branch();
     // Where another replica likely wrote last, its commit's listing and files come too.
-    let (expected, with_commits) = match ahead {
-        Ahead::Nothing => (None, false),
-        Ahead::Records { body, commits } => (loading::first_files(ctx, number, body), commits),
+    let (expected, with_commits, wants) = match ahead {
+        Ahead::Nothing => (None, false, None),
+        Ahead::Records {
+            body,
+            commits,
+            wants,
+        } => (loading::first_files(ctx, number, body), commits, wants),
+    };
+    let extra = Extra {
+        with_commits,
+        with_threads: wants.is_some_and(|w| w.threads),
+        with_sharing: with_commits,
+        versions: wants.map_or(&[], |w| w.versions.as_slice()),
     };
     let files = expected.as_ref().map(|(record, listing)| RecordFiles {
         listing: *listing,
@@ -153,7 +167,7 @@ async fn first(
             &ctx.default_branch,
             branch,
             CONFIG_PATH,
-            (files, with_commits),
+            (files, extra),
         )
     };
     let read = match files {
@@ -169,6 +183,17 @@ async fn first(
         },
         None => ask(&ctx.api, None).await?,
     };
+    keep(ctx, number, read).await
+}
+
+/// Keeps what the first reads brought in the delivery's cache (and the records head in
+/// the process's memory); the configuration is the caller's.
+async fn keep(
+    ctx: &Ctx,
+    number: PrNumber,
+    read: crate::github::first_reads::FirstReads,
+) -> Result<Option<ConfigBlob>, GitHubError> {
+    let branch = ctx.records_branch();
     if let Some(records) = read.records {
         let head = records.as_ref().map(|r| &r.commit);
         ctx.memory.records.saw_head(&ctx.repo, branch, head);
@@ -188,6 +213,20 @@ async fn first(
     }
     if let Some(page) = read.commits {
         ctx.delivery_cache.saw_commits(number, page);
+    }
+    if let Some((head, pulls)) = read.sharing {
+        ctx.delivery_cache.saw_sharing(head, pulls);
+    }
+    if let Some(threads) = read.threads {
+        let slug = ctx.bot_slug().await?;
+        ctx.delivery_cache.ahead.saw_threads(
+            &threads.nodes,
+            threads.page_info.has_previous_page,
+            slug,
+        );
+    }
+    if let Some(versions) = read.versions {
+        ctx.delivery_cache.ahead.saw_versions(versions);
     }
     Ok(read.config)
 }
@@ -238,10 +277,19 @@ async fn comment_reads(
     };
     // The records are loaded at the ref the query saw: from the cache when this process
     // made that commit, else from what the query listed and brought (or object by object).
+    let wants = ahead::wants(ctx, command, number);
     let reads = async {
         let body = e.issue.body.as_deref();
         let commits = matches!(command, ParsedCommand::Report { .. });
-        let config = first(ctx, number, Ahead::Records { body, commits }).await?;
+        let records = Ahead::Records {
+            body,
+            commits,
+            wants: Some(&wants),
+        };
+        let (config, ()) = futures::try_join!(
+            first(ctx, number, records),
+            ahead::read_diff(ctx, number, &wants)
+        )?;
         let (pull, ()) = futures::try_join!(
             ctx.delivery_cache.pull(&ctx.api, &ctx.repo, number),
             load_with_pull(ctx, number, named.as_ref())

@@ -12,6 +12,7 @@ use crate::engine::views::check_run::{
     cap, check_run_with, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
 use crate::engine::views::md::Md;
+use crate::engine::views::threads::{self, ThreadPlan};
 use crate::engine::views::{BodyStatus, CheckRunView};
 use crate::github::rest::Pull;
 use crate::ids::CommitSha;
@@ -25,6 +26,10 @@ pub(crate) struct Plan {
     pub(crate) new_body: Option<String>,
     pub(crate) forged_warning: Option<String>,
     pub(crate) mode: RunMode,
+    /// The findings' review threads to post, resolve and unresolve, and the commit a
+    /// posted review is on.
+    pub(crate) threads: ThreadPlan,
+    pub(crate) review_commit: Option<CommitSha>,
 }
 
 /// Whether this delivery sent the record's awaited dispatch just before its views.
@@ -71,13 +76,39 @@ pub(crate) fn plan(
     let mut view = view_of(ctx, gate.as_ref(), state, body_status, lost.as_ref());
     let forged_warning = warn_forged(&mut view, seen);
     mark_sent(&mut view, seen, sent);
+    let (threads, review_commit) = thread_plan(ctx, seen).unwrap_or_default();
     Plan {
         view,
         records_commit,
         new_body,
         forged_warning,
         mode,
+        threads,
+        review_commit,
     }
+}
+
+/// The threads' changes (docs/reference.md#review-threads), when the delivery read the
+/// PR's threads: it posts and unresolves only when it recorded the latest run, on the
+/// head that run audited.
+fn thread_plan(ctx: &Ctx, seen: &Observed<'_>) -> Option<(ThreadPlan, Option<CommitSha>)> {
+    let threads = ctx.delivery_cache.ahead.threads()?;
+    let record = record_of(&seen.state).ok().flatten()?;
+    let head = &seen.pull.head_sha;
+    let posting = ctx.delivery_cache.ahead.threads_whole()
+        && record.run_events().last().is_some_and(|(event, run)| {
+            event.delivery == ctx.delivery && run.candidate_artifact.sha() == head
+        });
+    let diff = ctx.delivery_cache.ahead.diff();
+    let setting = ctx.settings().review_threads;
+    let plan = threads::plan(
+        record,
+        (setting, posting),
+        &threads,
+        diff.as_ref(),
+        &ctx.view(),
+    );
+    Some((plan, posting.then(|| head.clone())))
 }
 
 /// The PR's gate, combined with the gates of the other open PRs on its head: it passes

@@ -10,7 +10,7 @@ use crate::engine::gate::Conclusion;
 use crate::engine::views::{annotation_batches, Annotation, CheckRunView};
 use crate::github::rest::Pull;
 use crate::github::rest::{self, CheckRunAction, CheckRunAnnotation, CheckRunBody, CheckRunOutput};
-use crate::github::views_mutation::{self, RunWrite, Views};
+use crate::github::views_mutation::{self, RunWrite, Threads, Views};
 use crate::github::GitHubError;
 use crate::ids::{CheckRunId, CommitSha, NodeId, PrNumber};
 use serde_json::{json, Map, Value};
@@ -76,6 +76,7 @@ async fn in_one_write(
         body,
         reaction,
         run: write,
+        threads: threads_input(plan, pull_node),
     };
     // What the mutation cannot carry: the body or +1 without a GraphQL id, a run known by
     // its number only.
@@ -258,16 +259,29 @@ async fn body_and_thanks(
     thanks: Option<Thanks>,
 ) -> Result<(), GitHubError> {
     let comment_node = thanks.as_ref().and_then(|t| t.node.as_ref());
+    let threads = threads_input(plan, node);
     match (&plan.new_body, node, comment_node) {
         (Some(body), Some(pr), Some(comment)) => {
             let views = Views {
                 body: Some((pr, body)),
                 reaction: Some(comment),
                 run: None,
+                threads,
             };
             views_mutation::publish(&ctx.api, &views).await.map(drop)
         }
         (body, _, _) => {
+            // Only GraphQL carries review threads: one mutation of their own here.
+            let threads = async {
+                if threads.is_empty() {
+                    return Ok(());
+                }
+                let views = Views {
+                    threads,
+                    ..Views::default()
+                };
+                views_mutation::publish(&ctx.api, &views).await.map(drop)
+            };
             let patch = async {
                 match body {
                     Some(b) => rest::set_pull_body(&ctx.api, &ctx.repo, pull.number, b).await,
@@ -280,8 +294,41 @@ async fn body_and_thanks(
                     None => Ok(()),
                 }
             };
-            futures::try_join!(patch, react).map(drop)
+            futures::try_join!(patch, react, threads).map(drop)
         }
+    }
+}
+
+/// The plan's threads as the views mutation sends them: a `COMMENT` review on the commit
+/// the run audited (never approving or requesting changes), and the resolutions.
+fn threads_input(plan: &Plan, pull: Option<&NodeId>) -> Threads {
+    let drafts: Vec<Value> = plan
+        .threads
+        .post
+        .iter()
+        .map(|t| {
+            let mut draft =
+                json!({"path": t.path, "line": t.line, "side": "RIGHT", "body": t.body});
+            if let Some(start) = t.start_line {
+                draft["startLine"] = json!(start);
+                draft["startSide"] = json!("RIGHT");
+            }
+            draft
+        })
+        .collect();
+    let review = match (drafts.is_empty(), pull, &plan.review_commit) {
+        (false, Some(pr), Some(commit)) => Some(json!({
+            "pullRequestId": pr.as_str(),
+            "commitOID": commit.as_str(),
+            "event": "COMMENT",
+            "threads": drafts,
+        })),
+        _ => None,
+    };
+    Threads {
+        review,
+        resolve: plan.threads.resolve.clone(),
+        unresolve: plan.threads.unresolve.clone(),
     }
 }
 

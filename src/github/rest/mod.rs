@@ -32,6 +32,7 @@ use crate::ids::RepoName;
 pub(crate) const LIST_PULLS: &str = "GET /repos/{owner}/{repo}/pulls";
 pub(crate) const GET_PULL: &str = "GET /repos/{owner}/{repo}/pulls/{pull_number}";
 pub(crate) const PATCH_PULL: &str = "PATCH /repos/{owner}/{repo}/pulls/{pull_number}";
+pub(crate) const PULL_FILES: &str = "GET /repos/{owner}/{repo}/pulls/{pull_number}/files";
 pub(crate) const GET_CONTENT: &str = "GET /repos/{owner}/{repo}/contents/{path}";
 pub(crate) const GET_PERMISSION: &str =
     "GET /repos/{owner}/{repo}/collaborators/{username}/permission";

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{path, GET_PULL, LIST_PULLS, PATCH_PULL, PULLS_FOR_COMMIT};
+use super::{path, GET_PULL, LIST_PULLS, PATCH_PULL, PULLS_FOR_COMMIT, PULL_FILES};
 use crate::github::pages::Listing;
 use crate::github::{Api, Call, GitHubError};
 use crate::ids::{CommitSha, NodeId, PrNumber, RepoName};
@@ -152,4 +152,43 @@ pub(crate) async fn open_pulls(
         pulls.extend(page.into_iter().map(Pull::from).filter(|p| p.open));
     }
     Ok(pulls)
+}
+
+/// A file of a pull request's diff, with its patch (none for a binary or too large file).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub(crate) struct PullFile {
+    pub(crate) filename: String,
+    #[serde(default)]
+    pub(crate) patch: Option<String>,
+}
+
+/// Pages of 100 a thread's files are looked for in: GitHub lists at most 3,000 files of a
+/// pull request, and threads go on the files a run cites, which are rarely past the first.
+pub(crate) const PULL_FILES_PAGES: usize = 3;
+
+/// The pull request's files, read until every path of `wanted` is found (`None`: all of
+/// them), at most [`PULL_FILES_PAGES`] pages.
+///
+/// # Errors
+///
+/// [`GitHubError`] when GitHub cannot be reached, answers with a status this function
+/// does not expect, or sends an answer that cannot be read.
+pub(crate) async fn pull_files(
+    api: &Api,
+    repo: &RepoName,
+    number: PrNumber,
+    wanted: Option<&[String]>,
+) -> Result<Vec<PullFile>, GitHubError> {
+    let at = path(repo, &format!("pulls/{}/files?per_page=100", number.0));
+    let mut listing = Listing::new(api, PULL_FILES, &at, PULL_FILES_PAGES);
+    let mut files: Vec<PullFile> = Vec::new();
+    while let Some(answer) = listing.next_page().await? {
+        let page: Vec<PullFile> = answer.json(PULL_FILES)?;
+        files.extend(page);
+        let found = |w: &String| files.iter().any(|f| &f.filename == w);
+        if wanted.is_some_and(|w| w.iter().all(found)) {
+            break;
+        }
+    }
+    Ok(files)
 }

@@ -102,6 +102,7 @@ pub fn finding(id: &str, key_name: Option<&str>, blocking: bool) -> FindingSumma
         claim: "a claim".into(),
         required_outcome: None,
         verification_required: None,
+        late_since: None,
         evidence_refs: vec!["src/lib.rs:1".into()],
     }
 }

@@ -191,6 +191,7 @@ impl Fx {
             receipt_whole: None,
             commits: &[],
             awaited: &[],
+            versions: None,
         };
         let applied =
             transition::accept_report(&self.record, &self.index, input, &ctx, &self.policy)?;

@@ -116,6 +116,10 @@ pub struct State {
     /// The commits of a pull request with the accounts GitHub links to them, when a test
     /// sets them (by default: its head, by its author).
     pub pull_commits: BTreeMap<u64, Vec<auditloop_fake_github::graphql::PullCommitInfo>>,
+    /// The files each pull request changes, when a test sets them (`fake_reviews`).
+    pub pull_files: BTreeMap<u64, Vec<auditloop_fake_github::graphql::PullFile>>,
+    /// Reviews and their threads, made through GraphQL.
+    pub reviews: auditloop_fake_github::reviews::Reviews,
     /// GraphQL fields (`Type`, `field`) GitHub fails in its answers, a part at a time.
     pub graphql_failing: Vec<(String, String)>,
     /// The same, for the next GraphQL request only.
@@ -508,6 +512,7 @@ fn rest(state: &mut State, method: &str, path: &str, req: &Request, body: Value)
         .or_else(|| super::fake_hooks::route(state, method, &segs, req))
         .or_else(|| super::fake_dispatch::route(state, method, &segs, &body))
         .or_else(|| super::fake_installs::route(state, method, &segs, query))
+        .or_else(|| super::fake_reviews::route(state, method, &segs, query))
         .unwrap_or_else(|| route(state, method, &segs, body))
 }
 

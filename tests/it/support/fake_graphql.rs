@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use auditloop_fake_github::checks::CheckRuns;
 use auditloop_fake_github::git::GitRepo;
-use auditloop_fake_github::graphql::{self, PullCommitInfo, World};
+use auditloop_fake_github::graphql::{self, PullCommitInfo, PullFile, World};
+use auditloop_fake_github::reviews::Reviews;
 use serde_json::{json, Value};
 
 use super::deliveries::REPO;
@@ -102,6 +103,19 @@ impl World for State {
 
     fn check_runs_mut(&mut self) -> &mut CheckRuns {
         &mut self.check_runs
+    }
+
+    fn reviews(&self) -> &Reviews {
+        &self.reviews
+    }
+
+    fn reviews_mut(&mut self) -> &mut Reviews {
+        &mut self.reviews
+    }
+
+    fn pull_files(&self, repo: &str, number: u64) -> Vec<PullFile> {
+        let files = self.pull_files.get(&number).filter(|_| repo == REPO);
+        files.cloned().unwrap_or_default()
     }
 
     fn react(&mut self, comment: u64, content: &str) {

@@ -18,9 +18,28 @@ pub fn points(document: &str, variables: &Value) -> Option<u64> {
     Some(((requests + 50) / 100).max(1))
 }
 
+/// Whether `@skip`/`@include` leave the field out: GitHub scores the query it will run,
+/// as graphql-ruby's analysis does.
+fn skipped(directives: &apollo_compiler::ast::DirectiveList, variables: &Value) -> bool {
+    let flag = |name: &str| {
+        directives.get(name).and_then(|d| {
+            d.arguments
+                .iter()
+                .find(|a| a.name == "if")
+                .and_then(|a| match a.value.as_ref() {
+                    Literal::Boolean(b) => Some(*b),
+                    Literal::Variable(v) => variables[v.as_str()].as_bool(),
+                    _ => None,
+                })
+        })
+    };
+    flag("skip") == Some(true) || flag("include") == Some(false)
+}
+
 fn walk(selections: &[Selection], parents: u64, variables: &Value, requests: &mut u64) {
     for selection in selections {
         match selection {
+            Selection::Field(field) if skipped(&field.directives, variables) => {}
             Selection::Field(field) => {
                 let page = field
                     .arguments
@@ -57,4 +76,11 @@ fn github_documented_example_costs_what_github_says() {
     let q = "query($n: Int) { viewer { repositories(first: $n) { nodes { issues(first: 100) { nodes { labels(first: 100) { nodes { id } } } } } } } }";
     // 1 + 100 + 10,000 requests.
     assert_eq!(points(q, &v), Some(101));
+}
+
+#[test]
+fn a_field_left_out_by_its_directive_costs_nothing() {
+    let q = "query($t: Boolean!) { a: repository(owner: \"o\", name: \"n\") { issues(first: 100) @include(if: $t) { nodes { labels(first: 100) { nodes { name } } assignees(first: 100) { nodes { login } } } } } }";
+    assert_eq!(points(q, &serde_json::json!({"t": true})), Some(2));
+    assert_eq!(points(q, &serde_json::json!({"t": false})), Some(1));
 }

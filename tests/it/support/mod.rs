@@ -14,6 +14,7 @@ pub mod fake_hooks;
 pub mod fake_installs;
 pub mod fake_pages;
 pub mod fake_repo;
+pub mod fake_reviews;
 pub mod graphql_cost;
 pub mod harness;
 pub mod openapi;

@@ -69,6 +69,7 @@ pub fn finding(
         evidence_refs: refs.iter().map(std::string::ToString::to_string).collect(),
         required_outcome: Some(format!("{claim} no longer holds")),
         verification_required: Some("a test shows it".to_owned()),
+        late_since: None,
     }
 }
 

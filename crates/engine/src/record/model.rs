@@ -252,6 +252,11 @@ pub struct FindingSummary {
     pub required_outcome: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification_required: Option<String>,
+    /// First raised late (docs/reference.md#the-finding-ledger): every file its evidence
+    /// cites was unchanged since the candidate of this earlier run. Decided when the run
+    /// was accepted; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late_since: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -46,6 +46,8 @@ pub struct RepoConfig {
     pub auditor: auditor::AuditorConfig,
     /// Keep one "Audit dashboard" issue of the repository's open audits (docs/reference.md#the-audit-dashboard).
     pub dashboard: bool,
+    /// Which findings a run posts as review threads on the diff (docs/reference.md#review-threads).
+    pub review_threads: ReviewThreads,
 }
 
 impl Default for RepoConfig {
@@ -67,6 +69,7 @@ impl Default for RepoConfig {
             tech_debt_label: "tech-debt".into(),
             auditor: auditor::AuditorConfig::default(),
             dashboard: false,
+            review_threads: ReviewThreads::Blocking,
         }
     }
 }
@@ -114,6 +117,29 @@ impl RepoConfig {
     #[must_use]
     pub fn effective_assurance(&self, operator_min: Assurance) -> Assurance {
         effective_assurance(self.assurance, operator_min)
+    }
+}
+
+/// Which findings of a run get a review thread on the line they cite.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewThreads {
+    /// Blocking findings only: the ones a fixer must act on.
+    #[default]
+    Blocking,
+    All,
+    Off,
+}
+
+impl ReviewThreads {
+    /// Whether a finding that is `blocking` or not gets a thread.
+    #[must_use]
+    pub fn covers(self, blocking: bool) -> bool {
+        match self {
+            Self::Blocking => blocking,
+            Self::All => true,
+            Self::Off => false,
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 pub mod authority;
 pub mod digest;
 pub mod document;
+pub mod evidence_ref;
 pub mod from_handoff;
 pub mod handoff;
 pub mod intake;

@@ -6,6 +6,8 @@ use std::collections::BTreeSet;
 use super::limits::check_authorities;
 use super::{append, Applied, EventContext, Refusal};
 use crate::ids::{Artifact, AuditId, Login, TaskId, WorkUnit};
+use crate::ledger::late::{late_since, FileVersions};
+use crate::ledger::LedgerKey;
 use crate::record::{
     canonical_tasks, AuditState, EventKind, FindingSummary, Grade, HandoffCounts, HandoffMark,
     Index, InvocationFailure, LimitationSummary, Record, ReportRun,
@@ -41,6 +43,9 @@ pub struct ReportInput<'a> {
     /// The required checks that have not concluded `success` on the candidate, with where
     /// each stands (see [`crate::gate::evidence_awaited`]): the report waits for them.
     pub awaited: &'a [(String, String)],
+    /// The cited files' versions at the candidates, for whether a new finding is late
+    /// ([`crate::ledger::late::wanted`]); `None`: not read, and no finding is marked late.
+    pub versions: Option<&'a FileVersions>,
 }
 
 /// An account GitHub links to one of the pull request's commits.
@@ -305,6 +310,15 @@ pub fn accept_report(
                     evidence_refs: f.evidence_refs.clone(),
                     required_outcome: Some(f.required_outcome.clone()),
                     verification_required: Some(f.verification_required.clone()),
+                    late_since: input.versions.and_then(|v| {
+                        let key = LedgerKey::of_parts(f.key.as_ref(), &f.id);
+                        late_since(
+                            record,
+                            &report.candidate_artifact,
+                            (&key, &f.evidence_refs),
+                            v,
+                        )
+                    }),
                 })
                 .collect(),
             limitations: limitations

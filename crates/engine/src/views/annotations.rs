@@ -4,13 +4,13 @@ use crate::record::{FindingSummary, ReportRun};
 use crate::report::Severity;
 
 use super::escape::truncate;
+pub use crate::report::evidence_ref::parse_evidence_ref;
 
 /// GitHub accepts at most this many annotations per check-run request.
 pub const ANNOTATIONS_PER_REQUEST: usize = 50;
 
 const TITLE_CHARS: usize = 255;
 const MESSAGE_CHARS: usize = 2_000;
-const PATH_CHARS: usize = 1_024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnnotationLevel {
@@ -82,43 +82,6 @@ pub fn annotations(run: &ReportRun) -> Vec<Annotation> {
 /// The requests' worth of annotations: 50 at a time.
 pub fn annotation_batches(annotations: &[Annotation]) -> impl Iterator<Item = &[Annotation]> {
     annotations.chunks(ANNOTATIONS_PER_REQUEST)
-}
-
-/// `path:line` or `path:start-end` with a repository-relative path; anything else (URLs,
-/// absolute or escaping paths, line 0, reversed ranges) is `None`.
-#[must_use]
-pub fn parse_evidence_ref(text: &str) -> Option<(String, u32, u32)> {
-    let (path, lines) = text.trim().rsplit_once(':')?;
-    let (start, end) = if let Some((a, b)) = lines.split_once('-') {
-        (line_number(a)?, line_number(b)?)
-    } else {
-        let n = line_number(lines)?;
-        (n, n)
-    };
-    if end < start {
-        return None;
-    }
-    Some((safe_path(path)?, start, end))
-}
-
-fn line_number(text: &str) -> Option<u32> {
-    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok().filter(|n| *n >= 1)
-}
-
-fn safe_path(path: &str) -> Option<String> {
-    let path = path.strip_prefix("./").unwrap_or(path);
-    let hostile = path.is_empty()
-        || path.chars().count() > PATH_CHARS
-        || path.starts_with('/')
-        || path.contains(['\\', ':'])
-        || path.chars().any(char::is_control)
-        || path
-            .split('/')
-            .any(|part| part.is_empty() || part == "." || part == "..");
-    (!hostile).then(|| path.to_owned())
 }
 
 #[cfg(test)]

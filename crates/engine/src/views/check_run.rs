@@ -2,6 +2,7 @@
 //! latest run's findings, and annotations.
 
 use crate::gate::{Conclusion, Condition, GateResult, Outcome};
+use crate::ledger::Ledger;
 use crate::patterns::Library;
 use crate::record::{FindingSummary, Record};
 
@@ -96,6 +97,10 @@ pub fn check_run_with(
         summary.push_str("\n\n");
     }
     summary.push_str(&conditions_summary(&gate.conditions));
+    // Whether the loop converges, in one line (docs/reference.md#the-finding-ledger).
+    if let Some(line) = record.and_then(|r| Ledger::of(r).convergence().line()) {
+        summary.push_str(&format!("\n**Convergence:** {line}.\n"));
+    }
     let recurring: Vec<String> = latest
         .map(|run| {
             run.findings

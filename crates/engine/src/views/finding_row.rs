@@ -12,13 +12,8 @@ const REF_CHARS: usize = 120;
 pub(crate) const FINDING_HEADER: &str = "| Finding | Severity | Claim | Evidence |";
 
 /// `| id key | severity[, blocking] | claim | evidence |`, each cell escaped and bounded;
-/// the claim to `claim_chars`. A view with more columns appends its own cells.
-pub(crate) fn finding_row(f: &FindingSummary, claim_chars: usize) -> String {
-    finding_row_marked(f, claim_chars, None)
-}
-
-/// [`finding_row`] with `mark` (Markdown the view built, such as the recurring mark of
-/// `recurring.rs`) after the claim.
+/// the claim to `claim_chars`, with `mark` (Markdown the view built, such as the recurring
+/// mark of `recurring.rs`) after it. A view with more columns appends its own cells.
 pub(crate) fn finding_row_marked(
     f: &FindingSummary,
     claim_chars: usize,

@@ -19,6 +19,7 @@ pub mod residual;
 pub mod rounds;
 pub mod splice;
 pub mod stamp;
+pub mod threads;
 pub mod verdict;
 pub mod waivers;
 mod words;

@@ -5,8 +5,9 @@ use crate::record::{FindingSummary, Record};
 use crate::report::Severity;
 
 use super::escape::inline;
-use super::finding_row::{finding_row, FINDING_HEADER};
+use super::finding_row::{finding_row_marked, FINDING_HEADER};
 use super::links::ViewContext;
+use crate::ledger::{Ledger, LedgerKey};
 
 const CLAIM_CHARS: usize = 300;
 const TEXT_CHARS: usize = 200;
@@ -95,10 +96,15 @@ pub fn render(record: &Record, ctx: &ViewContext) -> String {
     );
     out.push_str(FINDING_HEADER);
     out.push_str(" Decided |\n| --- | --- | --- | --- | --- |\n");
+    let ledger = Ledger::of(record);
     for f in ordered(&run.findings) {
+        let late = ledger
+            .key(&LedgerKey::of(f))
+            .and_then(|k| k.late_since)
+            .map(|since| format!("late: its files were unchanged since round {since}"));
         out.push_str(&format!(
             "{} {} |\n",
-            finding_row(f, CLAIM_CHARS),
+            finding_row_marked(f, CLAIM_CHARS, late.as_deref()),
             decided(record, run.run, f, ctx),
         ));
     }

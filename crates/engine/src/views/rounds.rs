@@ -1,6 +1,7 @@
 //! The "Audit rounds" section (docs/reference.md#the-pr-body): a row per run, then the record's
 //! state, the budget and a link to the record.
 
+use crate::ledger::Ledger;
 use crate::record::{DispositionKind, Record};
 
 use super::escape::{inline, truncate};
@@ -26,21 +27,25 @@ pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     if runs.is_empty() {
         out.push_str("No runs yet.\n");
     } else {
-        // Five short columns fit a PR page; the rest of each round folds below.
-        out.push_str("| Round | Candidate | Verdict | Blocking / all | Grade |\n");
-        out.push_str("| --- | --- | --- | --- | --- |\n");
+        // Six short columns fit a PR page; the rest of each round folds below.
+        out.push_str(
+            "| Round | Candidate | Verdict | Blocking / all | New / carried / resolved | Grade |\n",
+        );
+        out.push_str("| --- | --- | --- | --- | --- | --- |\n");
+        let ledger = Ledger::of(record);
         for (_, run) in &runs {
             let mut verdict = legend::verdict(run.verdict);
             if run.handoff.is_handoff() {
                 verdict.push(&Md::lit(" (handoff)"));
             }
             out.push_str(&format!(
-                "| {} | {} | {} | {} / {} | {} |\n",
+                "| {} | {} | {} | {} / {} | {} | {} |\n",
                 run.run,
                 ctx.commit_link(&run.candidate_artifact),
                 verdict.as_markdown(),
                 words::tally(run).0,
                 words::tally(run).1,
+                ledger.counts(run.run).cell(),
                 legend::grade(run.grade).as_markdown(),
             ));
         }

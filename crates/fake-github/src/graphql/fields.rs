@@ -2,8 +2,8 @@
 //! (`RecordsCommit`, `RecordsLanded`, `FirstReads`, `Views`, `PacketReads`), read from the
 //! same state as the REST routes: git data in `commits` and `trees`, files, pull requests
 //! and check runs in `reads` and `packet`, the check-run mutations in `checks`, the body's
-//! update and the reaction in `writes`. Any other field or argument, valid in GitHub's
-//! schema or not, is refused as unserved.
+//! update and the reaction in `writes`, review threads in `reviews` and `review_writes`.
+//! Any other field or argument, valid in GitHub's schema or not, is refused as unserved.
 
 use serde_json::{Map, Value};
 
@@ -19,6 +19,8 @@ pub fn served(ty: &str, field: &str, given: &[&str]) -> Result<(), FieldError> {
         .chain(super::checks::SERVED)
         .chain(super::trees::SERVED)
         .chain(super::packet::SERVED)
+        .chain(super::reviews::SERVED)
+        .chain(super::review_writes::SERVED)
         .find(|(t, f, _)| *t == ty && *f == field)
     else {
         return Err(FieldError::unserved(&format!("{ty}.{field}")));
@@ -42,6 +44,8 @@ pub fn resolve(
         super::checks::resolve,
         super::trees::resolve,
         super::packet::resolve,
+        super::reviews::resolve,
+        super::review_writes::resolve,
     ];
     for resolver in resolvers {
         if let Some(done) = resolver(state, obj, field, args) {

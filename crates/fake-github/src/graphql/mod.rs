@@ -26,6 +26,9 @@ mod fields;
 mod obj;
 mod packet;
 mod reads;
+mod review_obj;
+mod review_writes;
+mod reviews;
 mod schema;
 mod trees;
 mod world;
@@ -33,7 +36,7 @@ mod writes;
 
 pub use checks::repository_id;
 pub use schema::SCHEMA;
-pub use world::{PullCommitInfo, World};
+pub use world::{PullCommitInfo, PullFile, World};
 
 /// Documents already validated, by their text: an app sends the same few again and again.
 static DOCUMENTS: LazyLock<Mutex<HashMap<String, Arc<Valid<ExecutableDocument>>>>> =

@@ -115,6 +115,11 @@ pub enum Obj {
         repo: String,
         oids: Vec<String>,
     },
+    /// A commit's open pull requests (`associatedPullRequests`), by number.
+    Pulls {
+        repo: String,
+        numbers: Vec<u64>,
+    },
     /// `updatePullRequest`'s answer.
     UpdatedPull {
         repo: String,
@@ -128,6 +133,8 @@ pub enum Obj {
         id: u64,
         created: bool,
     },
+    /// Reviews, their threads and comments, and the mutations' answers about them.
+    Review(super::review_obj::ReviewObj),
 }
 
 impl Obj {
@@ -160,11 +167,13 @@ impl Obj {
             Obj::CheckRun(_) => "CheckRun",
             Obj::App(_) => "App",
             Obj::Parents { .. } => "CommitConnection",
+            Obj::Pulls { .. } => "PullRequestConnection",
             Obj::UpdatedPull { .. } => "UpdatePullRequestPayload",
             Obj::AddedReaction(_) => "AddReactionPayload",
             Obj::Reaction(_) => "Reaction",
             Obj::RunPayload { created: true, .. } => "CreateCheckRunPayload",
             Obj::RunPayload { created: false, .. } => "UpdateCheckRunPayload",
+            Obj::Review(r) => r.type_name(),
         }
     }
 }

@@ -19,16 +19,20 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
     ("CheckRun", "permalink", &[]),
 ];
 
-/// `object(oid:)`: a commit the fake knows of (a pull request's head, a commit with check
-/// runs, or one of the records branch), else null.
-pub fn commit_by_oid(state: &dyn World, repo: &str, oid: &str) -> Resolved {
-    let known = state.pulls(repo).iter().any(|p| p["head"]["sha"] == oid)
+/// Whether the fake knows commit `oid` of `repo`: a pull request's head, a commit with
+/// check runs, or one of its git data.
+pub fn is_known_commit(state: &dyn World, repo: &str, oid: &str) -> bool {
+    state.pulls(repo).iter().any(|p| p["head"]["sha"] == oid)
         || state
             .check_runs()
             .iter()
             .any(|c| c.repo == repo && c.body["head_sha"] == oid)
-        || state.git(repo).is_some_and(|g| g.commits.contains_key(oid));
-    if known {
+        || state.git(repo).is_some_and(|g| g.commits.contains_key(oid))
+}
+
+/// `object(oid:)`: a commit the fake knows of ([`is_known_commit`]), else null.
+pub fn commit_by_oid(state: &dyn World, repo: &str, oid: &str) -> Resolved {
+    if is_known_commit(state, repo, oid) {
         Resolved::Object(Obj::Commit {
             repo: repo.to_owned(),
             oid: oid.to_owned(),

@@ -36,6 +36,9 @@ pub const SERVED: &[(&str, &str, &[&str])] = &[
     ("Bot", "login", &[]),
     ("PullRequestCommitConnection", "nodes", &[]),
     ("Commit", "checkSuites", &["first"]),
+    ("Commit", "associatedPullRequests", &["first"]),
+    ("PullRequestConnection", "nodes", &[]),
+    ("PullRequest", "isCrossRepository", &[]),
     ("Commit", "parents", &["first"]),
     ("CommitConnection", "nodes", &[]),
     ("CheckSuiteConnection", "pageInfo", &[]),
@@ -140,6 +143,26 @@ pub fn resolve(
                 bot: false,
             }),
         },
+        (Obj::Commit { repo, oid }, "associatedPullRequests") => {
+            // As `GET …/commits/{sha}/pulls` lists them: this repository's PRs on the commit.
+            let pulls = state.pulls(repo);
+            let listed = crate::pulls::for_commit(pulls.into_iter(), oid);
+            let first = page_size(args, "first", "associatedPullRequests")?;
+            Resolved::Object(Obj::Pulls {
+                repo: repo.clone(),
+                numbers: listed
+                    .iter()
+                    .filter_map(|p| p["number"].as_u64())
+                    .take(first)
+                    .collect(),
+            })
+        }
+        (Obj::Pulls { repo, numbers }, "nodes") => {
+            list(numbers.iter().map(|&number| Obj::PullRequest {
+                repo: repo.clone(),
+                number,
+            }))
+        }
         (Obj::Commit { repo, oid }, "checkSuites") => check_suites(state, (repo, oid), args)?,
         (Obj::CheckSuites { has_next, .. } | Obj::CheckRuns { has_next, .. }, "pageInfo") => {
             Resolved::Object(Obj::PageInfo {
@@ -182,8 +205,15 @@ fn is_branch_name(name: &str) -> bool {
             .any(|c| c.is_ascii_control() || " ~^:?*[\\".contains(c))
 }
 
+/// Whether `rev` is a full commit SHA.
+fn is_oid(rev: &str) -> bool {
+    rev.len() == 40 && rev.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// `object(expression: "<branch>:<path>")`: the file at `path` of `branch` as the contents
-/// API serves it (the same blob SHA), a `Tree` for a directory, or null.
+/// API serves it (the same blob SHA), a `Tree` for a directory, or null. A commit SHA for
+/// `<branch>` reads that commit's tree when the git data holds it; a commit known only by
+/// its SHA (a pull request's head) has the files the contents API serves at that ref.
 fn object(
     state: &dyn World,
     repo: &str,
@@ -198,12 +228,20 @@ fn object(
         .unwrap_or_default();
     let Some((branch, path)) = expression
         .split_once(':')
-        .filter(|(b, p)| is_branch_name(b) && !p.is_empty())
+        .filter(|(b, p)| (is_branch_name(b) || is_oid(b)) && !p.is_empty())
     else {
         return Err(FieldError::unserved(&format!(
-            "Repository.object(expression: {expression:?}): only `<branch>:<path>` is served"
+            "Repository.object(expression: {expression:?}): only `<branch>:<path>` and `<commit SHA>:<path>` are served"
         )));
     };
+    if is_oid(branch) {
+        if let Some(found) = super::trees::object_at_commit(state, repo, branch, path) {
+            return Ok(found);
+        }
+        if !super::packet::is_known_commit(state, repo, branch) {
+            return Ok(leaf(Value::Null));
+        }
+    }
     let files = state.files_at(repo, branch);
     if let Some(text) = files.get(path) {
         return Ok(Resolved::Object(Obj::Blob {
@@ -247,6 +285,9 @@ fn pull_field(
         "title" => leaf(pr["title"].clone()),
         "body" => leaf(json!(pr["body"].as_str().unwrap_or_default())),
         "headRefOid" => leaf(pr["head"]["sha"].clone()),
+        "isCrossRepository" => leaf(json!(
+            pr["head"]["repo"]["full_name"] != pr["base"]["repo"]["full_name"]
+        )),
         "baseRefName" => leaf(pr["base"]["ref"].clone()),
         // A deleted account is REST's `ghost` and GraphQL's null; a bot's GraphQL login is
         // its App's slug, without REST's `[bot]`.

@@ -1,5 +1,5 @@
 //! A commit's tree as GraphQL lists it (`Tree.entries`, `TreeEntry`) and a file of it
-//! (`Commit.file(path:)`), from the fake's flattened git trees: the same blob SHAs as the
+//! (`Commit.file(path:)`, `Repository.object(expression: "<oid>:<path>")`), from the fake's flattened git trees: the same blob SHAs as the
 //! REST tree listing, and its SHAs for directories.
 
 use serde_json::{json, Map, Value};
@@ -44,6 +44,29 @@ fn entry(state: &dyn World, repo: &str, root: &str, path: &str) -> Result<Option
         path: path.to_owned(),
         blob,
     }))
+}
+
+/// `object(expression: "<oid>:<path>")` for commit `oid` of the git data: the blob at
+/// `path`, its directory as a `Tree`, or null when the commit has no such path. `None`
+/// when the git data has no such commit.
+pub fn object_at_commit(state: &dyn World, repo: &str, oid: &str, path: &str) -> Option<Resolved> {
+    let git = state.git(repo)?;
+    let root = git.commits.get(oid)?.tree.clone();
+    let tree = git.trees.get(&root)?;
+    let path = path.trim_end_matches('/');
+    let prefix = format!("{path}/");
+    Some(match tree.get(path) {
+        Some(blob) => Resolved::Object(Obj::Blob {
+            oid: blob.clone(),
+            text: git.blobs.get(blob).cloned().unwrap_or_default(),
+        }),
+        None if tree.keys().any(|k| k.starts_with(&prefix)) => Resolved::Object(Obj::GitTree {
+            repo: repo.to_owned(),
+            root,
+            dir: path.to_owned(),
+        }),
+        None => Resolved::Leaf(Value::Null),
+    })
 }
 
 pub fn resolve(

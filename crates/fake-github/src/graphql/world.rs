@@ -6,6 +6,8 @@ use serde_json::Value;
 
 use crate::checks::CheckRuns;
 use crate::git::GitRepo;
+pub use crate::pulls::PullFile;
+use crate::reviews::Reviews;
 
 /// A commit of a pull request with the accounts GitHub links to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +33,14 @@ pub trait World {
     fn issue(&self, repo: &str, number: u64) -> Option<&Value>;
     fn check_runs(&self) -> &CheckRuns;
     fn check_runs_mut(&mut self) -> &mut CheckRuns;
+    /// Pull-request reviews and their threads.
+    fn reviews(&self) -> &Reviews;
+    fn reviews_mut(&mut self) -> &mut Reviews;
+    /// The files pull request `number` changes, in the listing's order: the diff a review
+    /// thread must sit in. By default none.
+    fn pull_files(&self, _repo: &str, _number: u64) -> Vec<PullFile> {
+        Vec::new()
+    }
     /// The App's reaction `content` (REST's name) on comment `comment`.
     fn react(&mut self, comment: u64, content: &str);
     /// A fresh id for a new object.

@@ -28,7 +28,7 @@ const CONTENTS: &[(&str, &str)] = &[
     ("EYES", "eyes"),
 ];
 
-fn unresolved(id: &str) -> FieldError {
+pub(super) fn unresolved(id: &str) -> FieldError {
     let message = format!("Could not resolve to a node with the global id of '{id}'");
     FieldError::github("NOT_FOUND", message, true)
 }
@@ -60,23 +60,24 @@ pub fn resolve(
 fn update_pull(state: &mut dyn World, input: &Value) -> Result<Resolved, FieldError> {
     only(input, &["pullRequestId", "body"], "UpdatePullRequestInput")?;
     let id = input["pullRequestId"].as_str().unwrap_or_default();
-    let (repo, number) = state
-        .repositories()
-        .into_iter()
-        .find_map(|repo| {
-            let number = state
-                .pulls(&repo)
-                .into_iter()
-                .find(|pr| pr["node_id"] == id)?["number"]
-                .as_u64()?;
-            Some((repo, number))
-        })
-        .ok_or_else(|| unresolved(id))?;
+    let (repo, number) = pull_by_node(state, id).ok_or_else(|| unresolved(id))?;
     let pr = state.pull_mut(&repo, number).expect("found");
     if let Some(body) = input.get("body").filter(|b| !b.is_null()) {
         pr["body"] = body.clone();
     }
     Ok(Resolved::Object(Obj::UpdatedPull { repo, number }))
+}
+
+/// The repository and number of the pull request whose node id is `id`.
+pub(super) fn pull_by_node(state: &dyn World, id: &str) -> Option<(String, u64)> {
+    state.repositories().into_iter().find_map(|repo| {
+        let number = state
+            .pulls(&repo)
+            .into_iter()
+            .find(|pr| pr["node_id"] == id)?["number"]
+            .as_u64()?;
+        Some((repo, number))
+    })
 }
 
 fn add_reaction(state: &mut dyn World, input: &Value) -> Result<Resolved, FieldError> {

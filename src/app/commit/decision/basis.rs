@@ -10,6 +10,7 @@ use crate::app::commit::commit_loop::Unwritten;
 use crate::app::commit::filing::IssueToFile;
 use crate::app::failure::Refused;
 use crate::app::reads::state::State;
+use crate::engine::ledger::late::FileVersions;
 use crate::engine::record::{has_delivery, Record};
 use crate::engine::transition as t;
 use crate::github::rest::Pull;
@@ -50,6 +51,8 @@ pub(crate) enum Need {
     /// The PR read again once the record was seen on this candidate (not the one it had
     /// when the PR was first read): someone rebound it in between, maybe to a newer head.
     PullAfter(PrNumber, Artifact),
+    /// The blobs of files at candidates, for whether a report's new findings are late.
+    Versions(Vec<(Artifact, String)>),
 }
 
 /// What the needs of one decision found; kept across attempts of one commit.
@@ -61,6 +64,8 @@ pub(crate) struct Facts {
     pub(super) issues: HashMap<String, Option<IssueNumber>>,
     /// Other records by id; `None`: missing or damaged.
     pub(super) records: HashMap<AuditId, Option<Record>>,
+    /// File versions read for the decision.
+    pub(super) versions: FileVersions,
     /// The PR as last read again, with the candidate the record was seen on just before
     /// (see [`Need::PullAfter`]): the PR as it stands for the views too.
     pub(super) pull_after: Option<(Artifact, Pull)>,
@@ -99,6 +104,21 @@ impl Facts {
         self.pull_after.as_ref().map(|(_, pull)| pull)
     }
 
+    /// The versions of `wanted`, from `ahead` (read with the first reads) or read for this
+    /// decision.
+    pub(crate) fn versions(
+        &self,
+        ahead: &FileVersions,
+        wanted: &[(Artifact, String)],
+    ) -> Result<FileVersions, Halt> {
+        let mut all = ahead.clone();
+        all.extend(self.versions.clone());
+        if all.holds(wanted) {
+            return Ok(all);
+        }
+        Err(Unwritten::Needs(Need::Versions(wanted.to_vec())))
+    }
+
     pub(crate) fn issue(&self, wanted: IssueToFile) -> Result<Option<IssueNumber>, Halt> {
         match self.issues.get(&wanted.key()) {
             Some(n) => Ok(*n),
@@ -131,6 +151,9 @@ pub(super) struct DecisionInputs {
 pub(crate) struct ReportReads {
     pub(crate) commits: Vec<t::CommitIdentity>,
     pub(crate) awaited: Vec<(String, String)>,
+    /// The cited files' versions read ahead (whether a new finding is late); what they
+    /// lack the decision asks for ([`Need::Versions`]).
+    pub(crate) versions: FileVersions,
 }
 
 /// The problems as a Markdown list, each problem's words escaped (they quote the report).

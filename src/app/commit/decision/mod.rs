@@ -57,6 +57,10 @@ pub(crate) async fn fetch(ctx: &Ctx, facts: &Mutex<Facts>, need: Need) -> Result
             let pull = rest::get_pull(&ctx.api, &ctx.repo, number).await?;
             lock().pull_after = Some((seen, pull));
         }
+        Need::Versions(pairs) => {
+            let read = crate::github::file_versions::read(&ctx.api, &ctx.repo, &pairs).await?;
+            lock().versions.extend(read);
+        }
         Need::Record(id, pr) => {
             let loaded = loading::load(ctx, pr, Some(&id)).await?;
             let record = loaded.ok().and_then(|s| s.named).and_then(Result::ok);

@@ -13,6 +13,8 @@ use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::ReportPayload;
+use crate::engine::ledger::late;
+use crate::engine::ledger::LedgerKey;
 use crate::engine::receipt::{verify, ReceiptContext, TrustStore};
 use crate::engine::record::{EventKind, HandoffCounts, Record};
 use crate::engine::report::{
@@ -36,6 +38,23 @@ pub(super) fn decide(
     }
 }
 
+/// The report, or the refusal that lists its problems.
+fn parse_or_refuse(text: &str) -> Result<Intake, Refused> {
+    parse_report(text).map_err(|problems| {
+        Refused::new(
+            format!(
+                "the report is not a valid auditor_report_v1 ({} problem{})",
+                problems.len(),
+                if problems.len() == 1 { "" } else { "s" }
+            ),
+            crate::md!(
+                "correct these and post the report again:\n\n{}",
+                problems_text(&problems)
+            ),
+        )
+    })
+}
+
 /// A JSON report: parsed and refused now if malformed; its receipt verified and the
 /// decision records it cites read in the commit loop, against the latest index.
 fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision, CommandFailure> {
@@ -49,19 +68,7 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
         report_reads,
         ..
     } = inputs;
-    let intake = parse_report(text).map_err(|problems| {
-        Refused::new(
-            format!(
-                "the report is not a valid auditor_report_v1 ({} problem{})",
-                problems.len(),
-                if problems.len() == 1 { "" } else { "s" }
-            ),
-            crate::md!(
-                "correct these and post the report again:\n\n{}",
-                problems_text(&problems)
-            ),
-        )
-    })?;
+    let intake = parse_or_refuse(text)?;
     let cites = cites_decision(ctx, &intake);
     let repo = ctx.repo.clone();
     // The App always has a trust store; an empty one pins no key, so verifies nothing.
@@ -77,7 +84,8 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
             let record = current(state, &delivery)?;
             let verified = verified_receipt(state, &intake, &repo, now, &trust)?;
             let decisions = if cites { facts.decisions()? } else { &none };
-            let input = ReportInput {
+            let wanted = versions_wanted(record, &intake.report);
+            let input = |versions| ReportInput {
                 report: &intake.report,
                 digest: intake.digest.as_str(),
                 receipt: verified.as_ref(),
@@ -87,13 +95,34 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
                 receipt_whole: intake.receipt.as_ref(),
                 commits: &report_reads.commits,
                 awaited: &report_reads.awaited,
+                versions,
             };
-            let applied =
-                t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
+            let accept = |versions| {
+                t::accept_report(record, &state.index, input(versions), &event, &policy)
+                    .map_err(refusal)
+            };
+            let versions = match facts.versions(&report_reads.versions, &wanted) {
+                Ok(versions) => versions,
+                // Nothing is read for a report the records refuse.
+                Err(need) => {
+                    accept(None)?;
+                    return Err(need);
+                }
+            };
+            let applied = accept(Some(&versions))?;
             let extra = stored_report(&applied, &intake.report);
             Ok(change_files(&applied, &state.index, &view, extra))
         }),
     })
+}
+
+/// The file versions whether the report's new findings are late is decided on.
+fn versions_wanted(record: &Record, report: &Report) -> Vec<(Artifact, String)> {
+    let findings = report.findings.iter().map(|f| {
+        let key = LedgerKey::of_parts(f.key.as_ref(), &f.id);
+        (key, f.evidence_refs.as_slice())
+    });
+    late::wanted(record, &report.candidate_artifact, findings)
 }
 
 /// Whether the report cites a decision record: only then are the decision records on the
@@ -194,6 +223,7 @@ fn handoff(
                 receipt_whole: None,
                 commits: &report_reads.commits,
                 awaited: &report_reads.awaited,
+                versions: None,
             };
             let applied =
                 t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;

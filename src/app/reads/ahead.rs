@@ -1,0 +1,107 @@
+//! What a command's decision and views read ahead, beside its first reads
+//! (docs/reference.md#review-threads): the PR's review threads, the diff's lines a thread
+//! may go on, and the versions of the files a report's new findings cite (whether one is
+//! late). Each is asked only for a command that uses it: a report reads all three, `waive`
+//! and `resolve` the threads they may resolve.
+
+use crate::app::context::Ctx;
+use crate::commands::{ParsedCommand, ReportPayload};
+use crate::engine::layout::record_path;
+use crate::engine::ledger::late;
+use crate::engine::ledger::LedgerKey;
+use crate::engine::record::{load_record, Index, Record};
+use crate::engine::repo_config::ReviewThreads;
+use crate::engine::report::evidence_ref::parse_evidence_ref;
+use crate::engine::report::{parse_report, Report};
+use crate::engine::views::threads::Diff;
+use crate::github::rest;
+use crate::github::GitHubError;
+use crate::ids::{Artifact, PrNumber};
+
+/// What to ask ahead for one command.
+#[derive(Debug, Default)]
+pub(crate) struct Wants {
+    pub(crate) threads: bool,
+    /// The files whose patch the threads need.
+    pub(crate) files: Vec<String>,
+    pub(crate) versions: Vec<(Artifact, String)>,
+}
+
+/// The repository's review-thread setting as this process last read it.
+fn setting(ctx: &Ctx) -> ReviewThreads {
+    ctx.config
+        .as_ref()
+        .map_or(ReviewThreads::default(), |c| c.review_threads)
+}
+
+/// What `command` reads ahead on PR `pr`.
+pub(crate) fn wants(ctx: &Ctx, command: &ParsedCommand, pr: PrNumber) -> Wants {
+    let setting = setting(ctx);
+    match command {
+        ParsedCommand::Report {
+            payload: ReportPayload::Json(text),
+            ..
+        } => {
+            let Ok(intake) = parse_report(text) else {
+                return Wants::default();
+            };
+            report_wants(ctx, &intake.report, setting, pr)
+        }
+        ParsedCommand::Waive { .. } | ParsedCommand::Resolve { .. } => Wants {
+            threads: setting != ReviewThreads::Off,
+            ..Wants::default()
+        },
+        _ => Wants::default(),
+    }
+}
+
+fn report_wants(ctx: &Ctx, report: &Report, setting: ReviewThreads, pr: PrNumber) -> Wants {
+    let files = report
+        .findings
+        .iter()
+        .filter(|f| setting.covers(f.blocking))
+        .filter_map(|f| f.evidence_refs.first().and_then(|r| parse_evidence_ref(r)))
+        .map(|(path, _, _)| path)
+        .collect();
+    let versions = known_record(ctx, pr).map_or_else(Vec::new, |record| {
+        let findings = report.findings.iter().map(|f| {
+            (
+                LedgerKey::of_parts(f.key.as_ref(), &f.id),
+                f.evidence_refs.as_slice(),
+            )
+        });
+        late::wanted(&record, &report.candidate_artifact, findings)
+    });
+    Wants {
+        threads: setting != ReviewThreads::Off,
+        files,
+        versions,
+    }
+}
+
+/// The PR's record as this process last knew it: its candidates tell which versions a
+/// report's findings are judged on. A guess: the decision asks for what it lacks.
+fn known_record(ctx: &Ctx, pr: PrNumber) -> Option<Record> {
+    let cache = &ctx.memory.records;
+    let branch = ctx.records_branch();
+    let index = cache.known_file(&ctx.repo, branch, crate::engine::layout::INDEX_PATH)?;
+    let id = Index::parse(&index).ok()?.record_for_pull(pr)?.clone();
+    let text = cache.known_file(&ctx.repo, branch, &record_path(&id))?;
+    load_record(&text).ok()
+}
+
+/// Reads the patches of `wants.files`, beside the first reads.
+pub(crate) async fn read_diff(ctx: &Ctx, pr: PrNumber, wants: &Wants) -> Result<(), GitHubError> {
+    if wants.files.is_empty() {
+        return Ok(());
+    }
+    let files = rest::pull_files(&ctx.api, &ctx.repo, pr, Some(&wants.files)).await?;
+    let mut diff = Diff::default();
+    for f in &files {
+        if let Some(patch) = &f.patch {
+            diff.add_patch(&f.filename, patch);
+        }
+    }
+    ctx.delivery_cache.ahead.saw_diff(diff);
+    Ok(())
+}

@@ -92,11 +92,14 @@ async fn concurrent_commands_on_two_prs_take_turns_on_the_shared_branch_and_all_
     l.gh.set_delay(std::time::Duration::ZERO);
     // On a busy machine a delivery may wait past the lane's 3 s and be queued (`202`, as the
     // contract allows); the queue carries it out.
-    assert!(statuses.iter().all(|s| *s == 200 || *s == 202), "{statuses:?}");
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 202),
+        "{statuses:?}"
+    );
     let landed = |l: &Loop| {
-        comments.iter().all(|(id, pr, ..)| {
-            l.events_of(if *pr == 42 { "AUD-1" } else { "AUD-2" }, id) == 1
-        })
+        comments
+            .iter()
+            .all(|(id, pr, ..)| l.events_of(if *pr == 42 { "AUD-1" } else { "AUD-2" }, id) == 1)
     };
     for _ in 0..600 {
         if landed(&l) {

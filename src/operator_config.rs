@@ -5,10 +5,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod credentials;
+mod problems;
 mod resolve;
 
+pub use problems::ConfigError;
+pub use resolve::ServeConfig;
 pub(crate) use resolve::{listen, LogConfig, LogFormat};
-pub use resolve::{ConfigError, ServeConfig};
 
 /// One operator setting: its flag, its environment names, its default and its `--help`
 /// text, each written here only. The settings tables of README.md and docs/reference.md
@@ -74,9 +77,34 @@ impl Setting {
         flag: Option<String>,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Option<String> {
-        flag.or_else(|| self.env.iter().find_map(|n| env(n)))
-            .filter(|v| !v.trim().is_empty())
+        self.given(flag, env).map(|g| g.value)
     }
+
+    /// As [`Setting::read`], with the name the value came from: `--flag`, or the
+    /// environment name that held it, so that an error names what the operator set.
+    #[must_use]
+    pub(crate) fn given(
+        &self,
+        flag: Option<String>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<Given> {
+        let (value, from) = match flag {
+            Some(value) => (value, format!("--{}", self.flag)),
+            None => self
+                .env
+                .iter()
+                .find_map(|n| env(n).map(|v| (v, (*n).to_owned())))?,
+        };
+        (!value.trim().is_empty()).then_some(Given { value, from })
+    }
+}
+
+/// A setting's value and where it came from.
+#[derive(Debug, Clone)]
+pub(crate) struct Given {
+    pub(crate) value: String,
+    /// `--flag` or the environment variable's name.
+    pub(crate) from: String,
 }
 
 pub(crate) const DEFAULT_API_URL: &str = "https://api.github.com";
@@ -240,4 +268,26 @@ pub struct LogArgs {
     pub(crate) log: Option<String>,
     #[arg(long, global = true, help = LOG_FORMAT.help_text())]
     pub(crate) log_format: Option<String>,
+}
+
+impl ServeArgs {
+    /// The first flag given on the command line, without its dashes; `None` when none is.
+    #[must_use]
+    pub(crate) fn first_given(&self) -> Option<&'static str> {
+        let given = [
+            (APP_ID.flag, self.app_id.is_some()),
+            (PRIVATE_KEY.flag, self.private_key.is_some()),
+            (PRIVATE_KEY_PATH.flag, self.private_key_path.is_some()),
+            (WEBHOOK_SECRET.flag, self.webhook_secret.is_some()),
+            (WEBHOOK_SECRET_FILE.flag, self.webhook_secret_file.is_some()),
+            (GITHUB_API_URL.flag, self.github_api_url.is_some()),
+            (LISTEN.flag, self.listen.is_some()),
+            (TRUST_STORE.flag, self.trust_store.is_some()),
+            (MIN_ASSURANCE.flag, self.min_assurance.is_some()),
+            (REDELIVER_INTERVAL.flag, self.redeliver_interval.is_some()),
+            (RECONCILE_INTERVAL.flag, self.reconcile_interval.is_some()),
+            (WRITE_GAP.flag, self.write_gap_ms.is_some()),
+        ];
+        given.iter().find(|(_, set)| *set).map(|(flag, _)| *flag)
+    }
 }

@@ -4,6 +4,8 @@
 use std::process::ExitCode;
 
 use crate::mcp::{serve, Remote};
+use crate::remote::api_url;
+use crate::remote::exit_codes::USAGE;
 use crate::remote::status::AssuranceArg;
 
 #[derive(clap::Args, Debug)]
@@ -19,20 +21,37 @@ pub(crate) struct McpArgs {
     pub(crate) assurance: AssuranceArg,
 }
 
+impl McpArgs {
+    /// What can be checked before serving: the API URL and `--min-assurance`.
+    ///
+    /// # Errors
+    ///
+    /// A usage error naming what is wrong.
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
+        api_url::checked(api_url::FLAG, &self.github_api_url)?;
+        self.assurance.resolve()?;
+        Ok(())
+    }
+}
+
 /// Serves until the client closes the connection. A missing token is not fatal: each tool
 /// that needs GitHub says so, and `validate_report` works without one.
 #[must_use]
 pub(crate) fn run(args: &McpArgs) -> ExitCode {
-    let operator_min = match args.assurance.resolve() {
-        Ok(min) => min,
+    let checked = args.assurance.resolve().and_then(|min| {
+        let url = api_url::checked(api_url::FLAG, &args.github_api_url)?;
+        Ok((min, url))
+    });
+    let (operator_min, github_api_url) = match checked {
+        Ok(checked) => checked,
         Err(e) => {
             eprintln!("auditloop: {e}");
-            return ExitCode::from(2);
+            return ExitCode::from(USAGE);
         }
     };
     let remote = Remote {
         token: args.token.clone(),
-        github_api_url: args.github_api_url.clone(),
+        github_api_url,
         operator_min,
     };
     super::block_on(serve(remote))

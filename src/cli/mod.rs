@@ -2,12 +2,15 @@
 
 pub mod healthcheck;
 pub mod keygen;
+mod logs;
 mod mcp;
+pub mod preflight;
 pub mod root;
 pub mod serve;
 pub mod setup;
 pub mod sign;
 pub mod validate;
+pub mod validate_receipt;
 
 /// Runs a long-lived command on a multi-threaded runtime; its error is printed on one line.
 pub(crate) fn block_on(

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::app::AuditApp;
 use crate::engine::receipt::TrustStore;
+use crate::engine::repo_config::Assurance;
 use crate::github::{GitHubApp, GitHubSettings, RetryPolicy};
 use crate::metrics::Metrics;
 use crate::operator_config::{ServeArgs, ServeConfig};
@@ -56,6 +57,20 @@ pub(crate) fn build(config: &ServeConfig) -> anyhow::Result<Running> {
                 .map_err(|e| anyhow::anyhow!("AUDITLOOP_TRUST_STORE: {}: {e}", path.display()))?
         }
     };
+    if config.min_assurance == Assurance::Hardened && trust.is_empty() {
+        anyhow::bail!(
+            "AUDITLOOP_MIN_ASSURANCE is hardened but the trust store {} holds no key: no receipt would verify, so every report would be refused",
+            config.trust_store.as_ref().map_or(String::new(), |p| p.display().to_string())
+        );
+    }
+    // What this process runs as, never a secret.
+    tracing::info!(
+        app_id = config.app_id,
+        api_url = %config.github_api_url,
+        min_assurance = config.min_assurance.as_str(),
+        trusted_keys = trust.len(),
+        "auditloop starting"
+    );
     let metrics = Metrics::new();
     let github = GitHubApp::new(
         GitHubSettings {

@@ -10,6 +10,7 @@ use chrono::{Duration, Utc};
 use crate::engine::receipt::{is_valid_key_id, sign_report, signing_key_from_pem};
 use crate::engine::report::parse_report;
 use crate::ids::RepoName;
+use crate::remote::exit_codes::Usage;
 
 #[derive(clap::Args, Debug)]
 pub struct SignArgs {
@@ -43,7 +44,7 @@ pub fn run(args: &SignArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
         );
     }
     let pem = std::fs::read_to_string(&args.key)
-        .with_context(|| format!("reading {}", args.key.display()))?;
+        .map_err(|e| Usage(format!("cannot read {}: {e}", args.key.display())))?;
     let key =
         signing_key_from_pem(&pem).with_context(|| format!("reading {}", args.key.display()))?;
     let text = crate::remote::read_input(&args.report)?;

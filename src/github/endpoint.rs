@@ -8,6 +8,20 @@ use octocrab::Octocrab;
 
 use crate::github::error::GitHubError;
 
+/// `text` as a REST base URL without its trailing `/`, or what is wrong with it (for the
+/// caller to prefix with where it came from). Octocrab takes a URL without a scheme or host
+/// and panics on its first request, so every command checks it first, with these words.
+pub(crate) fn rest_base(text: &str) -> Result<String, String> {
+    let url = text.trim();
+    let parsed: http::Uri = url.parse().map_err(|_| format!("{url:?} is not a URL"))?;
+    if parsed.scheme().is_none() || parsed.host().is_none() {
+        return Err(format!(
+            "{url:?} needs a scheme and host, e.g. https://ghe.example.com/api/v3"
+        ));
+    }
+    Ok(url.trim_end_matches('/').to_owned())
+}
+
 /// The path GraphQL is served at, under whichever base.
 pub(crate) const GRAPHQL_PATH: &str = "/graphql";
 

@@ -23,6 +23,7 @@ pub(crate) struct PullInput {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ValidateInput {
     /// The `auditor_report_v1` report, as a JSON object (not a string).
+    #[schemars(schema_with = "report_schema")]
     pub(crate) report: Map<String, Value>,
 }
 
@@ -34,11 +35,20 @@ pub(crate) struct PostInput {
     /// The pull request number.
     pub(crate) pr: u64,
     /// The `auditor_report_v1` report, as a JSON object (not a string).
+    #[schemars(schema_with = "report_schema")]
     pub(crate) report: Map<String, Value>,
     /// Post nothing when run N of the record already exists, so that a repeated dispatch
     /// never spends the budget twice.
     #[serde(default)]
     pub(crate) expect_run: Option<u32>,
+}
+
+/// The input schema of a tool's `report`: the report's own JSON Schema
+/// (`schema/auditor_report_v1.schema.json`), every field described, its `$ref`s inlined so
+/// that it stands inside the tool's schema.
+fn report_schema(_: &mut SchemaGenerator) -> Schema {
+    Schema::try_from(crate::engine::report::schema::inlined_schema())
+        .unwrap_or_else(|_| json_schema!({"type": "object"}))
 }
 
 /// One broken rule, as `auditloop validate` prints it (`rule: path: message`).

@@ -1,4 +1,4 @@
-//! The four tools (docs/reference.md#auditloop-mcp). Each answers with the words and data the matching command
+//! The five tools (docs/reference.md#auditloop-mcp). Each answers with the words and data the matching command
 //! prints, through the same functions; a failure is a result with `isError: true`, never a
 //! protocol error, so an agent reads what went wrong and the server keeps serving.
 

@@ -7,6 +7,8 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context as _};
 use secrecy::SecretString;
 
+use super::api_url;
+use super::exit_codes::Usage;
 use crate::engine::layout::{record_path, reports_dir, INDEX_PATH, PATTERNS_PATH};
 use crate::engine::patterns::Library;
 use crate::engine::record::{Index, Record};
@@ -37,16 +39,37 @@ pub(crate) struct RemoteArgs {
     pub(crate) records_branch: Option<String>,
 }
 
+/// The token given, trimmed.
+///
+/// # Errors
+///
+/// A [`Usage`] error when none is given.
+pub(crate) fn token(token: Option<&str>) -> Result<SecretString, Usage> {
+    match token.map(str::trim).filter(|t| !t.is_empty()) {
+        Some(token) => Ok(SecretString::from(token.to_owned())),
+        None => Err(Usage("no token: pass --token or set GITHUB_TOKEN".into())),
+    }
+}
+
 impl RemoteArgs {
+    /// What can be checked before any call: a token and an API URL that is a URL.
+    ///
     /// # Errors
     ///
-    /// When no token is given or the client cannot be built for the API URL.
+    /// A [`Usage`] error naming what is wrong.
+    pub(crate) fn check(&self) -> Result<(), Usage> {
+        token(self.token.as_deref())?;
+        api_url::checked(api_url::FLAG, &self.github_api_url)?;
+        Ok(())
+    }
+
+    /// # Errors
+    ///
+    /// When no token is given, the API URL is no URL, or the client cannot be built.
     pub(crate) fn api(&self) -> anyhow::Result<Api> {
-        let Some(token) = self.token.as_deref().filter(|t| !t.trim().is_empty()) else {
-            bail!("no token: pass --token or set GITHUB_TOKEN");
-        };
-        let token = SecretString::from(token.trim().to_owned());
-        token_api(&self.github_api_url, &token, Duration::from_secs(20)).map_err(|e| anyhow!("{e}"))
+        let token = token(self.token.as_deref())?;
+        let url = api_url::checked(api_url::FLAG, &self.github_api_url)?;
+        token_api(&url, &token, Duration::from_secs(20)).map_err(|e| anyhow!("{e}"))
     }
 
     /// `--records-branch`, else the repository configuration's, else the default.

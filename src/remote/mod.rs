@@ -3,7 +3,10 @@
 //! status of a PR or a repository. `cli/` and `mcp/` call these; neither names the other's
 //! operations (docs/reference.md#command-line).
 
+pub(crate) mod api_url;
 pub(crate) mod connection;
+pub mod exit_codes;
+pub(crate) mod failure;
 pub(crate) mod packet;
 pub mod post;
 mod post_error;
@@ -14,14 +17,20 @@ use std::io::Read as _;
 use std::path::Path;
 
 /// Reads a report from a file, or from standard input for `-`.
+///
+/// # Errors
+///
+/// A [`exit_codes::Usage`] error when the file cannot be read: the command line named a
+/// file that is not there, or not text.
 pub(crate) fn read_input(path: &Path) -> anyhow::Result<String> {
-    use anyhow::Context as _;
+    use exit_codes::Usage;
     if path == Path::new("-") {
         let mut text = String::new();
         std::io::stdin()
             .read_to_string(&mut text)
-            .context("reading the report from standard input")?;
+            .map_err(|e| Usage(format!("reading the report from standard input: {e}")))?;
         return Ok(text);
     }
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+    Ok(std::fs::read_to_string(path)
+        .map_err(|e| Usage(format!("cannot read {}: {e}", path.display())))?)
 }

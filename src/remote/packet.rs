@@ -11,6 +11,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::connection::{load_on, run_async, RemoteArgs, Rules};
+use super::failure::explained;
 use crate::engine::packet::{packet, PacketSource};
 use crate::engine::packet_context;
 use crate::engine::packet_delta::{changed_since, last_audited, packet_patterns, Delta, DeltaFile};
@@ -134,11 +135,13 @@ async fn context(
 ///
 /// When the token is missing, a GitHub read fails, or the output cannot be written.
 pub(crate) fn run(args: &PacketArgs, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
+    let remote = &args.remote;
     let text = run_async(async {
-        let api = args.remote.api()?;
-        let value = packet_json(&args.remote, &api).await?;
+        let api = remote.api()?;
+        let value = packet_json(remote, &api).await?;
         Ok(serde_json::to_string_pretty(&value)?)
-    })?;
+    })
+    .map_err(|e| explained(e, &remote.repo, Some(remote.pr)))?;
     writeln!(out, "{text}")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::anyhow;
 
 use super::connection::{load, run_async, RemoteArgs};
+use super::failure::explained;
 use crate::engine::report::{parse_report, Problem};
 use crate::github::{rest, Api};
 use crate::ids::PrNumber;
@@ -133,7 +134,9 @@ pub(crate) fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCo
             invocation: args.invocation.as_deref(),
             expect_run: args.expect_run,
         };
-        writeln!(out, "{}", super::post_error::run(&args.remote, &failed)?)?;
+        let line = super::post_error::run(&args.remote, &failed)
+            .map_err(|e| explained(e, &args.remote.repo, Some(args.remote.pr)))?;
+        writeln!(out, "{line}")?;
         return Ok(ExitCode::SUCCESS);
     };
     let text = super::read_input(report)?;
@@ -151,7 +154,8 @@ pub(crate) fn run(args: &PostArgs, out: &mut dyn Write) -> anyhow::Result<ExitCo
     let sent = run_async(async {
         let api = args.remote.api()?;
         send(&args.remote, &api, &body, args.expect_run).await
-    })?;
+    })
+    .map_err(|e| explained(e, &args.remote.repo, Some(args.remote.pr)))?;
     writeln!(out, "{}", sent.message)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,9 +3,10 @@
 //! The app records it as an invocation failure: no run is spent and the check run shows the
 //! reason, so a missing setup step is a visible blocking condition, never a verdict.
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 
 use super::connection::{load, run_async, RemoteArgs};
+use super::exit_codes::Usage;
 use crate::github::rest;
 use crate::ids::{Artifact, AuditId, PrNumber};
 
@@ -59,14 +60,17 @@ pub(crate) struct Failed<'a> {
 pub(crate) fn run(remote: &RemoteArgs, failed: &Failed<'_>) -> anyhow::Result<String> {
     let reason = failed.reason;
     if reason.trim().is_empty() {
-        bail!("--error needs a reason: what the auditor could not do, and how to set it up");
+        return Err(Usage(
+            "--error needs a reason: what the auditor could not do, and how to set it up".into(),
+        )
+        .into());
     }
     let invocation = failed
         .invocation
         .map(str::trim)
         .filter(|r| !r.is_empty() && !r.contains(char::is_whitespace))
         .ok_or_else(|| {
-            anyhow!("--error needs --invocation REF (or AUDITLOOP_INVOCATION_REF), one word")
+            Usage("--error needs --invocation REF (or AUDITLOOP_INVOCATION_REF), one word".into())
         })?;
     run_async(async {
         let api = remote.api()?;

@@ -1,15 +1,17 @@
 //! `auditloop status --repo OWNER/REPO [--pr N] [--json]`: without `--pr`, every audited
 //! open PR in the dashboard's sections; with it, the gate of the PR's head as the
 //! app computes it now, read-only (docs/reference.md#command-line). Exits 0 when it passes, 1 when it does
-//! not, 2 when it cannot tell (no access, damaged records). The `gate_status` tool (`mcp`)
-//! answers with the same [`status`].
+//! not, 2 on a usage error, 3 when it cannot tell (no access, damaged records). The
+//! `gate_status` tool (`mcp`) answers with the same [`status`].
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 
 use super::connection::{run_async, RemoteArgs};
+use super::exit_codes::{code_of, Usage, CANNOT_TELL};
+use super::failure::explain;
 use super::status_view::GateStatus;
 use crate::app::dashboard::RepoNow;
 use crate::app::{gate_now, GateNow};
@@ -46,6 +48,17 @@ pub(crate) struct StatusArgs {
 }
 
 impl StatusArgs {
+    /// What can be checked before any call: the token, the API URL, `--min-assurance`.
+    ///
+    /// # Errors
+    ///
+    /// A usage error naming what is wrong.
+    pub(crate) fn check(&self) -> anyhow::Result<()> {
+        self.remote(0).check()?;
+        self.assurance.resolve()?;
+        Ok(())
+    }
+
     /// The PR's target, as `packet` and `post` take it.
     fn remote(&self, pr: u64) -> RemoteArgs {
         RemoteArgs {
@@ -74,9 +87,10 @@ impl AssuranceArg {
         match self.min_assurance.as_deref().map(str::trim) {
             None | Some("" | "standard") => Ok(Assurance::Standard),
             Some("hardened") => Ok(Assurance::Hardened),
-            Some(other) => {
-                bail!("--min-assurance must be `standard` or `hardened`, not `{other}`")
-            }
+            Some(other) => Err(Usage(format!(
+                "--min-assurance must be `standard` or `hardened`, not `{other}`"
+            ))
+            .into()),
         }
     }
 }
@@ -136,8 +150,6 @@ pub(crate) fn damaged_words(why: &str) -> String {
     format!("cannot tell: the audit records are damaged: {why}")
 }
 
-const CANNOT_TELL: u8 = 2;
-
 /// Every open PR with a record, in the dashboard's sections (docs/reference.md#the-audit-dashboard).
 ///
 /// # Errors
@@ -166,7 +178,34 @@ pub(crate) fn repo_json(now: &RepoNow) -> serde_json::Value {
     serde_json::json!({ "pulls": now.pulls })
 }
 
-/// Prints every audited PR and exits 0 when all pass, 1 when one does not, 2 when it
+/// `{"error", "exit_code"}`, what `status --json` prints when it has no answer.
+#[must_use]
+pub(crate) fn error_json(words: &str, code: u8) -> String {
+    serde_json::json!({ "error": words, "exit_code": code }).to_string()
+}
+
+/// Says why there is no answer: one line on standard error and, with `--json`, the
+/// [`error_json`] on standard output.
+pub(crate) fn refuse(json: bool, out: &mut dyn Write, words: &str, code: u8) -> ExitCode {
+    eprintln!("auditloop: {words}");
+    if json {
+        let _ = writeln!(out, "{}", error_json(words, code));
+    }
+    ExitCode::from(code)
+}
+
+/// [`refuse`] for a read that failed: a usage error as it is, else cannot tell and why.
+fn unread(args: &StatusArgs, out: &mut dyn Write, e: &anyhow::Error) -> ExitCode {
+    let code = code_of(e, CANNOT_TELL);
+    let words = if code == CANNOT_TELL {
+        format!("cannot tell: {}", explain(e, &args.repo, args.pr))
+    } else {
+        format!("{e:#}")
+    };
+    refuse(args.json, out, &words, code)
+}
+
+/// Prints every audited PR and exits 0 when all pass, 1 when one does not, 3 when it
 /// cannot tell.
 fn run_repo(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     let remote = args.remote(0);
@@ -178,10 +217,7 @@ fn run_repo(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     });
     let now = match read {
         Ok(now) => now,
-        Err(e) => {
-            eprintln!("auditloop: cannot tell: {e:#}");
-            return ExitCode::from(CANNOT_TELL);
-        }
+        Err(e) => return unread(args, out, &e),
     };
     let text = if args.json {
         serde_json::to_string_pretty(&repo_json(&now)).map(|t| t + "\n")
@@ -212,7 +248,7 @@ fn write_out(text: serde_json::Result<String>, out: &mut dyn Write) -> anyhow::R
     Ok(())
 }
 
-/// Prints the gate and exits 0, 1 or 2; every failure is said on standard error.
+/// Prints the gate and exits 0, 1, 2 or 3; every failure is said on standard error.
 pub(crate) fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     let Some(pr) = args.pr else {
         return run_repo(args, out);
@@ -226,10 +262,7 @@ pub(crate) fn run(args: &StatusArgs, out: &mut dyn Write) -> ExitCode {
     });
     let (status, damaged) = match read {
         Ok(read) => read,
-        Err(e) => {
-            eprintln!("auditloop: cannot tell: {e:#}");
-            return ExitCode::from(CANNOT_TELL);
-        }
+        Err(e) => return unread(args, out, &e),
     };
     let text = if args.json {
         serde_json::to_string_pretty(&status).map(|t| t + "\n")

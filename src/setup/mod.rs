@@ -28,6 +28,7 @@ use tower::ServiceExt as _;
 pub(crate) use convert::Registered;
 pub(crate) use form::{default_name, Choice, FormInput};
 pub(crate) use manifest::{html_attr, manifest_json, permission_reasons, set_name};
+pub use page::apps_page;
 
 #[derive(Debug, Clone)]
 pub struct SetupOptions {
@@ -276,7 +277,10 @@ async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Res
         return problem(
             StatusCode::BAD_REQUEST,
             "This link did not come from this setup page",
-            "GitHub's redirect does not carry the state this page issued (or the page was restarted since). Start again from the first page.",
+            &format!(
+                "GitHub's redirect does not carry the state this page issued (or the page was restarted since). If GitHub has just registered the App, delete it at {} before you start again from the first page, or a second App is registered.",
+                page::apps_page(&s.opts.github_url, s.opts.org.as_deref())
+            ),
         );
     };
     let Some(code) = q.code.filter(|c| {
@@ -292,14 +296,16 @@ async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Res
     if let Some(done) = finished.as_ref() {
         return (StatusCode::OK, Html(done.clone())).into_response();
     }
+    // A failure leaves the state pending and nothing finished: reloading retries.
     let registered = match convert::convert(&choice, &s.opts.dir, &code).await {
         Ok(r) => r,
         Err(e) => {
-            return problem(
+            let apps = page::apps_page(&choice.github_url, choice.org.as_deref());
+            return (
                 StatusCode::BAD_GATEWAY,
-                "GitHub did not hand over the App",
-                &format!("Converting the code failed: {e}. Codes expire after an hour and work once; start again from the first page."),
+                Html(page::conversion_failed(&e.to_string(), &apps)),
             )
+                .into_response();
         }
     };
     let files = format!(
@@ -340,10 +346,13 @@ async fn callback(State(s): State<SetupState>, Query(q): Query<Callback>) -> Res
     }
 }
 
-async fn not_serving_yet() -> Response {
+/// Liveness while setup runs: the process is up and serving its setup page, so a container
+/// health check does not restart it mid-setup. Readiness (`/readyz`) stays unanswered
+/// (404) until the App serves.
+async fn setup_in_progress() -> Response {
     (
-        StatusCode::SERVICE_UNAVAILABLE,
-        "setting up: no GitHub App is configured yet",
+        StatusCode::OK,
+        "setup in progress: no GitHub App is configured yet; open the setup page to register one",
     )
         .into_response()
 }
@@ -366,7 +375,7 @@ pub fn app(opts: SetupOptions, launch: Launch) -> Router {
         .route("/setup/callback", get(callback))
         .route("/setup/probe", post(check_public_url))
         .route("/webhook/probe/{token}", get(answer_probe))
-        .route("/healthz", get(not_serving_yet))
+        .route("/healthz", get(setup_in_progress))
         .with_state(state);
     *serving
         .write()

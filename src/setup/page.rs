@@ -25,13 +25,18 @@ button.secondary{background:#f6f8fa;color:#1f2328;border:1px solid #8c959f}\
 .problems a{color:#b42318}[aria-invalid=true]{border:2px solid #b42318;background:#fff5f5}\
 h2{font-size:1.25rem;margin:1.5rem 0 .5rem}\
 pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:1rem;\
-overflow-x:auto;font-size:.95rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:anywhere}\
+overflow-x:auto;font-size:.95rem;line-height:1.45;white-space:pre-wrap;overflow-wrap:break-word}\
+pre.command{white-space:pre;overflow-wrap:normal;margin:.4rem 0}\
 table{border-collapse:collapse;width:100%;font-size:1rem}\
 td,th{border:1px solid #d0d7de;padding:.35rem .5rem;text-align:left;vertical-align:top}\
-td{overflow-wrap:anywhere}#permissions td:first-child code{white-space:nowrap;overflow-wrap:normal}details{margin:1rem 0}summary{cursor:pointer}\
-code{font-size:.95em;overflow-wrap:anywhere}a{color:#0969da}\
+td{overflow-wrap:break-word}#permissions code{overflow-wrap:normal;word-break:keep-all}\
+#permissions td:first-child code{white-space:nowrap}details{margin:1rem 0}summary{cursor:pointer}\
+code{font-size:.95em;overflow-wrap:break-word}a{color:#0969da}\
 @media (max-width:600px){main{margin:0;padding:1rem;border:0;border-radius:0}\
-body{font-size:1rem}h1{font-size:1.4rem}}";
+body{font-size:1rem}h1{font-size:1.4rem}\
+#permissions thead{display:none}#permissions tr{display:grid;grid-template-columns:auto 1fr;\
+border:1px solid #d0d7de;border-bottom:0}#permissions tr:last-child{border-bottom:1px solid #d0d7de}\
+#permissions td{border:0}#permissions td:nth-child(3){grid-column:1/-1;padding-top:0}}";
 
 fn document(title: &str, body: &str) -> String {
     format!(
@@ -117,7 +122,8 @@ pub(crate) fn form(input: &FormInput, errors: &[FieldError], port: u16) -> Strin
          <h2>How GitHub reaches this server</h2>\
          <p id=\"reach\">GitHub sends webhooks from the internet to port <strong>{port}</strong>, where auditloop \
          listens. Forward that port and use the public <code>https://</code> address it gets, for example:</p>\
-         <pre id=\"tunnels\">cloudflared tunnel --url http://localhost:{port}\nngrok http {port}</pre>\
+         <div id=\"tunnels\"><pre class=\"command\">cloudflared tunnel --url http://localhost:{port}</pre>\
+         <p class=\"hint\">or</p><pre class=\"command\">ngrok http {port}</pre></div>\
          <p class=\"hint\">On a server, point your load balancer or reverse proxy (with TLS) at port {port}. \
          github.com cannot deliver to <code>localhost</code>.</p>\
          <form method=\"post\" action=\"/setup/review\">\
@@ -214,6 +220,25 @@ fn probe_section(r: &Review<'_>) -> String {
     }
 }
 
+/// A permission's reason, escaped, its file names and event names as code: a path may
+/// wrap after a `/`, never inside a name.
+fn reason_html(why: &str) -> String {
+    let words: Vec<String> = why
+        .split(' ')
+        .map(|word| {
+            let name = word.trim_end_matches([',', ';', ':']);
+            let rest = &word[name.len()..];
+            if name.contains(['.', '/', '_']) && name.len() > 1 {
+                let code = html_attr(name).replace('/', "/<wbr>");
+                format!("<code>{code}</code>{}", html_attr(rest))
+            } else {
+                html_attr(word)
+            }
+        })
+        .collect();
+    words.join(" ")
+}
+
 /// Step 2: what the App may do and why, the manifest as it will be sent (folded), the
 /// public-URL check, and the button that sends the manifest to GitHub. "Change the
 /// answers" keeps them.
@@ -228,7 +253,7 @@ pub(crate) fn review(r: &Review<'_>) -> String {
                 "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
                 html_attr(name),
                 html_attr(level),
-                html_attr(why)
+                reason_html(why)
             );
             rows
         });
@@ -289,6 +314,36 @@ pub(crate) fn problem(title: &str, sentence: &str) -> String {
         "<h1>{}</h1><p class=\"error\" role=\"alert\">{}</p><p><a href=\"/\">Start again</a></p>",
         html_attr(title),
         html_attr(sentence)
+    );
+    document(title, &body)
+}
+
+/// Where GitHub lists the Apps an account or an organization owns, to delete one.
+#[must_use]
+pub fn apps_page(github_url: &str, org: Option<&str>) -> String {
+    let github_url = github_url.trim_end_matches('/');
+    match org.filter(|o| !o.is_empty()) {
+        Some(org) => format!("{github_url}/organizations/{org}/settings/apps"),
+        None => format!("{github_url}/settings/apps"),
+    }
+}
+
+/// The code's conversion failed. Reloading the callback retries it (its state stays valid
+/// while setup runs); starting again would register a second App, so the page says how to
+/// delete the first one before that.
+pub(crate) fn conversion_failed(error: &str, apps_page: &str) -> String {
+    let title = "GitHub did not hand over the App";
+    let body = format!(
+        "<h1>{title}</h1><p class=\"error\" role=\"alert\">Converting the code failed: {error}.</p>\
+         <p id=\"retry\"><strong>Reload this page</strong> to try the conversion again: this link stays valid \
+         while this setup runs, and nothing has been written yet.</p>\
+         <p id=\"orphan\">If the code has expired or was already used (GitHub's codes work once, for an hour), \
+         GitHub has registered the App but auditloop has no key for it. Starting again from the first page \
+         registers a second App: delete the first one at <a id=\"apps\" href=\"{apps}\">{apps_text}</a> \
+         (the App's page, Advanced, Delete GitHub App) first, then <a href=\"/\">start again</a>.</p>",
+        error = html_attr(error),
+        apps = html_attr(apps_page),
+        apps_text = html_attr(apps_page),
     );
     document(title, &body)
 }

@@ -304,7 +304,7 @@ async fn post_refuses_an_invalid_or_oversize_report_and_posts_nothing() {
     assert!(err.contains("nothing was posted"), "{err}");
     assert_eq!(posts(), 0, "nothing posted");
 
-    // No token, no call.
+    // No token: a usage error, no call.
     let requests = l.gh.requests().len();
     let good = dir.path().join("good.json");
     std::fs::write(
@@ -324,7 +324,7 @@ async fn post_refuses_an_invalid_or_oversize_report_and_posts_nothing() {
     })
     .await
     .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("GITHUB_TOKEN"),
         "{}",

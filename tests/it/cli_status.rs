@@ -189,12 +189,12 @@ async fn status_reads_only() {
 }
 
 #[tokio::test]
-async fn status_exits_2_when_it_cannot_tell_saying_why() {
+async fn status_exits_3_when_it_cannot_tell_saying_why() {
     let mut l = Loop::start(42).await;
     l.pull_event("opened", 42, SHA1).await;
     l.new_record(42).await;
 
-    // No token: no call, exit 2.
+    // No token: a usage error, no call, exit 2.
     let requests = l.gh.requests().len();
     let out = tokio::task::spawn_blocking(|| {
         Command::new(env!("CARGO_BIN_EXE_auditloop"))
@@ -216,17 +216,22 @@ async fn status_exits_2_when_it_cannot_tell_saying_why() {
     // A token GitHub refuses.
     l.gh.fail_next("GET", "/repos/octo-org/hello", 401, &[]);
     let out = status(&l, &["--json"]).await;
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot tell") && err.contains("401"), "{err}");
-    assert!(out.stdout.is_empty(), "{}", text(&out));
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("a JSON error");
+    assert_eq!(printed["exit_code"], 3, "{}", text(&out));
+    assert_eq!(
+        format!("auditloop: {}", printed["error"].as_str().unwrap()),
+        err.trim()
+    );
 
     // A record that no longer loads: the gate fails condition 1, and status says the
     // records are damaged and how to repair them.
     l.gh.commit_files(REPO, BRANCH, &[("records/AUD-1.json", "{")], "oops");
     l.comment(42, "reader", "/audit gate").await;
     let out = status(&l, &["--json"]).await;
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("damaged") && err.contains("records/AUD-1.json"),
@@ -261,7 +266,7 @@ async fn status_sees_a_rewound_records_branch() {
         .refs
         .insert(format!("heads/{BRANCH}"), created);
     let out = status(&l, &[]).await;
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("rewound or rewritten"), "{err}");
 }

@@ -384,6 +384,13 @@ async fn standard_output_carries_only_protocol_messages() {
             .unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        // Read standard error as it comes: trace logs of the tools' schemas fill a pipe.
+        let mut stderr = child.stderr.take().unwrap();
+        let logs = std::thread::spawn(move || {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+            text
+        });
         let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
         let mut lines = Vec::new();
         let mut read = |lines: &mut Vec<String>| {
@@ -416,7 +423,7 @@ async fn standard_output_carries_only_protocol_messages() {
             out.status.success(),
             "the server ends cleanly when the client leaves"
         );
-        (lines, String::from_utf8_lossy(&out.stderr).into_owned())
+        (lines, logs.join().unwrap())
     })
     .await
     .unwrap();

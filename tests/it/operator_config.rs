@@ -300,7 +300,10 @@ fn the_binary_reads_the_secret_file_and_refuses_it_beside_the_secret() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("AUDITLOOP_WEBHOOK_SECRET_FILE"), "{err}");
+    assert!(
+        err.contains("--webhook-secret-file: given together with"),
+        "{err}"
+    );
     assert!(
         !err.contains("secret-value"),
         "secrets are not echoed: {err}"

@@ -58,7 +58,15 @@ fn interval_table() {
                     "{flag:?} {value:?}"
                 );
             }
-            (Err(ConfigError::Invalid { setting, .. }), None) => assert_eq!(setting, var),
+            // The error names where the value came from: the flag over the variable.
+            (Err(ConfigError::Invalid { setting, .. }), None) => {
+                let from = if flag.is_some() {
+                    "--redeliver-interval"
+                } else {
+                    var
+                };
+                assert_eq!(setting, from);
+            }
             (other, _) => panic!(
                 "{flag:?} {value:?}: {:?}",
                 other.map(|c| c.redeliver_interval)

@@ -21,7 +21,7 @@ fn stub_launch() -> Launch {
     })
 }
 
-async fn serve_setup(gh: &FakeGitHub, dir: &std::path::Path) -> String {
+pub async fn serve_setup(gh: &FakeGitHub, dir: &std::path::Path) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let opts = SetupOptions {
@@ -37,7 +37,7 @@ async fn serve_setup(gh: &FakeGitHub, dir: &std::path::Path) -> String {
     format!("http://{addr}")
 }
 
-fn state_of(page: &str) -> String {
+pub fn state_of(page: &str) -> String {
     let at = page.find("state=").expect("the form carries a state") + 6;
     page[at..]
         .chars()
@@ -53,7 +53,7 @@ fn unescape(text: &str) -> String {
 }
 
 /// Posts the form; the review page's status and text.
-async fn review(base: &str, fields: &[(&str, &str)]) -> (u16, String) {
+pub async fn review(base: &str, fields: &[(&str, &str)]) -> (u16, String) {
     let r = reqwest::Client::new()
         .post(format!("{base}/setup/review"))
         .form(fields)
@@ -194,14 +194,21 @@ async fn the_manifest_flow_writes_the_apps_settings_to_dotenv() {
 
     assert!(manifest["default_permissions"].get("members").is_none());
     assert_eq!(manifest["default_permissions"]["merge_queues"], "read");
-    // Setup is not the App yet.
+    // Setup is not the App yet: alive, not ready.
+    let health = http.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert!(health
+        .text()
+        .await
+        .unwrap()
+        .starts_with("setup in progress"));
     assert_eq!(
-        http.get(format!("{base}/healthz"))
+        http.get(format!("{base}/readyz"))
             .send()
             .await
             .unwrap()
             .status(),
-        503
+        404
     );
     // A redirect that does not carry our state is refused, and nothing is written.
     let r = http
@@ -283,12 +290,12 @@ async fn a_code_github_does_not_know_is_answered_and_writes_nothing() {
         .contains("Converting the code failed"));
     assert!(!dir.path().join(".env").exists());
     assert_eq!(
-        http.get(format!("{base}/healthz"))
+        http.get(format!("{base}/readyz"))
             .send()
             .await
             .unwrap()
             .status(),
-        503
+        404
     );
 }
 

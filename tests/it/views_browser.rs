@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use auditloop::engine::gate::{CheckObservation, CheckStatus};
 use auditloop::engine::repo_config::RepoConfig;
 use auditloop::engine::views::{self, check_run, BodyStatus};
-use fantoccini::ClientBuilder;
+use fantoccini::{ClientBuilder, Locator};
 
 use crate::setup_browser::{capabilities, chromedriver, start_driver};
 use crate::views_render::gfm;
@@ -90,17 +90,14 @@ fn views_to_show() -> Vec<(&'static str, String)> {
         "check-certified",
         format!("## {}\n\n{}\n\n{}", v.title, v.summary, v.text),
     ));
-    out.push(("dashboard", dashboard_body(&rich)));
-    out.push((
-        "thread-and-convergence",
-        thread_and_convergence(&checks, &config),
-    ));
+    out.push(("dashboard-all", dashboard_body(&rich)));
+    out.extend(crate::readme_pictures::pictures());
     out
 }
 
 /// What the README shows: a blocking finding's review thread as it stands on the diff, and
 /// the check run's convergence line of the same round.
-fn thread_and_convergence(checks: &[CheckObservation], config: &RepoConfig) -> String {
+pub(crate) fn thread_and_convergence(checks: &[CheckObservation], config: &RepoConfig) -> String {
     let rich = rich_record();
     let history = rich.history[..9].to_vec();
     let mut r = record(
@@ -130,6 +127,22 @@ fn thread_and_convergence(checks: &[CheckObservation], config: &RepoConfig) -> S
         "#### auditloop `bot` reviewed `{place}`\n\n{body}\n\n---\n\n#### audit-gate: {}\n\n{convergence}\n",
         v.title
     )
+}
+
+/// With `AUDITLOOP_PICTURES=update`, a README picture and the Markdown it shows go to
+/// `docs/images/` (see `readme_pictures`).
+fn keep_picture(name: &str, markdown: &str, png: &[u8]) {
+    let update = std::env::var(crate::readme_pictures::UPDATE).is_ok_and(|v| v == "update");
+    if !update
+        || !crate::readme_pictures::pictures()
+            .iter()
+            .any(|(n, _)| *n == name)
+    {
+        return;
+    }
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/images");
+    std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    std::fs::write(dir.join(format!("{name}.md")), markdown).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -173,11 +186,15 @@ async fn the_pr_body_and_the_check_run_fit_a_pr_page() {
             .await
             .unwrap();
         let height = measured["height"].as_u64().unwrap_or(1000).min(8000);
-        c.set_window_size(940, u32::try_from(height).unwrap_or(1000) + 40)
+        // Room for the browser's own frame: the page's end must be inside the window.
+        c.set_window_size(940, u32::try_from(height).unwrap_or(1000) + 200)
             .await
             .unwrap();
         let png = c.screenshot().await.unwrap();
-        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), &png).unwrap();
+        // A picture is the rendered Markdown alone, cut at its edges.
+        let article = c.find(Locator::Css(".markdown-body")).await.unwrap();
+        keep_picture(name, &markdown, &article.screenshot().await.unwrap());
         for t in measured["tables"].as_array().unwrap() {
             let (scroll, client) = (t[0].as_u64().unwrap(), t[1].as_u64().unwrap());
             if scroll > client {

@@ -15,7 +15,7 @@ pub use keyfile::{
 pub use reverify::{check_stored_report, regrade, Downgrade, StoredReportChanged};
 pub use sign::sign_report;
 pub use trust::{TrustStore, TrustStoreError};
-pub use verify::{verify, ReceiptContext, VerifiedReceipt};
+pub use verify::{check_bindings, check_signature, verify, ReceiptContext, VerifiedReceipt};
 
 use serde_json::Value;
 

@@ -60,18 +60,70 @@ pub fn verify(
             expires_at: receipt.expires_at.clone(),
         });
     }
+    check_signature(receipt, store)?;
+
+    check_bindings(receipt, report)?;
+    if !receipt
+        .repository
+        .eq_ignore_ascii_case(ctx.repository.as_str())
+    {
+        return Err(ReceiptError::Repository {
+            in_receipt: receipt.repository.clone(),
+            expected: ctx.repository.to_string(),
+        });
+    }
+    if receipt.report_digest != digest.as_str() {
+        return Err(ReceiptError::Digest {
+            in_receipt: receipt.report_digest.clone(),
+            actual: digest.to_string(),
+        });
+    }
+
+    if ctx.now >= expires_at {
+        return Err(ReceiptError::Expired(receipt.expires_at.clone()));
+    }
+    if ctx.now < issued_at - MAX_CLOCK_SKEW {
+        return Err(ReceiptError::NotYetValid(receipt.issued_at.clone()));
+    }
+    if (ctx.receipt_used)(&receipt.receipt_id) {
+        return Err(ReceiptError::Replayed(receipt.receipt_id.clone()));
+    }
+    Ok(VerifiedReceipt {
+        key_id: receipt.key_id.clone(),
+        receipt_id: receipt.receipt_id.clone(),
+        issued_at,
+        expires_at,
+    })
+}
+
+/// Checks `receipt`'s signature with its key from `store`: the part of [`verify`] that
+/// needs the trust store, which `auditloop validate --trust-store` also runs.
+///
+/// # Errors
+///
+/// [`ReceiptError::SignatureEncoding`], [`ReceiptError::UnknownKey`] or
+/// [`ReceiptError::BadSignature`].
+pub fn check_signature(receipt: &Receipt, store: &TrustStore) -> Result<(), ReceiptError> {
     let signature: [u8; 64] = STANDARD
         .decode(&receipt.signature)
         .ok()
         .and_then(|b| b.try_into().ok())
         .ok_or(ReceiptError::SignatureEncoding)?;
-
     let key = store
         .get(&receipt.key_id)
         .ok_or_else(|| ReceiptError::UnknownKey(receipt.key_id.clone()))?;
     key.verify_strict(&signing_bytes(receipt), &Signature::from_bytes(&signature))
-        .map_err(|_| ReceiptError::BadSignature(receipt.key_id.clone()))?;
+        .map_err(|_| ReceiptError::BadSignature(receipt.key_id.clone()))
+}
 
+/// Checks that every field `receipt` binds (audit id, work unit, invocation ref, candidate,
+/// covered tasks) equals the normalized `report`'s: the part of [`verify`] that needs no
+/// key, repository or clock, which `auditloop validate` also runs.
+///
+/// # Errors
+///
+/// [`ReceiptError::Binding`] for the first field that differs.
+pub fn check_bindings(receipt: &Receipt, report: &Report) -> Result<(), ReceiptError> {
     let bindings = [
         ("audit_id", &receipt.audit_id, report.audit_id.to_string()),
         (
@@ -117,37 +169,7 @@ pub fn verify(
             in_report: report_tasks.join(", "),
         });
     }
-    if !receipt
-        .repository
-        .eq_ignore_ascii_case(ctx.repository.as_str())
-    {
-        return Err(ReceiptError::Repository {
-            in_receipt: receipt.repository.clone(),
-            expected: ctx.repository.to_string(),
-        });
-    }
-    if receipt.report_digest != digest.as_str() {
-        return Err(ReceiptError::Digest {
-            in_receipt: receipt.report_digest.clone(),
-            actual: digest.to_string(),
-        });
-    }
-
-    if ctx.now >= expires_at {
-        return Err(ReceiptError::Expired(receipt.expires_at.clone()));
-    }
-    if ctx.now < issued_at - MAX_CLOCK_SKEW {
-        return Err(ReceiptError::NotYetValid(receipt.issued_at.clone()));
-    }
-    if (ctx.receipt_used)(&receipt.receipt_id) {
-        return Err(ReceiptError::Replayed(receipt.receipt_id.clone()));
-    }
-    Ok(VerifiedReceipt {
-        key_id: receipt.key_id.clone(),
-        receipt_id: receipt.receipt_id.clone(),
-        issued_at,
-        expires_at,
-    })
+    Ok(())
 }
 
 fn timestamp(field: &'static str, value: &str) -> Result<DateTime<Utc>, ReceiptError> {

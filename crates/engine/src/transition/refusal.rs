@@ -347,9 +347,10 @@ impl Refusal {
             SelfAudit { .. } => Md::lit("post the report from another account (for example a dedicated App or bot listed in `permissions.auditors`), sign it with a receipt (`auditloop sign`, a key in the operator's trust store), or set `allow_self_audit: true` in `.github/auditloop.yml` on the default branch"),
             AuditIdMismatch { record, .. } => md!("set `audit_id` to {}", Md::code(record.as_str())),
             WorkUnitMismatch { record, .. } => md!("set `work_unit` to {}", Md::code(record.as_str())),
+            // The full SHA: `candidate_artifact` takes nothing shorter.
             StaleCandidate { current, .. } => md!(
-                "audit the current candidate {} and submit a fresh report",
-                Md::code(&format!("commit:{}", current.short()))
+                "audit the current candidate and submit a fresh report with {}",
+                Md::code(&format!("\"candidate_artifact\": \"{current}\""))
             ),
             CoveredTasksMismatch { record, .. } => {
                 md!("set `covered_tasks` to [{}]", Md::text(record))

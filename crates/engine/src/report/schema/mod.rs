@@ -12,6 +12,11 @@ use serde_json::{Map, Value};
 use super::problem::{child_path, index_path};
 use crate::text::is_placeholder;
 
+mod hints;
+mod inline;
+
+pub use inline::inlined_schema;
+
 /// The schema as shipped in `schema/`.
 pub const SCHEMA_TEXT: &str = include_str!("../../../../../schema/auditor_report_v1.schema.json");
 
@@ -118,7 +123,11 @@ impl Schema {
                 out.push(violation(
                     path,
                     "enum",
-                    format!("must be one of {list}, got {}", brief(value)),
+                    format!(
+                        "must be one of {list}, got {}{}",
+                        brief(value),
+                        hints::enum_suggestion(value, allowed)
+                    ),
                 ));
                 return;
             }
@@ -188,7 +197,7 @@ impl Schema {
                 out.push(violation(
                     path,
                     "pattern",
-                    format!("{} does not match {pattern}", brief_str(s)),
+                    hints::pattern_mismatch(&brief_str(s), pattern),
                 ));
             }
         }
@@ -256,7 +265,7 @@ impl Schema {
                 None if closed => out.push(violation(
                     &child_path(path, key),
                     "additionalProperties",
-                    "unknown field",
+                    hints::unknown_field(key, properties),
                 )),
                 None => {}
             }

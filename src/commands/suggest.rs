@@ -1,20 +1,6 @@
 //! "Did you mean": the nearest known word by edit distance.
 
-/// Levenshtein distance over characters.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
-}
+use crate::engine::text::edit_distance;
 
 /// The candidate nearest to `given` (case-insensitively), when it is close enough to be
 /// a likely typo: at most two edits, or `given` is a prefix of it. Ties go to the first.

@@ -3,6 +3,8 @@
 //! cannot tell, one line on standard error at the default log level, and what a 401 or a
 //! 404 asks the user to check (docs/reference.md#command-line).
 
+use crate::cli_remote::text;
+
 use crate::cli_remote::{auditloop, TOKEN};
 use crate::support::fake::FakeGitHub;
 
@@ -22,15 +24,6 @@ pub fn run_bare(args: &[&str], env: &[(&str, &str)]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "status {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 fn stderr_lines(o: &Output) -> Vec<String> {

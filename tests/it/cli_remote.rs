@@ -33,7 +33,8 @@ pub async fn auditloop(api_url: &str, dir: &Path, args: &[&str]) -> Output {
     .unwrap()
 }
 
-fn text(o: &Output) -> String {
+/// A run's exit code and both streams, for an assertion's message.
+pub fn text(o: &Output) -> String {
     format!(
         "status {:?}\nstdout: {}\nstderr: {}",
         o.status.code(),

@@ -10,7 +10,7 @@
 use auditloop::engine::dashboard::{body, rows, OpenPull, Sources};
 use auditloop::engine::gate::{CheckObservation, CheckStatus};
 use auditloop::engine::ids::{AuditId, PrNumber};
-use auditloop::engine::record::{AuditState, BlockedReason, DispositionKind, EventKind, Record};
+use auditloop::engine::record::{AuditState, BlockedReason, Record};
 use auditloop::engine::repo_config::RepoConfig;
 use auditloop::engine::views::md::Md;
 use auditloop::engine::views::{self, check_run, reply, BodyStatus};
@@ -51,20 +51,8 @@ fn checks() -> (Vec<CheckObservation>, RepoConfig) {
     (checks, config)
 }
 
-fn without_contest(
-    history: &[auditloop::engine::record::Event],
-) -> Vec<auditloop::engine::record::Event> {
-    history
-        .iter()
-        .filter(|e| {
-            !matches!(&e.kind, EventKind::Disposition(d) if d.disposition == DispositionKind::Reject)
-        })
-        .cloned()
-        .collect()
-}
-
 fn upto(n: usize, state: AuditState, id: &str) -> Record {
-    let mut r = record(without_contest(&rich_record().history[..n]), 3, state);
+    let mut r = record(uncontested(&rich_record().history[..n]), 3, state);
     crate::gate_support::rechain(&mut r);
     r.id = AuditId::new(id.to_owned()).unwrap();
     r
@@ -73,7 +61,7 @@ fn upto(n: usize, state: AuditState, id: &str) -> Record {
 /// The dashboard a team would keep open: one PR in each section, none damaged.
 fn dashboard() -> String {
     let mut certified = rich_record();
-    certified.history = without_contest(&certified.history);
+    certified.history = uncontested(&certified.history);
     crate::gate_support::rechain(&mut certified);
     let remediation = upto(7, AuditState::Open, "AUD-2");
     let awaiting = upto(9, AuditState::AwaitingHuman, "AUD-3");

@@ -18,6 +18,13 @@ pub fn is_placeholder(s: &str) -> bool {
     PLACEHOLDER_WORDS.contains(&folded.as_str()) || TEMPLATE_SLOT.is_match(&folded)
 }
 
+/// Levenshtein distance over characters: how far a typo is from the word meant, for the
+/// "did you mean" of commands and reports alike.
+#[must_use]
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    strsim::levenshtein(a, b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::is_placeholder;

@@ -227,6 +227,20 @@ pub fn gate(
     }
 }
 
+/// `history` without its `reject` dispositions: a record that is not contested.
+pub fn uncontested(
+    history: &[auditloop::engine::record::Event],
+) -> Vec<auditloop::engine::record::Event> {
+    use auditloop::engine::record::{DispositionKind, EventKind};
+    history
+        .iter()
+        .filter(|e| {
+            !matches!(&e.kind, EventKind::Disposition(d) if d.disposition == DispositionKind::Reject)
+        })
+        .cloned()
+        .collect()
+}
+
 /// The audit dashboard of four PRs: certified, needing remediation, awaiting a human, and
 /// one whose record is damaged.
 pub fn dashboard_body(rich: &auditloop::engine::record::Record) -> String {
@@ -235,15 +249,6 @@ pub fn dashboard_body(rich: &auditloop::engine::record::Record) -> String {
     use auditloop::engine::record::{DispositionKind, EventKind};
     // A rejection still contested would put every row under "Waiting on a maintainer":
     // the picture shows one PR in each state instead.
-    let uncontested = |history: &[auditloop::engine::record::Event]| -> Vec<_> {
-        history
-            .iter()
-            .filter(|e| {
-                !matches!(&e.kind, EventKind::Disposition(d) if d.disposition == DispositionKind::Reject)
-            })
-            .cloned()
-            .collect()
-    };
     let mut certified = rich.clone();
     certified.history = uncontested(&rich.history);
     crate::gate_support::rechain(&mut certified);

@@ -1,6 +1,8 @@
 //! Words for people in shape problems: "did you mean" for a misspelt field or value, and
 //! what an id or other patterned string looks like instead of the bare regular expression.
 
+use crate::text::edit_distance;
+
 use serde_json::{Map, Value};
 
 /// The message for a field the object does not take, with the nearest allowed name when
@@ -76,22 +78,6 @@ fn nearest<'a>(given: &str, words: impl IntoIterator<Item = &'a str>) -> Option<
         }
     }
     best.map(|(_, word)| word)
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(diagonal + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -30,6 +30,10 @@ use tokio::time::Instant;
 use crate::github::deadline::Deadline;
 use crate::metrics::Metrics;
 
+/// The time a write keeps for GitHub's answer before its delivery's deadline: a slot later
+/// than that is deferred, not taken.
+pub(crate) const ANSWER_ROOM: Duration = Duration::from_secs(1);
+
 /// Writes that may go at once after a quiet spell: a command's own (its claim, its records
 /// commit, its views). Sustained, the pace stays one per gap, so a second of gap keeps an
 /// identity under GitHub's 80 a minute whatever the bursts.
@@ -181,12 +185,18 @@ impl Governor {
     ///
     /// # Errors
     ///
-    /// [`Deferred`] when the slot could only come after `deadline`: nothing is sent, and no
-    /// slot is taken.
+    /// [`Deferred`] when the slot could only come after `deadline`, less the room a write
+    /// needs for its answer ([`ANSWER_ROOM`]): nothing is sent, and no slot is taken. A
+    /// write sent at the deadline could only fail, and a delivery answered 5xx for our own
+    /// pace is one GitHub has to send again, where a queued one is carried out.
     pub(crate) async fn acquire(&self, deadline: Option<Deadline>) -> Result<Permit<'_>, Deferred> {
         let started = Instant::now();
+        let deadline = deadline.map(|d| {
+            let at = d.instant();
+            at.checked_sub(ANSWER_ROOM).unwrap_or(at)
+        });
         let on_the_way = match deadline {
-            Some(d) => tokio::time::timeout_at(d.instant(), self.on_the_way.acquire()).await,
+            Some(d) => tokio::time::timeout_at(d, self.on_the_way.acquire()).await,
             None => Ok(self.on_the_way.acquire().await),
         };
         // The semaphore is never closed.
@@ -197,7 +207,7 @@ impl Governor {
             let now = Instant::now();
             let mut state = self.state();
             let at = self.slot_after(&state, now, 0);
-            if deadline.is_some_and(|d| at > d.instant()) {
+            if deadline.is_some_and(|d| at > d) {
                 drop(state);
                 return Err(self.deferred(at - now));
             }
@@ -310,6 +320,18 @@ mod tests {
             g.acquire(None).await.unwrap();
         }
         assert_eq!(quiet.elapsed(), Duration::from_secs(1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_slot_that_leaves_no_room_for_the_answer_is_deferred() {
+        let g = governor(1000);
+        for _ in 0..BURST {
+            g.acquire(None).await.unwrap();
+        }
+        // The next slot is a second away, exactly at the deadline: the write could only be
+        // cut off there, so it is deferred and the delivery queued.
+        assert!(g.acquire(within(1)).await.is_err());
+        assert!(g.acquire(within(3)).await.is_ok(), "with room it goes");
     }
 
     #[tokio::test(start_paused = true)]

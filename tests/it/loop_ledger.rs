@@ -4,31 +4,12 @@
 
 use crate::support;
 
+use crate::loop_threads::{post, run_on};
 use serde_json::Value;
-use support::audit::{report, report_comment, Loop};
+use support::audit::Loop;
 use support::deliveries::REPO;
 
 const FILE: &str = "src/server/webhook.rs";
-
-fn run_on(sha: &str, run: u32, keep: &[&str]) -> Value {
-    let mut r = report(
-        "AUD-1",
-        42,
-        sha,
-        &format!("ci-run-{run}"),
-        "needs_remediation",
-    );
-    r["findings"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|f| keep.contains(&f["id"].as_str().unwrap()));
-    r
-}
-
-async fn post(l: &mut Loop, r: &Value) {
-    l.comment(42, "auditor", &report_comment(r)).await;
-    assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
-}
 
 /// The findings of run `n` (1-based) as the record keeps them.
 fn findings_of(l: &Loop, n: usize) -> Vec<Value> {

@@ -31,7 +31,7 @@ async fn opened(config: &str) -> Loop {
 }
 
 /// The fixture's findings that `keep` names, by id, on `sha`.
-fn run_on(sha: &str, run: u32, keep: &[&str]) -> Value {
+pub fn run_on(sha: &str, run: u32, keep: &[&str]) -> Value {
     let mut r = report(
         "AUD-1",
         42,
@@ -46,7 +46,8 @@ fn run_on(sha: &str, run: u32, keep: &[&str]) -> Value {
     r
 }
 
-async fn post(l: &mut Loop, r: &Value) {
+/// Posts `r` as the auditor; it is accepted.
+pub async fn post(l: &mut Loop, r: &Value) {
     l.comment(42, "auditor", &report_comment(r)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
 }

@@ -21,7 +21,12 @@ pub struct Extra<'a> {
 }
 
 /// The query, as sent (public so that the fakes are tested with the app's text).
-pub const FIRST_READS: &str = include_str!("first_reads.graphql");
+/// The commits' identities are the fragment `PullCommits` pages on with (one text for both).
+pub const FIRST_READS: &str = concat!(
+    include_str!("first_reads.graphql"),
+    "\n\n",
+    include_str!("commit_identities.graphql")
+);
 
 /// The query for `versions`: [`FIRST_READS`] with one aliased field per pair.
 #[must_use]

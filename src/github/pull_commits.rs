@@ -13,7 +13,7 @@ use crate::ids::{Login, PrNumber, RepoName};
 pub(crate) const ROUTE: &str = "POST /graphql PullCommits";
 
 /// The query for the pages after the first, as sent.
-pub(crate) const PULL_COMMITS: &str =
+pub(crate) const PULL_COMMITS: &str = concat!(
     "query PullCommits($owner: String!, $name: String!, $number: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
@@ -24,27 +24,9 @@ pub(crate) const PULL_COMMITS: &str =
   }
 }
 
-fragment CommitIdentities on PullRequestCommitConnection {
-  pageInfo {
-    hasNextPage
-    endCursor
-  }
-  nodes {
-    commit {
-      oid
-      author {
-        user {
-          login
-        }
-      }
-      committer {
-        user {
-          login
-        }
-      }
-    }
-  }
-}";
+",
+    include_str!("commit_identities.graphql")
+);
 
 /// GitHub lists at most this many commits of a pull request.
 const MOST_PAGES: usize = 3;

@@ -11,7 +11,7 @@ use crate::engine::ledger::late::FileVersions;
 use crate::github::file_versions;
 
 pub(crate) use crate::github::first_reads_extra::ThreadNode;
-pub use crate::github::first_reads_extra::{document, Extra};
+pub use crate::github::first_reads_extra::{document, with_more, Extra};
 use crate::github::first_reads_extra::{Nodes, ThreadPage};
 use crate::github::pull_commits::{page_of, CommitPage};
 use crate::github::records_listing::{records_of, RefNode};
@@ -59,6 +59,8 @@ pub struct FirstReads {
 ///
 /// [`GitHubError`] when GitHub cannot be reached or answers other than a GraphQL response;
 /// errors inside the answer only leave their part out.
+///
+/// The document is [`document`]'s, with `files.more` aliased into the records commit.
 pub async fn first_reads(
     api: &Api,
     repo: &RepoName,
@@ -85,7 +87,12 @@ pub async fn first_reads(
         "withSharing": extra.with_sharing,
     });
     let answer = api
-        .graphql(ROUTE, &document(extra.versions), variables, true)
+        .graphql(
+            ROUTE,
+            &with_more(document(extra.versions), files),
+            variables,
+            true,
+        )
         .await?;
     let versions = (!extra.versions.is_empty())
         .then(|| answer.data.get("repository"))

@@ -38,6 +38,21 @@ pub fn document(versions: &[(Artifact, String)]) -> Cow<'static, str> {
     Cow::Owned(FIRST_READS.replacen(at, &format!("{at}{}", file_versions::fields(versions)), 1))
 }
 
+/// `document` with the `more` files of `files` aliased into the records commit's selection,
+/// after its `patterns` field.
+#[must_use]
+pub fn with_more<'a>(
+    document: Cow<'a, str>,
+    files: Option<crate::github::records_listing::RecordFiles<'_>>,
+) -> Cow<'a, str> {
+    let Some(more) = files.map(|f| f.more).filter(|m| !m.is_empty()) else {
+        return document;
+    };
+    let at = "          patterns: file(path: $patterns) @include(if: $files) {\n            ...RecordFile\n          }\n";
+    let fields = crate::github::records_listing::more_fields(more);
+    Cow::Owned(document.replacen(at, &format!("{at}{fields}"), 1))
+}
+
 /// A review thread as the first reads list it.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]

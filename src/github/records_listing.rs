@@ -19,6 +19,28 @@ pub struct RecordFiles<'a> {
     /// The PR's record, when the process knows which it is.
     pub record: Option<&'a str>,
     pub patterns: &'a str,
+    /// More files read at the records commit (layout version 2's: `layout.json`,
+    /// `next.json`, the shards and records a command reads), each an aliased field.
+    pub more: &'a [String],
+}
+
+/// The most files [`RecordFiles::more`] asks in one query.
+pub(crate) const MAX_MORE: usize = 24;
+
+/// The aliased fields for `more`, indented to sit in the records commit's selection.
+#[must_use]
+pub(super) fn more_fields(more: &[String]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    for (i, path) in more.iter().take(MAX_MORE).enumerate() {
+        // JSON's string escapes are GraphQL's.
+        let path = serde_json::json!(path).to_string();
+        let _ = writeln!(
+            out,
+            "          m{i}: file(path: {path}) {{\n            ...RecordFile\n          }}"
+        );
+    }
+    out
 }
 
 /// The commit the records branch is at, with what reading it needs first: its tree and
@@ -33,6 +55,8 @@ pub struct RecordsHead {
     pub listing: Option<BTreeMap<String, ObjectSha>>,
     /// Texts of the files asked, by path, with their blobs.
     pub texts: BTreeMap<String, (ObjectSha, String)>,
+    /// The paths asked that the commit does not hold.
+    pub absent: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -94,12 +118,26 @@ pub(super) fn records_of(
         return None;
     }
     let tree = t.tree?;
+    let mut more = t.more;
+    let mut absent = Vec::new();
     let texts = files.map(|f| {
-        texts_of([
-            (Some(f.index), t.index),
-            (f.record, t.record),
-            (Some(f.patterns), t.patterns),
-        ])
+        let mut nodes = vec![(Some(f.index), t.index), (f.record, t.record)];
+        nodes.push((Some(f.patterns), t.patterns));
+        for (i, path) in f.more.iter().take(MAX_MORE).enumerate() {
+            let node = more
+                .remove(&format!("m{i}"))
+                .and_then(|v| serde_json::from_value::<Option<FileNode>>(v).ok())
+                .flatten();
+            nodes.push((Some(path.as_str()), node));
+        }
+        let mut texts = BTreeMap::new();
+        for (path, node) in nodes {
+            match (path, node) {
+                (Some(path), None) if !path.is_empty() => absent.push(path.to_owned()),
+                (path, node) => texts.extend(texts_of([(path, node), (None, None), (None, None)])),
+            }
+        }
+        texts
     });
     Some(Some(RecordsHead {
         commit: CommitSha::new(t.oid).ok()?,
@@ -110,6 +148,7 @@ pub(super) fn records_of(
             .collect::<Option<_>>()?,
         listing: tree.entries.and_then(listing_of),
         texts: texts.unwrap_or_default(),
+        absent,
     }))
 }
 
@@ -131,6 +170,9 @@ struct Target {
     record: Option<FileNode>,
     #[serde(default)]
     patterns: Option<FileNode>,
+    /// The aliased `more` files, `m0`, `m1`, …
+    #[serde(flatten)]
+    more: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -217,6 +259,7 @@ mod tests {
                 index: None,
                 record: None,
                 patterns: None,
+                more: BTreeMap::new(),
             },
         };
         assert_eq!(records_of(Some(tag), None), None);

@@ -5,10 +5,12 @@
 //! what keeps every replica correct. Bounded: a branch keeps at most
 //! [`MAX_BRANCH_BYTES`] of file text, the process at most [`MAX_BRANCHES`] branches.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use super::snapshot::{Files, Snapshot};
+use crate::engine::layout::{shard_at, INDEX_PATH, NEXT_PATH};
+use crate::engine::record::shards;
 use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 pub(crate) const MAX_BRANCHES: usize = 256;
@@ -30,6 +32,10 @@ pub(super) struct Branch {
     pub(crate) tree: Option<ObjectSha>,
     pub(crate) blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
     pub(crate) contents: HashMap<String, Known>,
+    /// Read by path (layout version 2): the paths asked, found or not (see [`Snapshot`]).
+    pub(crate) probed: Option<Arc<BTreeSet<String>>>,
+    /// The layout version.
+    pub(crate) layout: u32,
     /// The last read found the branch moved by someone else (another replica): the next
     /// read likely will too, so the first reads ask for the files ahead.
     pub(crate) moved: bool,
@@ -85,7 +91,53 @@ impl RecordsCache {
     /// The text of `path` at the commit the process last knew the branch at, if it knows
     /// it: a guess at what is there now, for reads asked ahead, never for a decision.
     pub(crate) fn known_file(&self, repo: &RepoName, branch: &str, path: &str) -> Option<Arc<str>> {
-        self.get(repo, branch)?.text(path).cloned()
+        let known = self.get(repo, branch)?;
+        if path != INDEX_PATH || known.layout < 2 {
+            return known.text(path).cloned();
+        }
+        // Layout version 2: the index the shards known hold.
+        let next = known.text(NEXT_PATH)?;
+        let shards: Vec<(String, String)> = known
+            .contents
+            .keys()
+            .filter(|p| shard_at(p).is_some())
+            .filter_map(|p| Some((p.clone(), known.text(p)?.to_string())))
+            .collect();
+        let index = shards::assemble(next, shards.iter().map(|(p, t)| (p, t))).ok()?;
+        Some(index.to_json().into())
+    }
+
+    /// Whether this process knows what `paths` hold at the commit it last knew the branch
+    /// at (listed whole, or each asked by path): a branch it does not know, it does not.
+    pub(crate) fn knows(&self, repo: &RepoName, branch: &str, paths: &[String]) -> bool {
+        let Some(known) = self.get(repo, branch) else {
+            return paths.is_empty();
+        };
+        match &known.probed {
+            None => true,
+            Some(probed) => paths.iter().all(|p| probed.contains(p)),
+        }
+    }
+
+    /// The paths `wanted` would name if the branch held what this process last knew of it
+    /// (a guess at what to ask ahead, see `read::likely_moved`).
+    pub(crate) fn likely_paths(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        wanted: &impl super::Wanted,
+    ) -> Vec<String> {
+        let mut files = Files::new();
+        let mut named = wanted.named(&files).unwrap_or_default();
+        for _ in 0..super::wanted::MAX_LOAD_ROUNDS {
+            for path in &named {
+                if let Some(text) = self.known_file(repo, branch, path) {
+                    files.insert(path.clone(), text.to_string());
+                }
+            }
+            named = wanted.named(&files).unwrap_or_default();
+        }
+        named
     }
 
     /// The first reads of a delivery found the branch at `head`: whether someone else
@@ -145,9 +197,17 @@ impl RecordsCache {
                 },
             );
         }
+        // The index a version-2 read assembled is no file of the branch.
+        if base.probed.is_some() {
+            contents.remove(INDEX_PATH);
+        }
         let mut blobs = (*base.blobs).clone();
+        let mut probed = base.probed.as_deref().cloned();
         for (path, text) in written {
             blobs.insert(path.clone(), None);
+            if let Some(p) = &mut probed {
+                p.insert(path.clone());
+            }
             contents.insert(
                 path.clone(),
                 Known {
@@ -176,6 +236,12 @@ impl RecordsCache {
                 tree: Some(tree.clone()),
                 blobs: Arc::new(blobs),
                 contents,
+                probed: probed.map(Arc::new),
+                // A branch this process created holds this build's layout.
+                layout: match base.commit {
+                    None => crate::engine::layout::LAYOUT_VERSION,
+                    Some(_) => base.layout,
+                },
                 moved,
             },
         );

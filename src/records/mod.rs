@@ -3,8 +3,12 @@
 //! compare-and-swap (GraphQL's `createCommitOnBranch`; the branch's first commit through
 //! a ref create) and re-applied to the new state when the branch moved.
 
+mod by_path;
 mod cache;
+mod convert;
 mod graphql;
+mod layout;
+mod listing;
 mod pull;
 mod read;
 mod read_at;
@@ -22,6 +26,6 @@ pub use read::{read, read_with, Reuse};
 pub(crate) use read_at::{blob_at, read_at};
 pub(crate) use recover::{create_branch, is_records_commit};
 pub use snapshot::{Files, Snapshot};
-pub(crate) use wanted::{PerRound, Wanted};
+pub(crate) use wanted::{Named, Wanted};
 pub use write::{commit_change, Change, CommitOutcome, MAX_ATTEMPTS};
 pub(crate) use write::{commit_change_with, contains};

@@ -34,12 +34,12 @@ pub(crate) fn record_of_pull(
     }))
 }
 
-/// The record `id` (`None`: listed but not read); `Err` when it is missing or does not load,
+/// The record `id` (`None`: not read); `Err` when it is missing or does not load,
 /// or its file holds another record.
 #[must_use]
 pub(crate) fn record_named(snapshot: &Snapshot, id: &AuditId) -> Option<Result<Record, String>> {
     let path = record_path(id);
-    if !snapshot.contains(&path) {
+    if snapshot.is_absent(&path) {
         return Some(Err(format!(
             "the index names {id}, but {path} is missing from the records branch"
         )));

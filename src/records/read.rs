@@ -8,23 +8,17 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use futures::future::try_join_all;
-
 use super::cache::{Branch, Known, RecordsCache};
+use super::layout::{self, ByPath};
+use super::listing;
 use super::snapshot::{Files, Snapshot};
 use super::wanted::Wanted;
-use super::wire::{self, BlobBody, CommitBody, RefBody, TreeBody};
+use super::wire::{self, RefBody};
 use crate::github::first_reads::RecordsHead;
 use crate::github::{api::status_error, Api, Call, GitHubError};
-use crate::ids::{CommitSha, ObjectSha, RepoName};
+use crate::ids::{CommitSha, RepoName};
 
-/// How many times `wanted` is asked again after new files arrive ("read the index, then
-/// the record it names" takes two rounds).
-pub(crate) const MAX_LOAD_ROUNDS: usize = 3;
-
-pub(super) fn repo_path(repo: &RepoName, rest: &str) -> String {
-    format!("/repos/{}/{}/{rest}", repo.owner(), repo.name())
-}
+pub(super) use super::wire::repo_path;
 
 /// The commit the branch points at, `None` when it does not exist.
 ///
@@ -168,75 +162,120 @@ pub async fn read_with(
             }
         }
     };
+    let seen = reuse.objects.filter(|h| h.commit == commit);
+    let names = wanted.named(&Files::new()).is_some();
     // What the process knew at the commit before: the files the caller wanted then are
     // likely the ones it wants now, so they are fetched with the first round.
     let mut hint = None;
     let mut branch_state = match cached {
-        Some(c) if c.commit == commit => Branch {
-            etag,
-            ..(*c).clone()
-        },
-        other => {
-            hint = other.as_ref().map(|c| first_round_files(c, wanted));
-            let seen = reuse.objects.filter(|h| h.commit == commit);
-            let (tree, parents, blobs) = match seen {
-                Some(h) => {
-                    let blobs = match &h.listing {
-                        Some(listing) => listing
-                            .iter()
-                            .map(|(p, s)| (p.clone(), Some(s.clone())))
-                            .collect(),
-                        None => read_tree(api, repo, &h.tree).await?,
-                    };
-                    (h.tree.clone(), h.parents.clone(), blobs)
-                }
-                None => read_tree_of(api, repo, &commit).await?,
-            };
-            // Texts of blobs that did not change stay known, and those the first reads
-            // brought are known.
-            let mut contents: std::collections::HashMap<String, Known> = other
-                .map(|c| {
-                    c.contents
-                        .iter()
-                        .filter(|(p, k)| k.sha.is_some() && blobs.get(*p) == Some(&k.sha))
-                        .map(|(p, k)| (p.clone(), k.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
-            for (path, (sha, text)) in seen.iter().flat_map(|h| &h.texts) {
-                if blobs.get(path) == Some(&Some(sha.clone())) {
-                    let known = Known {
-                        sha: Some(sha.clone()),
-                        text: text.as_str().into(),
-                    };
-                    contents.insert(path.clone(), known);
-                }
-            }
-            Branch {
+        Some(c) if c.commit == commit => {
+            let mut known = Branch {
                 etag,
-                commit,
-                parents,
-                tree: Some(tree),
-                blobs: Arc::new(blobs),
-                contents,
-                // Until a delivery's first reads find the branch where this process left
-                // it (`RecordsCache::saw_head`), someone else may be writing too.
-                moved: true,
+                ..(*c).clone()
+            };
+            if known.probed.is_some() {
+                if let Some(h) = seen {
+                    merge_seen(&mut known, h);
+                }
             }
+            known
+        }
+        // Read by path unless the branch is known to hold layout version 1.
+        other if names && other.as_ref().is_none_or(|c| c.layout != 1) => {
+            unlisted(api, repo, (commit, etag), seen).await?
+        }
+        other => {
+            hint = other
+                .as_ref()
+                .map(|c| listing::first_round_files(c, wanted));
+            listing::listed(api, repo, (commit, etag), seen, other.as_deref()).await?
         }
     };
-    let files = load(api, repo, &mut branch_state, wanted, hint.as_ref()).await?;
+    let files = load(api, repo, &mut branch_state, wanted, hint.as_ref(), seen).await?;
     let snapshot = Snapshot {
         commit: Some(branch_state.commit.clone()),
         parents: branch_state.parents.clone(),
         files,
         tree: branch_state.tree.clone(),
         blobs: branch_state.blobs.clone(),
+        probed: branch_state.probed.clone(),
+        layout: branch_state.layout,
     };
     if let Some(cache) = reuse.cache {
         cache.put(repo, branch, branch_state);
     }
     Ok(snapshot)
+}
+
+/// The files `wanted` picks at `branch_state`'s commit: by path when it names them and the
+/// branch is not listed (a version-1 branch found so is listed then), else from the listing.
+pub(super) async fn load(
+    api: &Api,
+    repo: &RepoName,
+    branch_state: &mut Branch,
+    wanted: &impl Wanted,
+    hint: Option<&Files>,
+    seen: Option<&RecordsHead>,
+) -> Result<Files, GitHubError> {
+    let names = wanted.named(&Files::new()).is_some();
+    if branch_state.probed.is_some() && names {
+        if let ByPath::Files(files) = layout::load(api, repo, branch_state, wanted).await? {
+            return Ok(files);
+        }
+    }
+    if branch_state.probed.is_some() {
+        // Listed after all: a version-1 branch, or a picker that names no paths.
+        let at = (branch_state.commit.clone(), branch_state.etag.clone());
+        let known = branch_state.clone();
+        *branch_state = listing::listed(api, repo, at, seen, Some(&known)).await?;
+    }
+    listing::load_listed(api, repo, branch_state, wanted, hint).await
+}
+
+/// A state for reading `commit` by path: its tree and parents (from `seen`, else its commit
+/// read), and nothing of its files yet.
+pub(super) async fn unlisted(
+    api: &Api,
+    repo: &RepoName,
+    (commit, etag): (CommitSha, Option<String>),
+    seen: Option<&RecordsHead>,
+) -> Result<Branch, GitHubError> {
+    let (tree, parents) = match seen {
+        Some(h) => (h.tree.clone(), h.parents.clone()),
+        None => listing::read_commit(api, repo, &commit).await?,
+    };
+    let mut state = Branch {
+        etag,
+        commit,
+        parents,
+        tree: Some(tree),
+        blobs: Arc::new(BTreeMap::new()),
+        contents: std::collections::HashMap::new(),
+        probed: Some(Arc::new(std::collections::BTreeSet::new())),
+        layout: 0,
+        moved: true,
+    };
+    if let Some(h) = seen {
+        merge_seen(&mut state, h);
+    }
+    Ok(state)
+}
+
+/// What the first reads brought of `state`'s commit: the texts of files found, and the
+/// paths they found absent.
+fn merge_seen(state: &mut Branch, seen: &RecordsHead) {
+    let probed = Arc::make_mut(state.probed.get_or_insert_with(Default::default));
+    let blobs = Arc::make_mut(&mut state.blobs);
+    probed.extend(seen.absent.iter().cloned());
+    for (path, (sha, text)) in &seen.texts {
+        blobs.insert(path.clone(), Some(sha.clone()));
+        probed.insert(path.clone());
+        let known = Known {
+            sha: Some(sha.clone()),
+            text: text.as_str().into(),
+        };
+        state.contents.insert(path.clone(), known);
+    }
 }
 
 /// The most files a branch may hold for a first read to ask for its whole listing in the
@@ -268,87 +307,11 @@ pub(crate) fn likely_moved(
             list: true,
         }),
         Some(c) if c.moved => Some(Expected {
-            known: first_round_files(&c, wanted),
+            known: listing::first_round_files(&c, wanted),
             list: c.blobs.len() <= MAX_LISTED,
         }),
         Some(_) => None,
     }
-}
-
-/// The texts `branch` knows of the files `wanted` picks first (the index): what the next
-/// rounds were picked from at that commit.
-fn first_round_files(branch: &Branch, wanted: &impl Wanted) -> Files {
-    let empty = Files::new();
-    let pick = wanted.round(&empty);
-    branch
-        .contents
-        .iter()
-        .filter(|(p, k)| pick(p) && branch.blobs.get(*p) == Some(&k.sha))
-        .map(|(p, k)| (p.clone(), k.text.to_string()))
-        .collect()
-}
-
-/// The files `wanted` picks, in at most [`MAX_LOAD_ROUNDS`] rounds; texts `branch_state`
-/// knows are not fetched, those fetched are kept in it. `hint`: files as they were at an
-/// earlier commit; what `wanted` would pick from them (the record the old index named) is
-/// fetched with the first round, so that a later round that picks it has it already.
-pub(super) async fn load(
-    api: &Api,
-    repo: &RepoName,
-    branch_state: &mut Branch,
-    wanted: &impl Wanted,
-    hint: Option<&Files>,
-) -> Result<Files, GitHubError> {
-    let mut files = Files::new();
-    for round_no in 0..MAX_LOAD_ROUNDS {
-        let round: Vec<(String, Option<ObjectSha>)> = {
-            let pick = wanted.round(&files);
-            branch_state
-                .blobs
-                .iter()
-                .filter(|(p, _)| !files.contains_key(*p) && pick(p))
-                .map(|(p, s)| (p.clone(), s.clone()))
-                .collect()
-        };
-        if round.is_empty() {
-            break;
-        }
-        let mut fetch = Vec::new();
-        for (path, sha) in round {
-            match (branch_state.text(&path), sha) {
-                (Some(text), _) => {
-                    files.insert(path, text.to_string());
-                }
-                (None, Some(sha)) => fetch.push((path, sha, true)),
-                (None, None) => {}
-            }
-        }
-        if let (0, Some(hint)) = (round_no, hint) {
-            let pick = wanted.round(hint);
-            let ahead: Vec<_> = branch_state
-                .blobs
-                .iter()
-                .filter(|(p, _)| pick(p) && branch_state.text(p).is_none())
-                .filter(|(p, _)| !fetch.iter().any(|(f, _, _)| f == *p))
-                .filter_map(|(p, s)| Some((p.clone(), s.clone()?, false)))
-                .collect();
-            fetch.extend(ahead);
-        }
-        let loaded = try_join_all(fetch.iter().map(|(p, s, _)| load_blob(api, repo, p, s))).await?;
-        for ((path, text), (_, sha, asked)) in loaded.into_iter().zip(fetch) {
-            branch_state.contents.insert(
-                path.clone(),
-                Known {
-                    sha: Some(sha),
-                    text: text.as_str().into(),
-                },
-            );
-            if asked {
-                files.insert(path, text);
-            }
-        }
-    }
-    Ok(files)
 }
 
 fn unreachable_etag<T>() -> Result<T, GitHubError> {
@@ -356,64 +319,4 @@ fn unreachable_etag<T>() -> Result<T, GitHubError> {
         route: wire::GET_REF,
         message: "304 without a known commit".into(),
     })
-}
-
-/// The root tree of `commit` and every blob in it, by path.
-pub(super) async fn read_tree_of(
-    api: &Api,
-    repo: &RepoName,
-    commit: &CommitSha,
-) -> Result<
-    (
-        ObjectSha,
-        Vec<CommitSha>,
-        BTreeMap<String, Option<ObjectSha>>,
-    ),
-    GitHubError,
-> {
-    let path = repo_path(repo, &format!("git/commits/{commit}"));
-    let body: CommitBody = api.json(Call::get(wire::GET_COMMIT, path)).await?;
-    if body.sha != commit.as_str() {
-        return Err(GitHubError::Decode {
-            route: wire::GET_COMMIT,
-            message: format!("asked for {commit}, got {}", body.sha),
-        });
-    }
-    let tree_sha = wire::object_sha(wire::GET_COMMIT, &body.tree.sha)?;
-    let blobs = read_tree(api, repo, &tree_sha).await?;
-    let parents = body
-        .parents
-        .iter()
-        .map(|p| wire::commit_sha(wire::GET_COMMIT, &p.sha))
-        .collect::<Result<_, _>>()?;
-    Ok((tree_sha, parents, blobs))
-}
-
-/// Every blob of tree `tree_sha`, by path.
-async fn read_tree(
-    api: &Api,
-    repo: &RepoName,
-    tree_sha: &ObjectSha,
-) -> Result<BTreeMap<String, Option<ObjectSha>>, GitHubError> {
-    let path = repo_path(repo, &format!("git/trees/{tree_sha}?recursive=1"));
-    let tree: TreeBody = api.json(Call::get(wire::GET_TREE, path)).await?;
-    if tree.sha != tree_sha.as_str() {
-        return Err(GitHubError::Decode {
-            route: wire::GET_TREE,
-            message: format!("asked for tree {tree_sha}, got {}", tree.sha),
-        });
-    }
-    let blobs = wire::blob_paths(tree)?;
-    Ok(blobs.into_iter().map(|(p, s)| (p, Some(s))).collect())
-}
-
-async fn load_blob(
-    api: &Api,
-    repo: &RepoName,
-    path: &str,
-    sha: &ObjectSha,
-) -> Result<(String, String), GitHubError> {
-    let call = Call::get(wire::GET_BLOB, repo_path(repo, &format!("git/blobs/{sha}")));
-    let blob: BlobBody = api.json(call).await?;
-    Ok((path.to_owned(), wire::blob_text(path, blob)?))
 }

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
+use super::by_path;
 use super::cache::Branch;
-use super::read::{load, read_tree_of, repo_path};
+use super::read::load;
 use super::snapshot::Snapshot;
 use super::wanted::Wanted;
-use super::wire::{self, CommitBody, TreeBody};
-use crate::github::{api::status_error, Api, Call, GitHubError};
+use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, ObjectSha, RepoName};
 
 /// Reads the records as they were at `commit` (which need not be the branch head). Not
@@ -24,56 +24,43 @@ pub(crate) async fn read_at(
     commit: CommitSha,
     wanted: &impl Wanted,
 ) -> Result<Snapshot, GitHubError> {
-    let (tree, parents, blobs) = read_tree_of(api, repo, &commit).await?;
+    // Read by path, its tree and parents are not needed (a version-1 branch is listed,
+    // which reads them).
     let mut branch_state = Branch {
         etag: None,
         commit,
-        parents,
-        tree: Some(tree),
-        blobs: Arc::new(blobs),
-        contents: std::collections::HashMap::default(),
+        parents: Vec::new(),
+        tree: None,
+        blobs: Arc::default(),
+        contents: std::collections::HashMap::new(),
+        probed: Some(Arc::default()),
+        layout: 0,
         moved: false,
     };
-    let files = load(api, repo, &mut branch_state, wanted, None).await?;
+    let files = load(api, repo, &mut branch_state, wanted, None, None).await?;
     Ok(Snapshot {
         commit: Some(branch_state.commit),
         parents: branch_state.parents,
         files,
         tree: branch_state.tree,
         blobs: branch_state.blobs,
+        probed: branch_state.probed,
+        layout: branch_state.layout,
     })
 }
 
-/// The blob SHA of `path` at records commit `commit`, without reading any blob: `Ok(None)`
-/// when the commit is unknown to GitHub or holds no such file.
+/// The blob SHA of `path` at records commit `commit`, read by path: `Ok(None)` when the
+/// commit is unknown to GitHub or holds no such file.
 ///
 /// # Errors
 ///
-/// [`GitHubError`] when a call to GitHub's Git Data API fails, or an answer cannot be
-/// read.
+/// [`GitHubError`] when a call to GitHub fails, or an answer cannot be read.
 pub(crate) async fn blob_at(
     api: &Api,
     repo: &RepoName,
     commit: &CommitSha,
     path: &str,
 ) -> Result<Option<ObjectSha>, GitHubError> {
-    let call = Call::get(
-        wire::GET_COMMIT,
-        repo_path(repo, &format!("git/commits/{commit}")),
-    );
-    let r = api.send(call).await?;
-    if matches!(r.status, 404 | 409 | 422) {
-        return Ok(None);
-    }
-    if !r.is_success() {
-        return Err(status_error(wire::GET_COMMIT, &r));
-    }
-    let body: CommitBody = r.json(wire::GET_COMMIT)?;
-    let tree_sha = wire::object_sha(wire::GET_COMMIT, &body.tree.sha)?;
-    let call = Call::get(
-        wire::GET_TREE,
-        repo_path(repo, &format!("git/trees/{tree_sha}?recursive=1")),
-    );
-    let tree: TreeBody = api.json(call).await?;
-    Ok(wire::blob_paths(tree)?.remove(path))
+    let mut found = by_path::read(api, repo, commit, &[path.to_owned()]).await?;
+    Ok(found.remove(path).flatten().map(|(sha, _)| sha))
 }

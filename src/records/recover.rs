@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use super::read::repo_path;
+use super::wire::repo_path;
 use super::wire::{self, NewRef};
 use crate::github::{api::status_error, Api, Call, GitHubError};
 use crate::ids::{CommitSha, RepoName};

@@ -1,7 +1,7 @@
 //! The records branch as one read saw it: the paths at a commit and the files read. The
 //! reader makes it and the cache keeps what it holds, so it sits below both.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::ids::{CommitSha, ObjectSha};
@@ -23,16 +23,40 @@ pub struct Snapshot {
     /// Every blob on the branch, read or not, with its SHA (`None` once written by us and
     /// not read back).
     pub(super) blobs: Arc<BTreeMap<String, Option<ObjectSha>>>,
+    /// Layout version 2's reads go by path: the paths asked (found or not), `blobs` then
+    /// holding those found. `None`: `blobs` is the branch's whole listing.
+    pub(super) probed: Option<Arc<BTreeSet<String>>>,
+    /// The branch's layout version (`0`: no branch yet).
+    pub(super) layout: u32,
 }
 
 impl Snapshot {
-    /// Whether `path` exists on the branch, whether or not it was read.
+    /// Whether `path` exists on the branch, whether or not it was read (on a branch read by
+    /// path: whether it was asked for and found).
     #[must_use]
     pub fn contains(&self, path: &str) -> bool {
         self.blobs.contains_key(path)
     }
 
-    /// Every file path on the branch.
+    /// Whether `path` is known not to exist: listed without it, or asked for and not found.
+    #[must_use]
+    pub fn is_absent(&self, path: &str) -> bool {
+        !self.contains(path) && self.probed.as_ref().is_none_or(|p| p.contains(path))
+    }
+
+    /// The branch's layout version (`0`: no branch yet).
+    #[must_use]
+    pub fn layout(&self) -> u32 {
+        self.layout
+    }
+
+    /// On a branch read by path, the paths asked (found or not); `None`: listed whole.
+    #[must_use]
+    pub fn probed(&self) -> Option<&BTreeSet<String>> {
+        self.probed.as_deref()
+    }
+
+    /// Every file path on the branch (on a branch read by path: those found).
     pub fn paths(&self) -> impl Iterator<Item = &str> {
         self.blobs.keys().map(String::as_str)
     }
@@ -46,4 +70,10 @@ impl Snapshot {
     pub fn file(&self, path: &str) -> Option<&str> {
         self.files.get(path).map(String::as_str)
     }
+}
+
+/// New content by path; other files stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    pub files: BTreeMap<String, String>,
 }

@@ -14,6 +14,7 @@ pub(super) const GET_BLOB: &str = "GET /repos/{owner}/{repo}/git/blobs/{file_sha
 pub(super) const POST_TREE: &str = "POST /repos/{owner}/{repo}/git/trees";
 pub(super) const POST_COMMIT: &str = "POST /repos/{owner}/{repo}/git/commits";
 pub(super) const POST_REF: &str = "POST /repos/{owner}/{repo}/git/refs";
+pub(super) const PATCH_REF: &str = "PATCH /repos/{owner}/{repo}/git/refs/{ref}";
 pub(super) const COMPARE: &str = "GET /repos/{owner}/{repo}/compare/{basehead}";
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +99,11 @@ pub(super) struct NewRef<'a> {
     #[serde(rename = "ref")]
     pub(crate) name: String,
     pub(crate) sha: &'a str,
+}
+
+/// `/repos/{owner}/{repo}/{rest}`.
+pub(super) fn repo_path(repo: &crate::ids::RepoName, rest: &str) -> String {
+    format!("/repos/{}/{}/{rest}", repo.owner(), repo.name())
 }
 
 fn decode_error(route: &'static str, message: impl Into<String>) -> GitHubError {

@@ -8,11 +8,14 @@ use std::time::Duration;
 
 use rand::Rng;
 
+use super::convert::{self, Converted};
 use super::graphql::{commit_on_branch, OnBranch};
+use super::layout::{self, Physical};
 use super::read::{read_ref, read_with, repo_path, Reuse};
 use super::snapshot::Snapshot;
 use super::wanted::Wanted;
 use super::wire::{self, CompareBody, NewCommit, NewEntry, NewRef, NewTree, Sha};
+use crate::engine::layout::LAYOUT_VERSION;
 use crate::github::{api::status_error, Api, ApiResponse, Call, GitHubError};
 use crate::ids::{CommitSha, ObjectSha, PrNumber, RepoName};
 
@@ -22,11 +25,7 @@ pub const MAX_ATTEMPTS: u32 = 12;
 /// Commits GitHub failed (and that did not land) in one handling before it gives up.
 const FAILED_WRITES: u32 = 2;
 
-/// New content by path; other files stay as they are.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Change {
-    pub files: BTreeMap<String, String>,
-}
+pub use super::snapshot::Change;
 
 #[derive(Debug)]
 pub enum CommitOutcome<E> {
@@ -115,26 +114,40 @@ pub(crate) async fn commit_change_with<E>(
             reuse.head = None;
             tokio::time::sleep(spread(attempt)).await;
         }
-        let snapshot = read_with(api, repo, branch, &wanted, reuse).await?;
-        let change = match apply(&snapshot) {
-            Ok(change) => change,
-            Err(refusal) => return Ok(CommitOutcome::Refused(refusal)),
+        let mut snapshot = read_with(api, repo, branch, &wanted, reuse).await?;
+        let (change, files) = match decided(api, repo, &mut snapshot, &apply).await? {
+            Decided::Write(change, files) => (change, files),
+            Decided::Refused(refusal) => return Ok(CommitOutcome::Refused(refusal)),
+            Decided::Unchanged => return Ok(CommitOutcome::Unchanged { snapshot }),
         };
-        if is_noop(&snapshot, &change) {
-            return Ok(CommitOutcome::Unchanged { snapshot });
+        // A version-1 branch is converted by its first write, in a commit of its own; the
+        // change is then decided again on what the conversion made.
+        if snapshot.layout() == 1 {
+            if let Some(cache) = reuse.cache {
+                cache.forget(repo, branch);
+            }
+            if let Converted::Moved = convert::convert(api, repo, branch, &snapshot).await? {
+                tracing::info!(
+                    branch,
+                    attempt,
+                    "records branch moved before its conversion"
+                );
+            }
+            last = Some(GitHubError::Setup("converted; applying again".into()));
+            continue;
         }
         let to = (branch, body_of);
-        match write(api, repo, to, &snapshot, &change, &message).await? {
+        match write(api, repo, to, &snapshot, &files, &message).await? {
             OnBranch::Done {
                 commit,
                 tree,
                 pull_body,
             } => {
                 if let Some(cache) = reuse.cache {
-                    cache.committed(repo, branch, &snapshot, &change.files, &commit, &tree);
+                    cache.committed(repo, branch, &snapshot, &files, &commit, &tree);
                 }
                 return Ok(CommitOutcome::Committed {
-                    snapshot: after(snapshot, change, &commit, tree),
+                    snapshot: after(snapshot, change, files, (&commit, tree)),
                     commit,
                     attempts: attempt,
                     pull_body,
@@ -176,11 +189,25 @@ fn is_noop(snapshot: &Snapshot, change: &Change) -> bool {
         .all(|(path, content)| snapshot.files.get(path) == Some(content))
 }
 
-fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha, tree: ObjectSha) -> Snapshot {
+/// The state after the commit: the change as the app made it (the index whole), and the
+/// files written (on version 2, the shards and `next.json` it became).
+fn after(
+    mut snapshot: Snapshot,
+    change: Change,
+    written: BTreeMap<String, String>,
+    (commit, tree): (&CommitSha, ObjectSha),
+) -> Snapshot {
     let blobs = std::sync::Arc::make_mut(&mut snapshot.blobs);
-    for (path, content) in change.files {
+    for path in written.keys() {
         blobs.insert(path.clone(), None);
-        snapshot.files.insert(path, content);
+    }
+    if let Some(probed) = &mut snapshot.probed {
+        std::sync::Arc::make_mut(probed).extend(written.keys().cloned());
+    }
+    snapshot.files.extend(written);
+    snapshot.files.extend(change.files);
+    if snapshot.commit.is_none() {
+        snapshot.layout = LAYOUT_VERSION;
     }
     snapshot.parents = snapshot.commit.take().into_iter().collect();
     snapshot.commit = Some(commit.clone());
@@ -188,19 +215,59 @@ fn after(mut snapshot: Snapshot, change: Change, commit: &CommitSha, tree: Objec
     snapshot
 }
 
+/// What `apply` decided on `snapshot`, as the files a commit writes.
+enum Decided<E> {
+    Write(Change, BTreeMap<String, String>),
+    Refused(E),
+    Unchanged,
+}
+
+/// Asks `apply` for the change and turns it into the files to write: on version 2 a
+/// change of the index decided without the shards it writes is decided again once they
+/// are read (at the same commit), so each shard is rewritten from what it holds.
+async fn decided<E>(
+    api: &Api,
+    repo: &RepoName,
+    snapshot: &mut Snapshot,
+    apply: &impl Fn(&Snapshot) -> Result<Change, E>,
+) -> Result<Decided<E>, GitHubError> {
+    for _ in 0..=MAX_SHARD_READS {
+        let change = match apply(snapshot) {
+            Ok(change) => change,
+            Err(refusal) => return Ok(Decided::Refused(refusal)),
+        };
+        if is_noop(snapshot, &change) {
+            return Ok(Decided::Unchanged);
+        }
+        if snapshot.layout() == 1 {
+            return Ok(Decided::Write(change, BTreeMap::new()));
+        }
+        match layout::physical_change(snapshot, &change) {
+            Physical::Files(files) => return Ok(Decided::Write(change, files)),
+            Physical::Unread(paths) => layout::read_more(api, repo, snapshot, paths).await?,
+        }
+    }
+    Err(GitHubError::Setup(
+        "a records change kept naming index shards it had not read".into(),
+    ))
+}
+
+/// Reads of shards a change needs before it is written: one usually (the keys a command
+/// adds), each read deciding again on more of the index.
+const MAX_SHARD_READS: u32 = 3;
+
 /// Tree and commit. Repeating these is harmless (objects no ref points at are never
 /// seen), so they may be retried like reads.
 async fn write_objects(
     api: &Api,
     repo: &RepoName,
     snapshot: &Snapshot,
-    change: &Change,
+    files: &BTreeMap<String, String>,
     message: &str,
 ) -> Result<(ObjectSha, CommitSha), GitHubError> {
     let tree = NewTree {
         base_tree: snapshot.tree.as_ref().map(ObjectSha::as_str),
-        tree: change
-            .files
+        tree: files
             .iter()
             .map(|(path, content)| NewEntry {
                 path,
@@ -230,12 +297,12 @@ async fn write(
     repo: &RepoName,
     (branch, body_of): (&str, Option<PrNumber>),
     snapshot: &Snapshot,
-    change: &Change,
+    files: &BTreeMap<String, String>,
     message: &str,
 ) -> Result<OnBranch, GitHubError> {
     if let Some(parent) = &snapshot.commit {
         let on = (branch, parent);
-        return commit_on_branch(api, repo, on, &change.files, message, body_of).await;
+        return commit_on_branch(api, repo, on, files, message, body_of).await;
     }
     // A tree and a commit before the ref: not begun unless all three can go in time.
     if !api.ensure_booked(3) {
@@ -244,7 +311,7 @@ async fn write(
             wait: Duration::ZERO,
         });
     }
-    let (tree, commit) = write_objects(api, repo, snapshot, change, message).await?;
+    let (tree, commit) = write_objects(api, repo, snapshot, files, message).await?;
     Ok(match create_branch(api, repo, branch, &commit).await? {
         Created::Done => OnBranch::Done {
             commit,

@@ -9,8 +9,9 @@ use secrecy::SecretString;
 
 use super::api_url;
 use super::exit_codes::Usage;
-use crate::engine::layout::{record_path, reports_dir, INDEX_PATH, PATTERNS_PATH};
+use crate::engine::layout::{record_path, stored_report, IndexMap, INDEX_PATH, PATTERNS_PATH};
 use crate::engine::patterns::Library;
+use crate::engine::record::shards::shards_of;
 use crate::engine::record::{Index, Record};
 use crate::engine::repo_config::{RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
@@ -151,18 +152,28 @@ pub(crate) async fn load_on(
     branch: String,
 ) -> anyhow::Result<Loaded> {
     let pr = PrNumber(args.pr);
-    let wanted = records::PerRound(move |files: &records::Files| {
-        let id = records::index_of(files).and_then(|i| i.record_for_pull(pr).cloned());
-        let (record, stored) = match &id {
-            Some(id) => (record_path(id), reports_dir(id)),
-            None => (String::new(), String::new()),
+    // By path: the index's entry for the PR, its record, then what the record's runs name.
+    let wanted = records::Named(move |files: &records::Files| {
+        let mut paths = vec![INDEX_PATH.to_owned()];
+        paths.extend(shards_of(IndexMap::Pulls, [pr.0.to_string().as_str()]));
+        let Some(id) = records::index_of(files).and_then(|i| i.record_for_pull(pr).cloned()) else {
+            return paths;
         };
-        move |path: &str| {
-            path == INDEX_PATH
-                || (id.is_some()
-                    && (path == record
-                        || (reports && (path == PATTERNS_PATH || path.starts_with(&stored)))))
+        let record = record_path(&id);
+        if reports {
+            paths.push(PATTERNS_PATH.to_owned());
+            let runs = files
+                .get(&record)
+                .and_then(|t| crate::engine::record::load_record(t).ok())
+                .map(|r| {
+                    r.runs()
+                        .map(|run| stored_report(&run.report))
+                        .collect::<Vec<_>>()
+                });
+            paths.extend(runs.unwrap_or_default());
         }
+        paths.push(record);
+        paths
     });
     let snapshot = records::read(api, &args.repo, &branch, wanted)
         .await
@@ -189,7 +200,7 @@ pub(crate) async fn load_on(
     let mut stored = BTreeMap::new();
     for run in record.runs() {
         if let Some(v) = snapshot
-            .file(&run.report)
+            .file(&stored_report(&run.report))
             .and_then(|t| serde_json::from_str(t).ok())
         {
             stored.insert(run.run, v);

@@ -6,6 +6,7 @@ use crate::support;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use auditloop::engine::layout::{shard_path, IndexMap};
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1};
 use support::deliveries::{pr_comment, REPO};
@@ -343,14 +344,18 @@ async fn packet_refuses_an_index_that_maps_the_pr_to_another_prs_record() {
     l.pull_event("opened", 43, SHA3).await;
     l.comment(43, "alice", &new_command("")).await;
     assert!(l.refusals(43).is_empty(), "{:?}", l.refusals(43));
-    let mut index = l.index();
-    index["pulls"]["42"] = json!("AUD-2");
+    assert_eq!(l.index()["pulls"]["43"], "AUD-2");
+    // The pulls shard that holds #42 (layout version 2) is edited by hand.
+    let shard = shard_path(IndexMap::Pulls, "42");
+    let mut pulls: Value = serde_json::from_str(&l.files()[&shard]).unwrap();
+    pulls["42"] = json!("AUD-2");
     l.gh.commit_files(
         REPO,
         support::audit::BRANCH,
-        &[("index.json", &index.to_string())],
+        &[(&shard, &pulls.to_string())],
         "hand edit",
     );
+    assert_eq!(l.index()["pulls"]["42"], "AUD-2");
     let dir = tempfile::tempdir().unwrap();
     let out = auditloop(
         &l.gh.api_url(),

@@ -178,7 +178,12 @@ async fn status_reads_only() {
     let calls = &l.gh.requests()[before..];
     assert!(!calls.is_empty());
     for c in calls {
-        assert_eq!(c.method, "GET", "{}", c.path);
+        // A GraphQL query (the records read by path) reads too; a mutation would write.
+        let query = c.path.ends_with("/graphql/repository")
+            && c.body["query"]
+                .as_str()
+                .is_some_and(|q| q.starts_with("query "));
+        assert!(c.method == "GET" || query, "{} {}", c.method, c.path);
         let auth = c.headers.get("authorization").cloned().unwrap_or_default();
         assert!(
             auth.ends_with(crate::cli_remote::TOKEN),
@@ -228,15 +233,14 @@ async fn status_exits_3_when_it_cannot_tell_saying_why() {
 
     // A record that no longer loads: the gate fails condition 1, and status says the
     // records are damaged and how to repair them.
-    l.gh.commit_files(REPO, BRANCH, &[("records/AUD-1.json", "{")], "oops");
+    let path =
+        auditloop::engine::layout::record_path(&auditloop::engine::ids::AuditId::from_number(1));
+    l.gh.commit_files(REPO, BRANCH, &[(path.as_str(), "{")], "oops");
     l.comment(42, "reader", "/audit gate").await;
     let out = status(&l, &["--json"]).await;
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("damaged") && err.contains("records/AUD-1.json"),
-        "{err}"
-    );
+    assert!(err.contains("damaged") && err.contains(&path), "{err}");
     assert!(err.contains("must repair it"), "{err}");
     // The published run shows condition 1 alone; status shows it failing first.
     let gate = l.gate(SHA1);

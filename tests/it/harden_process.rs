@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use support::audit::{report, report_comment, BRANCH, SHA1, SHA2};
 use support::deliveries::{pr_comment, pull_request, REPO};
 use support::fake::{FakeGitHub, APP_SLUG};
+use support::layouts::record_text;
 use support::process::{kill, Server};
 
 const NEW: &str = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"";
@@ -44,13 +45,14 @@ async fn ok(server: &Server, event: &str, id: &str, payload: &Value) {
 
 fn record(gh: &FakeGitHub, id: &str) -> auditloop::engine::record::Record {
     let files = gh.branch_files(REPO, BRANCH);
-    auditloop::engine::record::load_record(&files[&format!("records/{id}.json")])
-        .expect("the record is chain-valid")
+    let text = record_text(&files, id).unwrap_or_else(|| panic!("no record {id}"));
+    auditloop::engine::record::load_record(&text).expect("the record is chain-valid")
 }
 
 fn events_of(gh: &FakeGitHub, id: &str, delivery: &str) -> usize {
     let files = gh.branch_files(REPO, BRANCH);
-    let v: Value = serde_json::from_str(&files[&format!("records/{id}.json")]).unwrap();
+    let text = record_text(&files, id).unwrap_or_else(|| panic!("no record {id}"));
+    let v: Value = serde_json::from_str(&text).unwrap();
     v["history"]
         .as_array()
         .unwrap()

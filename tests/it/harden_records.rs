@@ -7,10 +7,12 @@
 
 use crate::support;
 
+use auditloop::engine::layout::{shard_path, IndexMap, NEXT_PATH};
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, BRANCH, SHA1};
 use support::deliveries::REPO;
 use support::fake::APP_SLUG;
+use support::layouts::record_file;
 use support::steps::new_command;
 
 const VETO: &str = "/audit veto webhook-replay --from-round 1 --reason \"Replay must be fixed\"";
@@ -29,7 +31,7 @@ async fn a_records_branch_named_with_plus_and_hash_works_end_to_end() {
     l.comment(42, "auditor", &report_comment(&r)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let files = l.gh.branch_files(REPO, branch);
-    let record = auditloop::engine::record::load_record(&files["records/AUD-1.json"]).unwrap();
+    let record = auditloop::engine::record::load_record(&files[&record_file("AUD-1")]).unwrap();
     assert_eq!(record.runs_used(), 1);
     assert_eq!(l.gh.branch_log(REPO, branch).len(), 2);
     assert!(l.gh.branch_head(REPO, BRANCH).is_none(), "no other branch");
@@ -217,7 +219,17 @@ fn edit_record(l: &Loop, edit: impl FnOnce(&mut Value)) {
     let mut record = l.record("AUD-1");
     edit(&mut record);
     let text = serde_json::to_string_pretty(&record).unwrap() + "\n";
-    l.gh.commit_files(REPO, BRANCH, &[("records/AUD-1.json", &text)], "hand edit");
+    let path = record_file("AUD-1");
+    l.gh.commit_files(REPO, BRANCH, &[(&path, &text)], "hand edit");
+}
+
+/// Edits by hand the shard of `map` that holds `key` (layout version 2's index).
+fn edit_shard(l: &Loop, map: IndexMap, key: &str, edit: impl FnOnce(&mut Value)) {
+    let path = shard_path(map, key);
+    let mut shard: Value = serde_json::from_str(&l.files()[&path]).unwrap();
+    edit(&mut shard);
+    let text = serde_json::to_string_pretty(&shard).unwrap() + "\n";
+    l.gh.commit_files(REPO, BRANCH, &[(&path, &text)], "hand edit");
 }
 
 #[tokio::test]
@@ -266,37 +278,24 @@ async fn every_kind_of_hand_edit_is_caught() {
                     r["history"].as_array_mut().unwrap().pop();
                 });
             },
-            "records/AUD-1.json",
+            "records/000/AUD-1.json",
         ),
         (
             "a derived field",
             |l| edit_record(l, |r| r["audit_budget"] = json!(99)),
-            "records/AUD-1.json",
+            "records/000/AUD-1.json",
         ),
         (
             "not JSON at all",
             |l| {
-                l.gh.commit_files(
-                    REPO,
-                    BRANCH,
-                    &[("records/AUD-1.json", "not json {")],
-                    "oops",
-                );
+                let path = record_file("AUD-1");
+                l.gh.commit_files(REPO, BRANCH, &[(&path, "not json {")], "oops");
             },
             "not valid JSON",
         ),
         (
             "index names a missing record",
-            |l| {
-                let mut index = l.index();
-                index["pulls"]["42"] = json!("AUD-7");
-                l.gh.commit_files(
-                    REPO,
-                    BRANCH,
-                    &[("index.json", &index.to_string())],
-                    "hand edit",
-                );
-            },
+            |l| edit_shard(l, IndexMap::Pulls, "42", |s| s["42"] = json!("AUD-7")),
             "AUD-7",
         ),
         (
@@ -309,24 +308,39 @@ async fn every_kind_of_hand_edit_is_caught() {
         (
             "index went back",
             |l| {
-                let mut index = l.index();
-                index["next"] = json!(1);
-                index["invocations"] = json!({});
-                l.gh.commit_files(
-                    REPO,
-                    BRANCH,
-                    &[("index.json", &index.to_string())],
-                    "hand edit",
-                );
+                // The next number and the shard that holds the run's invocation, as they
+                // were before the record.
+                edit_shard(l, IndexMap::Invocations, "ci-run-1", |s| {
+                    s.as_object_mut().unwrap().remove("ci-run-1");
+                });
+                let next = json!({"next": 1}).to_string();
+                l.gh.commit_files(REPO, BRANCH, &[(NEXT_PATH, &next)], "hand edit");
             },
-            "index.json",
+            "the index on auditloop-records went back",
+        ),
+        (
+            "an invocation dropped from its shard, the number kept",
+            |l| {
+                edit_shard(l, IndexMap::Invocations, "ci-run-1", |s| {
+                    s.as_object_mut().unwrap().remove("ci-run-1");
+                });
+            },
+            "the index on auditloop-records went back",
         ),
         (
             "index not JSON",
             |l| {
-                l.gh.commit_files(REPO, BRANCH, &[("index.json", "[")], "oops");
+                l.gh.commit_files(REPO, BRANCH, &[(NEXT_PATH, "[")], "oops");
             },
-            "index.json",
+            "next.json and its shards",
+        ),
+        (
+            "index shard not JSON",
+            |l| {
+                let path = shard_path(IndexMap::Pulls, "42");
+                l.gh.commit_files(REPO, BRANCH, &[(&path, "[")], "oops");
+            },
+            "next.json and its shards",
         ),
     ];
     for (what, edit, found) in cases {
@@ -343,11 +357,12 @@ async fn every_kind_of_hand_edit_is_caught() {
 async fn status_on_a_damaged_record_says_so_first_and_how_to_repair() {
     let mut l = Loop::start(42).await;
     l.with_record().await;
-    l.gh.commit_files(REPO, BRANCH, &[("records/AUD-1.json", "{")], "oops");
+    let path = record_file("AUD-1");
+    l.gh.commit_files(REPO, BRANCH, &[(&path, "{")], "oops");
     l.comment(42, "reader", "/audit status").await;
     let status = l.last_reply(42);
     assert!(
-        status.starts_with("auditloop: status\n\n**Damaged records — records/AUD-1.json"),
+        status.starts_with(&format!("auditloop: status\n\n**Damaged records — {path}")),
         "{status}"
     );
     assert!(!status.contains("No audit record exists"), "{status}");

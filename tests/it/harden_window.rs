@@ -94,6 +94,11 @@ async fn a_cold_first_read_of_many_records_that_github_answers_slowly_falls_back
         l.gh.requests()
             .iter()
             .filter(|r| r.path.ends_with("/graphql/repository"))
+            .filter(|r| {
+                r.body["query"]
+                    .as_str()
+                    .is_some_and(|q| q.starts_with("query FirstReads"))
+            })
             .filter(|r| r.headers.get("x-github-delivery").map(String::as_str) == Some("cold"))
             .map(|r| r.body["variables"]["files"] == true)
             .collect();

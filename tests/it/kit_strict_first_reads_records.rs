@@ -159,6 +159,7 @@ async fn the_app_reads_the_listing_and_texts_from_the_answer() {
         index: "index.json",
         record: Some("records/AUD-1.json"),
         patterns: "patterns.json",
+        more: &[],
     };
     let reads = first_reads(
         &api,

@@ -7,6 +7,7 @@ use crate::support;
 
 use serde_json::json;
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
+use support::layouts::{record_file, record_md_file, report_file};
 use support::steps::{handoff_comment, new_command, GOAL};
 
 #[tokio::test]
@@ -28,7 +29,7 @@ async fn new_takes_covered_tasks_from_closing_keywords() {
     assert_eq!(index["pulls"]["42"], "AUD-1");
     assert_eq!(index["work_units"]["pr:42"], "AUD-1");
     let files = l.files();
-    assert!(files.contains_key("records/AUD-1.md"), "{files:?}");
+    assert!(files.contains_key(&record_md_file("AUD-1")), "{files:?}");
 }
 
 #[tokio::test]
@@ -96,7 +97,7 @@ async fn report_appends_a_run_and_a_fresh_check_run() {
     assert!(run["report_digest"]
         .as_str()
         .is_some_and(|d| d.starts_with("sha256:")));
-    let stored = &l.files()["reports/AUD-1/run-1.json"];
+    let stored = &l.files()[&report_file("AUD-1", 1)];
     let stored: serde_json::Value = serde_json::from_str(stored).unwrap();
     assert_eq!(stored["invocation"]["ref"], "ci-run-1");
     assert_eq!(l.index()["invocations"]["ci-run-1"], "AUD-1");
@@ -203,7 +204,7 @@ async fn status_replies_with_the_record_and_gate() {
     l.ok("reader", "/audit status", false).await;
     let reply = l.last_reply(42);
     assert!(reply.starts_with("auditloop: status"), "{reply}");
-    assert!(reply.contains("records/AUD-1.json"), "{reply}");
+    assert!(reply.contains(&record_file("AUD-1")), "{reply}");
     assert!(reply.contains("1 of 3"), "{reply}");
     insta::assert_snapshot!("loop_status_reply", reply);
 }

@@ -7,6 +7,7 @@ use crate::support;
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
 use support::checks::check_run;
+use support::layouts::record_file;
 use support::steps::{asks_human, new_command};
 
 pub const DISPATCH: &str = "auditor:\n  dispatch: repository_dispatch\n";
@@ -88,7 +89,7 @@ async fn new_with_evidence_dispatches_run_1_with_the_reference_payload() {
         &json!({
             "audit_id": "AUD-1", "pull_request": 42, "candidate_artifact": format!("commit:{SHA1}"),
             "covered_tasks": ["#12"], "run": 1, "records_branch": "auditloop-records",
-            "records_commit": e["records_commit"], "packet_path": "records/AUD-1.json"
+            "records_commit": e["records_commit"], "packet_path": record_file("AUD-1")
         })
     );
     assert_ne!(

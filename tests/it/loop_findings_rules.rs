@@ -171,7 +171,7 @@ async fn a_filed_issue_carries_the_claim_the_evidence_and_what_done_means() {
     assert!(body.contains("**Required outcome**"), "{body}");
     assert!(body.contains("**Verification required**"), "{body}");
     assert!(
-        body.contains("blob/auditloop-records/records/AUD-1.json"),
+        body.contains("blob/auditloop-records/records/000/AUD-1.json"),
         "{body}"
     );
 }

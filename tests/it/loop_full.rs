@@ -5,6 +5,7 @@
 use crate::support;
 
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
+use support::layouts::report_file;
 
 #[tokio::test]
 async fn a_full_loop_certifies_the_new_head() {
@@ -23,7 +24,7 @@ async fn a_full_loop_certifies_the_new_head() {
     l.comment(42, "auditor", &report_comment(&first)).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     let files = l.files();
-    assert!(files.contains_key("reports/AUD-1/run-1.json"));
+    assert!(files.contains_key(&report_file("AUD-1", 1)));
     let gate = l.gate(SHA1);
     assert_eq!(gate["conclusion"], "failure");
     let annotations = gate["output"]["annotations"]

@@ -13,6 +13,7 @@ use ed25519_dalek::SigningKey;
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
 use support::deliveries::{pull_request, REPO};
+use support::layouts::report_file;
 use support::steps::new_command;
 
 const CONFIG: &str = ".github/auditloop.yml";
@@ -144,7 +145,7 @@ async fn allow_self_audit_lets_the_author_report_and_every_surface_says_so() {
     assert!(reply.contains(WORDS), "the status reply: {reply}");
 
     // `status --json` and `gate_status` give the grade, its authentication and the flag.
-    let loaded = auditloop::engine::record::load_record(&l.files()["records/AUD-1.json"]).unwrap();
+    let loaded = auditloop::engine::record::load_record(&l.record_text("AUD-1")).unwrap();
     let config = auditloop::engine::repo_config::RepoConfig::default();
     let head = auditloop::engine::ids::CommitSha::new(SHA1).unwrap();
     let repo = RepoName::new(REPO.to_owned()).unwrap();
@@ -226,7 +227,7 @@ async fn a_new_record_on_an_unfinished_records_tasks_is_refused_and_adopt_still_
     l.comment(43, "maint", "/audit adopt AUD-1").await;
     assert_eq!(l.refusals(43).len(), refused, "{}", l.last_reply(43));
     assert_eq!(l.record("AUD-1")["pull_request"], 43);
-    let index: Value = serde_json::from_str(&l.files()["index.json"]).unwrap();
+    let index: Value = l.index();
     assert_eq!(index["tasks"]["#12"], "AUD-1");
 }
 
@@ -262,7 +263,8 @@ async fn a_stored_report_edited_after_signing_fails_the_hardened_gate() {
     assert_eq!(l.gate(SHA1)["conclusion"], "success");
 
     // Someone with push access edits the stored report; the record and its chain are intact.
-    let path = "reports/AUD-1/run-1.json";
+    let path = report_file("AUD-1", 1);
+    let path = path.as_str();
     let mut stored: Value = serde_json::from_str(&l.files()[path]).unwrap();
     stored["assessment"] = json!("Everything is fine, trust me.");
     let edited = serde_json::to_string_pretty(&stored).unwrap() + "\n";

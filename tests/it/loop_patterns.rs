@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 
 use crate::support;
 use support::audit::{report, report_comment, Loop, SHA1};
+use support::layouts::record_md_file;
 
 const SHA3: &str = "3333333333333333333333333333333333333333";
 const SHA4: &str = "4444444444444444444444444444444444444444";
@@ -78,7 +79,7 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
         patterns(&l).is_none(),
         "nothing is learned before a record ends"
     );
-    assert!(!l.files()["records/AUD-1.md"].contains("## Lessons"));
+    assert!(!l.files()[&record_md_file("AUD-1")].contains("## Lessons"));
 
     // The certification and the new pattern are one commit.
     let commits = l.log_len();
@@ -99,20 +100,20 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
     );
     assert_eq!(p["severity"], "high");
     assert_eq!(p["records"], json!(["AUD-1"]));
-    let md = &l.files()["records/AUD-1.md"];
+    let md = &l.files()[&record_md_file("AUD-1")];
     assert!(md.contains("## Lessons"), "{md}");
     assert!(
         md.contains("`webhook-replay` (high): raised in run 1, resolved in run 2."),
         "{md}"
     );
     assert!(md.contains("`webhook-replay`: created; seen 1"), "{md}");
-    assert!(!l.files()["records/AUD-1.json"].contains("Lessons"));
+    assert!(!l.record_text("AUD-1").contains("Lessons"));
 
     // Another PR raises the same key: its check run marks it recurring, linked.
     open_record(&mut l, 43, SHA3, "").await;
     post(&mut l, 43, &run("AUD-2", 43, SHA3, "ci-run-43-1", true)).await;
     let gate = l.gate(SHA3);
-    let mark = "recurring: seen in 1 earlier record ([AUD-1](https://github.com/octo-org/hello/blob/auditloop-records/records/AUD-1.json))";
+    let mark = "recurring: seen in 1 earlier record ([AUD-1](https://github.com/octo-org/hello/blob/auditloop-records/records/000/AUD-1.json))";
     for part in ["summary", "text"] {
         let text = gate["output"][part].as_str().unwrap_or_default();
         assert!(text.contains(mark), "{part}: {text}");
@@ -128,7 +129,7 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
         (json!(2), json!(2))
     );
     assert_eq!(p["records"], json!(["AUD-2", "AUD-1"]));
-    assert!(l.files()["records/AUD-2.md"].contains("`webhook-replay`: updated; seen 2"));
+    assert!(l.files()[&record_md_file("AUD-2")].contains("`webhook-replay`: updated; seen 2"));
 
     // A third runs out of budget with the key still raised: seen, not resolved.
     open_record(&mut l, 44, SHA4, " --budget 1").await;
@@ -150,7 +151,7 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
     );
     assert_eq!(p["success_rate"], json!(0.667));
     assert_eq!(p["records"], json!(["AUD-3", "AUD-2", "AUD-1"]));
-    let md = l.files()["records/AUD-3.md"].clone();
+    let md = l.files()[&record_md_file("AUD-3")].clone();
     assert!(md.contains("Blocked after run 1: 1 of 1 runs used"), "{md}");
     assert!(
         md.contains("`webhook-replay`: updated; seen 3, resolved 2"),
@@ -161,7 +162,7 @@ async fn patterns_are_learned_marked_and_counted_across_records() {
     let files = l.files();
     keep_example("patterns.json", &files["patterns.json"]);
     for id in ["AUD-1", "AUD-3"] {
-        let md = &files[&format!("records/{id}.md")];
+        let md = &files[&record_md_file(id)];
         let lessons = &md[md.find("## Lessons").unwrap()..];
         keep_example(&format!("{id}-lessons.md"), lessons);
     }
@@ -176,7 +177,7 @@ async fn with_patterns_off_no_library_is_written() {
     post(&mut l, 42, &run("AUD-1", 42, SHA1, "ci-run-2", false)).await;
     assert_eq!(l.record("AUD-1")["audit_state"], "certified");
     assert!(patterns(&l).is_none(), "{:?}", l.files().keys());
-    let md = &l.files()["records/AUD-1.md"];
+    let md = &l.files()[&record_md_file("AUD-1")];
     assert!(md.contains("## Lessons"), "{md}");
     assert!(
         md.contains("No pattern library is kept (`patterns: false`)."),

@@ -8,6 +8,7 @@ use crate::support;
 use serde_json::json;
 use support::audit::{report, report_comment, Loop, BRANCH, SHA1, SHA2};
 use support::deliveries::{pr_comment, REPO};
+use support::layouts::{record_file, report_file};
 
 const NEW: &str = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run 1 green\"";
 
@@ -475,13 +476,13 @@ async fn a_missing_records_branch_is_recreated_at_the_newest_external_id() {
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.log().len(), commits + 1, "{:#?}", l.log());
     assert_eq!(l.history("AUD-1").len(), history + 1);
-    assert!(l.files().contains_key("reports/AUD-1/run-1.json"));
+    assert!(l.files().contains_key(&report_file("AUD-1", 1)));
 
     // A new record elsewhere continues the numbering: never AUD-1 again.
     l.gh.add_pull(43, SHA2, "Second change.\n\nCloses #13\n", "alice");
     l.comment(43, "alice", NEW).await;
     assert!(
-        l.files().contains_key("records/AUD-2.json"),
+        l.files().contains_key(&record_file("AUD-2")),
         "{:?}",
         l.files().keys()
     );
@@ -493,5 +494,5 @@ async fn a_missing_branch_without_any_external_id_starts_fresh() {
     l.comment(42, "alice", NEW).await;
     assert!(l.refusals(42).is_empty(), "{:?}", l.refusals(42));
     assert_eq!(l.log().len(), 1);
-    assert!(l.files().contains_key("records/AUD-1.json"));
+    assert!(l.files().contains_key(&record_file("AUD-1")));
 }

@@ -6,6 +6,7 @@ use crate::support;
 
 use serde_json::json;
 use support::audit::{report, report_comment, Loop, SHA1};
+use support::layouts::report_file;
 
 /// A report on `AUD-1` of PR 42 at SHA1 with `verdict` and invocation `inv`.
 fn run(inv: &str, verdict: &str) -> String {
@@ -76,7 +77,7 @@ async fn a_human_decision_holds_the_gate_until_resolved() {
     l.comment(42, "auditor", &run("ci-run-2", "needs_remediation"))
         .await;
     assert_eq!(l.refusals(42).len(), 1, "{:?}", l.refusals(42));
-    assert!(l.files().contains_key("reports/AUD-1/run-2.json"));
+    assert!(l.files().contains_key(&report_file("AUD-1", 2)));
 }
 
 #[tokio::test]
@@ -126,7 +127,7 @@ async fn an_exhausted_budget_blocks_until_overridden() {
     l.comment(42, "auditor", &run("ci-run-3", "needs_remediation"))
         .await;
     assert_eq!(l.refusals(42).len(), 2, "{:?}", l.refusals(42));
-    assert!(l.files().contains_key("reports/AUD-1/run-3.json"));
+    assert!(l.files().contains_key(&report_file("AUD-1", 3)));
     assert_eq!(l.record("AUD-1")["audit_state"], "open", "3 of 4 used");
 }
 

@@ -11,6 +11,7 @@ use crate::support;
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
 use support::deliveries::{issue_reopened, REPO};
+use support::layouts::report_file;
 use support::steps::new_command;
 
 const CONFIG: &str = ".github/auditloop.yml";
@@ -207,7 +208,8 @@ async fn a_reopened_covered_task_leaves_the_certification_stale_until_a_baseline
 #[tokio::test]
 async fn a_session_reported_certifications_stored_report_is_checked_against_its_digest() {
     let mut l = certified().await;
-    let path = "reports/AUD-1/run-1.json";
+    let path = report_file("AUD-1", 1);
+    let path = path.as_str();
     let mut stored: Value = serde_json::from_str(&l.files()[path]).unwrap();
     stored["assessment"] = json!("Everything is fine, trust me.");
     let edited = serde_json::to_string_pretty(&stored).unwrap() + "\n";

@@ -7,6 +7,7 @@ use crate::support;
 
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1, SHA2};
+use support::layouts::record_file;
 
 const SHA3: &str = "3333333333333333333333333333333333333333";
 const FILE: &str = "src/server/webhook.rs";
@@ -79,7 +80,13 @@ async fn a_blocking_finding_on_a_changed_line_gets_its_thread_and_nothing_else_d
     assert_eq!(t[0]["start_line"], 88);
     assert_eq!(t[0]["resolved"], false);
     let body = t[0]["body"].as_str().unwrap();
-    for part in ["A-01", "high", "blocking", MARKER, "records/AUD-1.json"] {
+    for part in [
+        "A-01",
+        "high",
+        "blocking",
+        MARKER,
+        record_file("AUD-1").as_str(),
+    ] {
         assert!(body.contains(part), "{part} missing from {body}");
     }
     // The finding still shows in the body, as before.

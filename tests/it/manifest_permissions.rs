@@ -88,6 +88,11 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         "POST /repos/{owner}/{repo}/git/refs",
         Some(("contents", Level::Write)),
     ),
+    // The conversion of a version-1 records branch: a non-forced ref update.
+    (
+        "PATCH /repos/{owner}/{repo}/git/refs/{ref}",
+        Some(("contents", Level::Write)),
+    ),
     // GraphQL documents, named by their operation (GitHub's GraphQL reference: a commit
     // through `createCommitOnBranch` needs `contents: write`; reading history, `read`).
     (
@@ -101,6 +106,11 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
     // The first reads read a file, a ref, a pull request and check runs: `contents`,
     // `pull_requests` and `checks` read, the last two named already by their REST routes.
     ("POST /graphql FirstReads", Some(("contents", Level::Read))),
+    // Files of the records branch read by path (layout version 2).
+    (
+        "POST /graphql RecordsByPath",
+        Some(("contents", Level::Read)),
+    ),
     // The packet's context (issues, check runs, the decisions folder) is read by `packet`
     // with the workflow's own token, never by the App.
     ("POST /graphql PacketReads", None),

@@ -4,7 +4,8 @@ use crate::support;
 
 use std::collections::BTreeMap;
 
-use auditloop::engine::ids::RepoName;
+use auditloop::engine::ids::{AuditId, RepoName};
+use auditloop::engine::layout::{record_md_path, record_path, report_path};
 use auditloop::records::{read, Files};
 use support::fake::FakeGitHub;
 
@@ -20,7 +21,13 @@ fn all(_: &str, _: &Files) -> bool {
     true
 }
 
-/// The index, then the record it names for PR 42.
+/// Record `n`'s path as the reader names it (version 2's, whichever layout holds it).
+fn record(n: u64) -> String {
+    record_path(&AuditId::from_number(n))
+}
+
+/// The index, then the record it names for PR 42 (these tests seed version-1 branches,
+/// which the reader shows under version 2's paths).
 fn index_then_record(path: &str, files: &Files) -> bool {
     if path == "index.json" {
         return true;
@@ -31,7 +38,8 @@ fn index_then_record(path: &str, files: &Files) -> bool {
         .and_then(|i| {
             i["pulls"]["42"]
                 .as_str()
-                .map(|id| format!("records/{id}.json"))
+                .and_then(|id| AuditId::new(id).ok())
+                .map(|id| record_path(&id))
         });
     named.as_deref() == Some(path)
 }
@@ -75,7 +83,7 @@ async fn the_read_costs_the_same_with_1_or_50_records() {
         let snap = read(&api, &repo(), BRANCH, index_then_record)
             .await
             .unwrap();
-        let record = format!("records/AUD-{records}.json");
+        let record = record(records);
         assert_eq!(
             snap.files.keys().cloned().collect::<Vec<_>>(),
             vec!["index.json".to_owned(), record.clone()]
@@ -85,7 +93,7 @@ async fn the_read_costs_the_same_with_1_or_50_records() {
             Some(format!("{{\"id\": \"AUD-{records}\"}}").as_str())
         );
         assert!(
-            snap.contains("records/AUD-1.md"),
+            snap.contains(&record_md_path(&AuditId::from_number(1))),
             "every path is known, read or not"
         );
         assert!(!snap.contains("records"), "directories are not files");
@@ -118,7 +126,8 @@ async fn blobs_of_one_round_are_all_read() {
     .await
     .unwrap();
     assert_eq!(snap.files.len(), 3);
-    assert_eq!(snap.file("records/AUD-2.md"), Some("# AUD-2"));
+    let md = record_md_path(&AuditId::from_number(2));
+    assert_eq!(snap.file(&md), Some("# AUD-2"));
     assert_eq!(gh.git_requests().len(), 6);
 }
 
@@ -132,7 +141,8 @@ async fn large_and_multiline_content_survives_the_round_trip() {
     gh.commit_files(REPO, BRANCH, &[("records/AUD-1.md", text.as_str())], "m");
     let api = gh.installation_api("d-read-big").await;
     let snap = read(&api, &repo(), BRANCH, all).await.unwrap();
-    assert_eq!(snap.file("records/AUD-1.md"), Some(text.as_str()));
+    let md = record_md_path(&AuditId::from_number(1));
+    assert_eq!(snap.file(&md), Some(text.as_str()));
 }
 
 #[tokio::test]
@@ -193,6 +203,7 @@ async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
         parents,
         listing: None,
         texts: BTreeMap::new(),
+        absent: Vec::new(),
     };
     let reuse = Reuse {
         cache: Some(&cache),
@@ -225,7 +236,7 @@ async fn a_commit_made_elsewhere_costs_its_tree_and_one_round_of_blobs() {
     assert_eq!(snap.commit, fresh.commit);
     assert_eq!(snap.parents, fresh.parents);
     assert_eq!(
-        snap.file("records/AUD-3.json"),
+        snap.file(&record(3)),
         Some("{\"id\": \"AUD-3\", \"round\": 2}")
     );
 }
@@ -264,6 +275,7 @@ async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
         index: "index.json",
         record: Some("records/AUD-3.json"),
         patterns: "patterns.json",
+        more: &[],
     };
     let reads = first_reads(
         &api,
@@ -302,9 +314,9 @@ async fn read_elsewhere_with_first_reads(listing: bool) -> Vec<String> {
     assert_eq!(snap.parents, fresh.parents);
     let paths: Vec<&str> = snap.paths().collect();
     assert_eq!(paths, fresh.paths().collect::<Vec<_>>());
-    assert!(snap.contains("reports/AUD-3/run-2.json"));
+    assert!(snap.contains(&report_path(&AuditId::from_number(3), 2)));
     assert_eq!(
-        snap.file("records/AUD-3.json"),
+        snap.file(&record(3)),
         Some("{\"id\": \"AUD-3\", \"round\": 2}")
     );
     calls

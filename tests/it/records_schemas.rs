@@ -5,10 +5,13 @@
 
 use crate::support;
 
+use auditloop::engine::ids::AuditId;
+use auditloop::engine::layout::{shard_at, shard_path, IndexMap};
 use auditloop::engine::packet::{packet, PacketSource, StoredReports};
 use auditloop::engine::packet_context;
 use auditloop::engine::packet_delta::{changed_since, packet_patterns};
 use auditloop::engine::patterns::Library;
+use auditloop::engine::record::shards::{layout_json, next_json, split, written};
 use auditloop::engine::record::{load_record, Index};
 use serde_json::{json, Value};
 use support::audit::{Loop, SHA1};
@@ -38,6 +41,23 @@ fn every_schema_file_is_a_valid_draft_2020_12_schema() {
             "{name} says what it describes"
         );
     }
+}
+
+/// A schema file added to `schema/` is checked here too.
+#[test]
+fn every_file_under_schema_is_checked() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/schema");
+    let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut checked: Vec<String> = schemas::ALL
+        .into_iter()
+        .map(|(name, _)| format!("{name}.schema.json"))
+        .collect();
+    checked.sort();
+    assert_eq!(on_disk, checked);
 }
 
 /// The packet schema holds its own copy of the pattern, so that it stands alone.
@@ -70,7 +90,7 @@ async fn written_record() -> (Loop, String) {
     let mut l = Loop::start(42).await;
     l.pull_event("opened", 42, SHA1).await;
     l.new_record(42).await;
-    let text = l.files()["records/AUD-1.json"].clone();
+    let text = l.record_text("AUD-1");
     (l, text)
 }
 
@@ -153,20 +173,29 @@ async fn a_written_record_that_breaks_its_schema_is_refused() {
 
 #[tokio::test]
 async fn a_written_index_that_breaks_its_schema_is_refused() {
+    use auditloop::engine::layout::NEXT_PATH;
     let (l, _) = written_record().await;
-    let text = l.files()["index.json"].clone();
-    assert_eq!(check_written("index.json", &text), Ok(()));
+    let files = l.files();
+    let next = files[NEXT_PATH].clone();
+    assert_eq!(check_written(NEXT_PATH, &next), Ok(()));
     let err = check_written(
-        "index.json",
-        &edited(&text, |v| {
+        NEXT_PATH,
+        &edited(&next, |v| {
             v.as_object_mut().unwrap().remove("next");
         }),
     )
     .unwrap_err();
     assert!(err.contains("\"next\" is a required property"), "{err}");
+    let pulls = shard_path(IndexMap::Pulls, "42");
+    let shard = files[&pulls].clone();
+    assert_eq!(check_written(&pulls, &shard), Ok(()));
+    let err = check_written(&pulls, &edited(&shard, |v| v["42"] = json!("AUD-0"))).unwrap_err();
+    assert!(err.contains("/42"), "{err}");
+    // A version-1 index a test seeds is checked as one.
+    let v1 = Index::default().to_json();
     let err = check_written(
         "index.json",
-        &edited(&text, |v| v["pulls"]["42"] = json!("AUD-0")),
+        &edited(&v1, |v| v["pulls"]["42"] = json!("AUD-0")),
     )
     .unwrap_err();
     assert!(err.contains("/pulls/42"), "{err}");
@@ -198,4 +227,134 @@ async fn a_packet_that_breaks_its_schema_is_refused() {
     unknown["budget"]["runs_spent"] = json!(0);
     let err = schemas::check_packet(&unknown).unwrap_err();
     assert!(err.contains("runs_spent"), "{err}");
+}
+
+/// `text` checked against the layout-2 schema `name`, errors said as the fake says them.
+fn check_layout_2(name: &str, text: &str) -> Result<(), String> {
+    let file = match name {
+        "layout" => "layout_v1",
+        "next" => "next_v1",
+        _ => "index_shard_v1",
+    };
+    let (_, schema) = schemas::ALL.iter().find(|(n, _)| *n == file).unwrap();
+    let validator = schemas::compile(name, schema);
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("{name}: not JSON: {e}"))?;
+    let found: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("at `{}`: {e}", e.instance_path()))
+        .collect();
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{name}: {}", found.join("; ")))
+    }
+}
+
+/// An index with a key in every map, the size of a small repository's.
+fn index_of_every_map() -> Index {
+    let mut index = Index {
+        next: 301,
+        ..Index::default()
+    };
+    for n in 1..=300_u64 {
+        let id = AuditId::from_number(n);
+        index.work_units.insert(format!("pr:{n}"), id.clone());
+        index.pulls.insert(n.to_string(), id.clone());
+        index
+            .invocations
+            .insert(format!("ci-run-{n}-1"), id.clone());
+        index.receipts.insert(format!("b1946ac9-{n}"), id.clone());
+        index.tasks.insert(format!("#{n}"), id);
+    }
+    index
+}
+
+#[test]
+fn layout_2_files_as_the_app_writes_them_match_their_schemas() {
+    assert_eq!(check_layout_2("layout", &layout_json()), Ok(()));
+    let files = split(&index_of_every_map());
+    assert_eq!(check_layout_2("next", &files["next.json"]), Ok(()));
+    assert_eq!(check_layout_2("next", &next_json(8)), Ok(()));
+    let shards: Vec<(&String, &String)> = files
+        .iter()
+        .filter(|(p, _)| shard_at(p).is_some())
+        .collect();
+    assert!(shards.len() > 1_000, "{}", shards.len());
+    for (path, text) in shards {
+        assert_eq!(check_layout_2("index-shard", text), Ok(()), "{path}");
+    }
+    // The worked example of docs/reference.md#layout-version-2.
+    let path = shard_path(IndexMap::Pulls, "42");
+    assert_eq!(path, "index/pulls/73/4.json");
+    assert_eq!(
+        shard_path(IndexMap::WorkUnits, "pr:42"),
+        "index/work_units/62/5.json"
+    );
+    // A shard whose last key is removed is written as `{}`.
+    let mut base = Index::default();
+    base.pulls.insert("42".into(), AuditId::from_number(7));
+    let emptied = written(&base, &Index::default()).files[&path].clone();
+    assert_eq!(emptied.trim(), "{}");
+    assert_eq!(check_layout_2("index-shard", &emptied), Ok(()));
+}
+
+#[test]
+fn layout_2_files_that_break_their_schemas_are_refused() {
+    let cases: [(&str, &str, &str, &str); 10] = [
+        (
+            "layout",
+            "no version",
+            "{}",
+            "\"version\" is a required property",
+        ),
+        (
+            "layout",
+            "version 1, which has no marker",
+            r#"{"version": 1}"#,
+            "/version",
+        ),
+        (
+            "layout",
+            "a version as text",
+            r#"{"version": "2"}"#,
+            "/version",
+        ),
+        ("next", "no number", "{}", "\"next\" is a required property"),
+        ("next", "record 0", r#"{"next": 0}"#, "/next"),
+        (
+            "next",
+            "version 1's index.json",
+            r#"{"next": 8, "pulls": {"42": "AUD-7"}}"#,
+            "pulls",
+        ),
+        ("index-shard", "not an object", r#"["AUD-7"]"#, "object"),
+        ("index-shard", "record 0", r#"{"42": "AUD-0"}"#, "/42"),
+        (
+            "index-shard",
+            "a number for a record",
+            r#"{"42": 7}"#,
+            "/42",
+        ),
+        (
+            "index-shard",
+            "an empty key",
+            r#"{"": "AUD-7"}"#,
+            "shorter than 1 character",
+        ),
+    ];
+    for (name, what, text, expected) in cases {
+        let err = check_layout_2(name, text).expect_err(what);
+        assert!(
+            err.starts_with(&format!("{name}: ")) && err.contains(expected),
+            "{name}, {what}: {err}"
+        );
+    }
+    // And what each accepts, beside what it refuses.
+    assert_eq!(
+        check_layout_2("layout", r#"{"version": 3}"#),
+        Ok(()),
+        "a later layout"
+    );
+    assert_eq!(check_layout_2("next", r#"{"next": 1}"#), Ok(()));
+    assert_eq!(check_layout_2("index-shard", r#"{"42": "AUD-7"}"#), Ok(()));
 }

@@ -42,6 +42,15 @@ fn bump(snapshot: &Snapshot, line: &str) -> Change {
     put(&[("counter", &(n + 1).to_string()), ("log.txt", &log)])
 }
 
+/// A commit of `files` on the records branch, as one of layout version 2 holds them (a
+/// branch without `layout.json` is version 1's, which the first write converts).
+fn seed(gh: &FakeGitHub, files: &[(&str, &str)], message: &str) {
+    let layout = auditloop::engine::record::shards::layout_json();
+    let mut all = vec![(auditloop::engine::layout::LAYOUT_PATH, layout.as_str())];
+    all.extend_from_slice(files);
+    gh.commit_files(REPO, BRANCH, &all, message);
+}
+
 fn count(gh: &FakeGitHub, method: &str, path: &str) -> usize {
     gh.git_requests()
         .iter()
@@ -88,7 +97,7 @@ async fn the_first_write_creates_an_orphan_branch_in_one_commit() {
     let files = gh.branch_files(REPO, BRANCH);
     assert_eq!(
         files.keys().collect::<Vec<_>>(),
-        ["index.json", "records/AUD-1.json"]
+        ["index.json", "layout.json", "records/AUD-1.json"]
     );
     let posts = gh.git_requests();
     let commit_body = &posts
@@ -151,7 +160,7 @@ async fn a_second_write_keeps_the_other_files() {
 #[tokio::test]
 async fn a_concurrent_push_is_retried_and_both_changes_are_kept() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
+    seed(&gh, &[("counter", "1"), ("log.txt", "a\n")], "a");
     gh.move_ref_once(
         REPO,
         BRANCH,
@@ -181,7 +190,13 @@ async fn a_concurrent_push_is_retried_and_both_changes_are_kept() {
 #[tokio::test]
 async fn a_concurrent_creation_of_the_branch_is_retried_on_top_of_it() {
     let gh = FakeGitHub::start().await;
-    gh.move_ref_once(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
+    let layout = auditloop::engine::record::shards::layout_json();
+    let first = [
+        ("layout.json", layout.as_str()),
+        ("counter", "1"),
+        ("log.txt", "a\n"),
+    ];
+    gh.move_ref_once(REPO, BRANCH, &first, "a");
     let out = write(&gh, "b", |s| Ok(bump(s, "b"))).await;
     assert!(
         matches!(out, CommitOutcome::Committed { attempts: 2, .. }),
@@ -194,7 +209,7 @@ async fn a_concurrent_creation_of_the_branch_is_retried_on_top_of_it() {
 #[tokio::test]
 async fn a_refusal_after_the_re_read_writes_nothing() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("state", "open")], "a");
+    seed(&gh, &[("state", "open")], "a");
     gh.move_ref_once(REPO, BRANCH, &[("state", "certified")], "certify");
     let moved_to = std::sync::Mutex::new(None);
     let out = write(&gh, "report", |s| match s.file("state") {
@@ -225,7 +240,7 @@ async fn a_refusal_after_the_re_read_writes_nothing() {
 #[tokio::test]
 async fn a_refusal_on_the_first_read_makes_no_write_call() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("state", "open")], "a");
+    seed(&gh, &[("state", "open")], "a");
     let out = write(&gh, "x", |_| Err("no".to_owned())).await;
     assert!(matches!(out, CommitOutcome::Refused(_)));
     assert!(gh.git_requests().iter().all(|r| r.method == "GET"));
@@ -234,7 +249,7 @@ async fn a_refusal_on_the_first_read_makes_no_write_call() {
 #[tokio::test]
 async fn a_change_to_the_same_content_commits_nothing() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("index.json", "{}")], "a");
+    seed(&gh, &[("index.json", "{}")], "a");
     let out = write(&gh, "again", |_| Ok(put(&[("index.json", "{}")]))).await;
     assert!(matches!(out, CommitOutcome::Unchanged { .. }), "{out:?}");
     assert!(gh.git_requests().iter().all(|r| r.method == "GET"));
@@ -290,7 +305,7 @@ async fn twenty_concurrent_writers_all_land_once_in_one_linear_history() {
 #[tokio::test]
 async fn a_lost_answer_to_a_landed_update_is_not_applied_twice() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
+    seed(&gh, &[("counter", "1"), ("log.txt", "a\n")], "a");
     gh.lose_next_answer("POST", COMMIT);
     let out = write(&gh, "b", |s| Ok(bump(s, "b"))).await;
     assert!(
@@ -308,7 +323,7 @@ async fn a_lost_answer_to_a_landed_update_is_not_applied_twice() {
 #[tokio::test]
 async fn a_lost_answer_to_a_landed_update_built_upon_is_recognised() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
+    seed(&gh, &[("counter", "1"), ("log.txt", "a\n")], "a");
     gh.lose_update_then_move(REPO, BRANCH, &[("other", "x")], "c");
     let out = write(&gh, "b", |s| Ok(bump(s, "b"))).await;
     assert!(
@@ -339,7 +354,7 @@ async fn a_lost_answer_to_a_landed_creation_is_recognised() {
 #[tokio::test]
 async fn an_update_github_did_not_carry_out_is_applied_again() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("counter", "1"), ("log.txt", "a\n")], "a");
+    seed(&gh, &[("counter", "1"), ("log.txt", "a\n")], "a");
     gh.fail_next("POST", COMMIT, 502, &[]);
     let out = write(&gh, "b", |s| Ok(bump(s, "b"))).await;
     assert!(
@@ -352,7 +367,7 @@ async fn an_update_github_did_not_carry_out_is_applied_again() {
 #[tokio::test]
 async fn a_refused_update_other_than_a_conflict_is_an_error() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("counter", "1")], "a");
+    seed(&gh, &[("counter", "1")], "a");
     gh.fail_next("POST", COMMIT, 409, &[]);
     let api = gh.installation_api("d-409").await;
     let got = commit_change(&api, &repo(), BRANCH, "b", all, |s| {
@@ -366,7 +381,7 @@ async fn a_refused_update_other_than_a_conflict_is_an_error() {
 #[tokio::test]
 async fn a_branch_that_keeps_moving_gives_up_after_the_bound() {
     let gh = FakeGitHub::start().await;
-    gh.commit_files(REPO, BRANCH, &[("counter", "0")], "a");
+    seed(&gh, &[("counter", "0")], "a");
     for i in 0..MAX_ATTEMPTS {
         gh.move_ref_once(REPO, BRANCH, &[("other", &i.to_string())], &format!("m{i}"));
     }

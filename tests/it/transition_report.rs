@@ -3,6 +3,7 @@
 use crate::record_support;
 
 use auditloop::engine::ids::{AuditId, WorkUnit};
+use auditloop::engine::layout::report_path;
 use auditloop::engine::record::{AuditState, EventKind, Grade, WaiverBasis};
 use auditloop::engine::repo_config::Assurance;
 use auditloop::engine::report::{Report, Verdict};
@@ -276,7 +277,7 @@ fn effects_of_a_run() {
         panic!("a report event")
     };
     assert_eq!(run.run, 1);
-    assert_eq!(run.report, "reports/AUD-1/run-1.json");
+    assert_eq!(run.report, report_path(&fx.record.id, 1));
     assert_eq!(run.grade, Grade::SessionReported);
     assert_eq!(run.covered_tasks, fx.record.covered_tasks);
     assert_eq!(run.findings.len(), 1);

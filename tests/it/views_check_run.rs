@@ -3,6 +3,8 @@
 use crate::views_support;
 
 use auditloop::engine::gate::{CheckObservation, CheckStatus, Conclusion, Outcome};
+use auditloop::engine::ids::AuditId;
+use auditloop::engine::layout::record_path;
 use auditloop::engine::record::*;
 use auditloop::engine::repo_config::RepoConfig;
 use auditloop::engine::report::{Severity, Verdict};
@@ -255,7 +257,9 @@ fn check_run_output_stays_within_limits() {
     let g = gate(Conclusion::Failure, &"t".repeat(1000), &[]);
     let v = check_run::check_run(&g, Some(&r), &ctx(), BodyStatus::Current);
     assert!(v.text.chars().count() <= check_run::TEXT_LIMIT);
-    assert!(v.text.contains("cut to fit") && v.text.contains("records/AUD-7.json"));
+    assert!(
+        v.text.contains("cut to fit") && v.text.contains(&record_path(&AuditId::from_number(7)))
+    );
     assert!(v.summary.chars().count() <= check_run::SUMMARY_LIMIT);
     assert!(v.title.chars().count() <= check_run::TITLE_LIMIT);
 }

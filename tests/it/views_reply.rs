@@ -3,6 +3,8 @@
 use crate::views_support;
 
 use auditloop::engine::gate::{Conclusion, Outcome};
+use auditloop::engine::ids::AuditId;
+use auditloop::engine::layout::record_path;
 use auditloop::engine::views::md::Md;
 use auditloop::engine::views::reply;
 use views_support::*;
@@ -59,7 +61,10 @@ fn replies() {
         "72d3162e-cc78-11e3-81ab-4c9367dc0958",
     );
     insta::assert_snapshot!("reply_status", status);
-    assert!(status.contains("records/AUD-7.json") && status.contains("budget 3 of 4 runs used"));
+    assert!(
+        status.contains(&record_path(&AuditId::from_number(7)))
+            && status.contains("budget 3 of 4 runs used")
+    );
 }
 
 #[test]
@@ -82,7 +87,9 @@ fn replies_are_cut_above_the_limit() {
         "{}",
         status.chars().count()
     );
-    assert!(status.contains("cut to fit") && status.contains("records/AUD-7.json"));
+    assert!(
+        status.contains("cut to fit") && status.contains(&record_path(&AuditId::from_number(7)))
+    );
     assert!(status.ends_with("<!-- auditloop:delivery:d -->"));
 }
 

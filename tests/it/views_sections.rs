@@ -45,9 +45,9 @@ fn rounds_rows_links_and_budget() {
         "[`ccccccc`](https://github.com/octo/widgets/commit/{c})"
     )));
     assert!(s.rounds.contains("budget 3 of 4 runs used"));
-    assert!(s
-        .rounds
-        .contains("(https://github.com/octo/widgets/blob/auditloop-records/records/AUD-7.json)"));
+    assert!(s.rounds.contains(
+        "(https://github.com/octo/widgets/blob/auditloop-records/records/000/AUD-7.json)"
+    ));
     assert!(s
         .rounds
         .contains("1 critical, 1 high, 1 medium, 1 low (2 blocking)"));
@@ -65,7 +65,7 @@ fn ghes_base_and_hostile_branch_name_stay_inside_the_link() {
     c.records_branch = "rec) [x](https://evil".to_owned();
     let s = views::sections(Some(&rich_record()), &c);
     assert!(s.rounds.contains(
-        "(https://ghe.example.com/octo/widgets/blob/rec%29%20%5Bx%5D%28https%3A//evil/records/AUD-7.json)"
+        "(https://ghe.example.com/octo/widgets/blob/rec%29%20%5Bx%5D%28https%3A//evil/records/000/AUD-7.json)"
     ), "{}", s.rounds);
 }
 

@@ -122,6 +122,13 @@ impl AuditId {
     pub fn from_number(n: u64) -> Self {
         Self(format!("AUD-{n}"))
     }
+
+    /// The number after `AUD-` (one past `u64::MAX` reads as `u64::MAX`: such an id is
+    /// never made, only read).
+    #[must_use]
+    pub fn number(&self) -> u64 {
+        self.0[4..].parse().unwrap_or(u64::MAX)
+    }
 }
 
 impl CommitSha {

@@ -194,7 +194,7 @@ impl Readiness {
         };
         match self.decide(record, latest.commit.as_ref()) {
             Ok(DispatchDecision::Record(applied)) => {
-                Ok(change_files(&applied, &latest.index, view, Vec::new()))
+                Ok(change_files(&applied, latest, view, Vec::new()))
             }
             Ok(DispatchDecision::Resend(ev)) => Err(Unwritten::Refused(Skip::Resend(Box::new((
                 record.clone(),

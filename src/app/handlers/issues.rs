@@ -11,7 +11,7 @@ use crate::app::handlers::refresh;
 use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::publish::runs;
 use crate::app::reads::loading;
-use crate::app::reads::state::change_files;
+use crate::app::reads::state::{self, change_files};
 use crate::delivery::Handled;
 use crate::engine::record::has_delivery;
 use crate::engine::transition as t;
@@ -43,15 +43,14 @@ async fn open_pull_covering(
     ctx: &Ctx,
     task: &TaskId,
 ) -> Result<Option<(PrNumber, Pull)>, GitHubError> {
-    let Ok(read) = loading::load(ctx, PrNumber(0), None).await? else {
-        return Ok(None);
+    let reuse = crate::records::Reuse {
+        cache: Some(&ctx.memory.records),
+        ..Default::default()
     };
-    let Some(pr) = read
-        .index
-        .tasks
-        .get(task.as_str())
-        .and_then(|id| read.index.pull_of(id))
-    else {
+    let wanted = state::covering(task.clone());
+    let branch = ctx.records_branch();
+    let read = crate::records::read_with(&ctx.api, &ctx.repo, branch, &wanted, reuse).await?;
+    let Some(pr) = state::covering_pull(&read, task) else {
         return Ok(None);
     };
     let pull = ctx.delivery_cache.pull(&ctx.api, &ctx.repo, pr).await?;
@@ -91,7 +90,7 @@ async fn stale(
                 None => return Ok(Change::default()),
             };
             Ok(match t::task_reopened(record, task.clone(), &event) {
-                Ok(Some(applied)) => change_files(&applied, &state.index, &view, Vec::new()),
+                Ok(Some(applied)) => change_files(&applied, state, &view, Vec::new()),
                 _ => Change::default(),
             })
         },

@@ -153,11 +153,24 @@ async fn first(
         with_sharing: with_commits,
         versions: wants.map_or(&[], |w| w.versions.as_slice()),
     };
-    let files = expected.as_ref().map(|(record, listing)| RecordFiles {
+    // The shards of the keys a command adds come too, unless this process knows them.
+    let shards = wants.map_or(&[][..], |w| w.shards.as_slice());
+    let unknown = !ctx.memory.records.knows(&ctx.repo, branch, shards);
+    let expected = match expected {
+        None if unknown => Some((None, false, Vec::new())),
+        expected => expected,
+    };
+    let more: Option<Vec<String>> = expected.as_ref().map(|(_, _, more)| {
+        let mut all = more.clone();
+        all.extend(shards.iter().filter(|s| !more.contains(s)).cloned());
+        all
+    });
+    let files = expected.as_ref().map(|(record, listing, _)| RecordFiles {
         listing: *listing,
         index: INDEX_PATH,
         record: record.as_deref(),
         patterns: PATTERNS_PATH,
+        more: more.as_deref().unwrap_or_default(),
     });
     let ask = |api, files| {
         first_reads(

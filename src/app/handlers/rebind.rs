@@ -205,7 +205,7 @@ async fn rebind(
             Ok(look
                 .decide(record)?
                 .map_or_else(Change::default, |applied| {
-                    state::change_files(&applied, &state.index, &view, Vec::new())
+                    state::change_files(&applied, state, &view, Vec::new())
                 }))
         },
         |need| read_again(ctx, number, &look.read, need),

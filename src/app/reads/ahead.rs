@@ -6,9 +6,10 @@
 
 use crate::app::context::Ctx;
 use crate::commands::{ParsedCommand, ReportPayload};
-use crate::engine::layout::record_path;
+use crate::engine::layout::{record_path, IndexMap};
 use crate::engine::ledger::late;
 use crate::engine::ledger::LedgerKey;
+use crate::engine::record::shards::shards_of;
 use crate::engine::record::{load_record, Index, Record};
 use crate::engine::repo_config::ReviewThreads;
 use crate::engine::report::evidence_ref::parse_evidence_ref;
@@ -25,6 +26,9 @@ pub(crate) struct Wants {
     /// The files whose patch the threads need.
     pub(crate) files: Vec<String>,
     pub(crate) versions: Vec<(Artifact, String)>,
+    /// The index shards of the keys the command adds (layout version 2): read with the
+    /// first reads, so that the commit need not read them first.
+    pub(crate) shards: Vec<String>,
 }
 
 /// The repository's review-thread setting as this process last read it.
@@ -45,7 +49,12 @@ pub(crate) fn wants(ctx: &Ctx, command: &ParsedCommand, pr: PrNumber) -> Wants {
             let Ok(intake) = parse_report(text) else {
                 return Wants::default();
             };
-            report_wants(ctx, &intake.report, setting, pr)
+            let mut wants = report_wants(ctx, &intake.report, setting, pr);
+            let invocation = [intake.report.invocation.reference.as_str()];
+            wants.shards = shards_of(IndexMap::Invocations, invocation);
+            let receipt = intake.receipt.iter().map(|r| r.receipt_id.as_str());
+            wants.shards.extend(shards_of(IndexMap::Receipts, receipt));
+            wants
         }
         ParsedCommand::Waive { .. } | ParsedCommand::Resolve { .. } => Wants {
             threads: setting != ReviewThreads::Off,
@@ -76,6 +85,7 @@ fn report_wants(ctx: &Ctx, report: &Report, setting: ReviewThreads, pr: PrNumber
         threads: setting != ReviewThreads::Off,
         files,
         versions,
+        shards: Vec::new(),
     }
 }
 

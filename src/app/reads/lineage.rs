@@ -8,12 +8,15 @@
 
 use crate::app::context::Ctx;
 use crate::app::reads::state::State;
-use crate::engine::layout::{record_path, INDEX_PATH};
+use std::collections::BTreeMap;
+
+use crate::engine::layout::{record_path, shard_path, IndexMap, INDEX_PATH};
+use crate::engine::record::shards::shards_of;
 use crate::engine::record::{Index, Record};
 use crate::engine::views::links::ViewContext;
 use crate::engine::views::md::Md;
 use crate::github::GitHubError;
-use crate::ids::{CommitSha, PrNumber};
+use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::md;
 use crate::records;
 
@@ -119,8 +122,45 @@ async fn edited(
     state: &State,
     named: &CommitSha,
 ) -> Result<Option<String>, GitHubError> {
-    let then = held_at(ctx, pr, named).await?;
-    Ok(then.and_then(|then| went_back(ctx.records_branch(), &then, state, named)))
+    let Some(then) = held_at(ctx, pr, named).await? else {
+        return Ok(None);
+    };
+    let now = index_of_keys(ctx, state, &then.index).await?;
+    let now = now
+        .as_ref()
+        .map_or(Now::Read(state), |index| Now::Keys(state, index));
+    Ok(went_back(ctx.records_branch(), &then, now, named))
+}
+
+/// On layout version 2, the index at `state`'s commit as the shards of `then`'s
+/// invocations and receipts hold it (a read holds only the shards it needed): `None` when
+/// `state`'s index is whole, or `then` names none.
+async fn index_of_keys(
+    ctx: &Ctx,
+    state: &State,
+    then: &Index,
+) -> Result<Option<Index>, GitHubError> {
+    let (Some(_), Some(commit)) = (&state.shards_read, &state.commit) else {
+        return Ok(None);
+    };
+    let mut shards = shards_of(
+        IndexMap::Invocations,
+        then.invocations.keys().map(String::as_str),
+    );
+    shards.extend(shards_of(
+        IndexMap::Receipts,
+        then.receipts.keys().map(String::as_str),
+    ));
+    if shards.is_empty() {
+        return Ok(None);
+    }
+    let wanted = records::Named(move |_: &records::Files| {
+        let mut paths = vec![INDEX_PATH.to_owned()];
+        paths.extend(shards.iter().cloned());
+        paths
+    });
+    let now = records::read_at(&ctx.api, &ctx.repo, commit.clone(), &wanted).await?;
+    Ok(records::index_of(&now.files))
 }
 
 /// What the branch held for `pr` at `commit`: its index and the PR's record.
@@ -130,7 +170,7 @@ struct Held {
 }
 
 async fn held_at(ctx: &Ctx, pr: PrNumber, commit: &CommitSha) -> Result<Option<Held>, GitHubError> {
-    let wanted = crate::app::reads::state::wanted(pr, None, false);
+    let wanted = crate::app::reads::state::wanted_keys(pr, None, false, true);
     let then = records::read_at(&ctx.api, &ctx.repo, commit.clone(), &wanted).await?;
     let Some(index) = then.file(INDEX_PATH).and_then(|t| Index::parse(t).ok()) else {
         return Ok(None);
@@ -157,21 +197,37 @@ fn held_in(state: &State) -> Held {
 
 /// Whether `state` no longer holds what `then` (the branch at `named`) held: the index
 /// went back, or the PR's history is not an extension of what it was.
-fn went_back(branch: &str, then: &Held, state: &State, named: &CommitSha) -> Option<String> {
-    if state.index.next < then.index.next
-        || then
-            .index
-            .invocations
-            .iter()
-            .any(|(k, v)| state.index.invocations.get(k) != Some(v))
-        || then
-            .index
-            .receipts
-            .iter()
-            .any(|(k, v)| state.index.receipts.get(k) != Some(v))
+/// The branch now, as [`went_back`] compares it.
+#[derive(Clone, Copy)]
+enum Now<'a> {
+    /// The state read: on layout version 2 its index holds the shards it read.
+    Read(&'a State),
+    /// The state, and the index of the keys the earlier read held, read for them.
+    Keys(&'a State, &'a Index),
+}
+
+fn went_back(branch: &str, then: &Held, now: Now<'_>, named: &CommitSha) -> Option<String> {
+    let (state, now, partial) = match now {
+        Now::Read(state) => (state, &state.index, state.shards_read.as_ref()),
+        Now::Keys(state, index) => (state, index, None),
+    };
+    // A key is compared where `now` holds it: its shard read, or the index whole.
+    let read = |map: IndexMap, key: &str| partial.is_none_or(|r| r.contains(&shard_path(map, key)));
+    let lost = |map, then: &BTreeMap<String, AuditId>, now: &BTreeMap<String, AuditId>| {
+        then.iter()
+            .filter(|(k, _)| read(map, k))
+            .any(|(k, v)| now.get(k) != Some(v))
+    };
+    if now.next < then.index.next
+        || lost(
+            IndexMap::Invocations,
+            &then.index.invocations,
+            &now.invocations,
+        )
+        || lost(IndexMap::Receipts, &then.index.receipts, &now.receipts)
     {
         return Some(format!(
-            "index.json on {branch} went back: it no longer holds what it held at records commit {}",
+            "the index on {branch} went back: it no longer holds what it held at records commit {}",
             named.short()
         ));
     }
@@ -246,7 +302,7 @@ impl Verifier {
             self.base = None;
             return Box::pin(self.check(ctx, pr, state)).await;
         }
-        if let Some(why) = went_back(ctx.records_branch(), held, state, base) {
+        if let Some(why) = went_back(ctx.records_branch(), held, Now::Read(state), base) {
             return Ok(damaged(&self.named, why));
         }
         self.base = Some((computed, held_in(state)));

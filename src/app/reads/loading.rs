@@ -5,7 +5,8 @@ use crate::app::context::Ctx;
 use crate::app::failure::Refused;
 use crate::app::reads::lineage::{classify, repair, Damage, Lineage};
 use crate::app::reads::state::{state_of, wanted, State};
-use crate::engine::layout::record_path;
+use crate::engine::layout::{record_path, INDEX_PATH, LAYOUT_PATH, NEXT_PATH};
+use crate::engine::patterns::PATTERNS_PATH;
 use crate::engine::views::body_stamp;
 use crate::engine::views::md::Md;
 use crate::github::rest::CheckRunInfo;
@@ -49,19 +50,41 @@ pub(crate) async fn load(
 /// What the first reads should ask of the records branch besides its ref: nothing when
 /// this process expects it where it last saw it; else the first files, with the record
 /// of `pr` the index named the last time, or else the PR body's stamp names (`None`: none
-/// known), and whether the listing too.
+/// known), whether the listing too, and layout version 2's files a read of the PR would
+/// name if the branch held what this process last knew (its marker, `next.json`, the
+/// shards, the record and what it names).
 pub(crate) fn first_files(
     ctx: &Ctx,
     pr: PrNumber,
     body: Option<&str>,
-) -> Option<(Option<String>, bool)> {
+) -> Option<(Option<String>, bool, Vec<String>)> {
     let cache = &ctx.memory.records;
     let branch = ctx.records_branch();
-    let expected = records::likely_moved(cache, &ctx.repo, branch, &wanted(pr, None, false))?;
+    let wanted = wanted(pr, None, ctx.settings().patterns);
+    let expected = records::likely_moved(cache, &ctx.repo, branch, &wanted)?;
     let record = index_of(&expected.known)
         .and_then(|i| i.record_for_pull(pr).map(record_path))
+        .or_else(|| {
+            cache
+                .known_file(&ctx.repo, branch, INDEX_PATH)
+                .and_then(|t| {
+                    crate::engine::record::Index::parse(&t)
+                        .ok()?
+                        .record_for_pull(pr)
+                        .map(record_path)
+                })
+        })
         .or_else(|| body.and_then(body_stamp).map(|s| record_path(&s.record)));
-    Some((record, expected.list))
+    let mut more = vec![LAYOUT_PATH.to_owned(), NEXT_PATH.to_owned()];
+    for path in cache.likely_paths(&ctx.repo, branch, &wanted) {
+        let asked = [INDEX_PATH, PATTERNS_PATH].contains(&path.as_str())
+            || record.as_ref() == Some(&path)
+            || more.contains(&path);
+        if !asked {
+            more.push(path);
+        }
+    }
+    Some((record, expected.list, more))
 }
 
 /// The damage `state` shows: the records as a whole, or the PR's record.

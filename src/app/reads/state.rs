@@ -8,7 +8,7 @@ use crate::engine::record::{to_json, Index, Record};
 use crate::engine::transition::Applied;
 use crate::engine::views::{sections, ViewContext};
 use crate::ids::{AuditId, CommitSha, PrNumber};
-use crate::records::{self, index_of, Change, Files, PerRound, Snapshot, Wanted};
+use crate::records::{self, index_of, Change, Files, Named, Snapshot, Wanted};
 
 /// What the branch holds for one PR.
 #[derive(Debug, Clone)]
@@ -27,17 +27,36 @@ pub(crate) struct State {
     /// `patterns.json` (docs/reference.md#the-pattern-library), when the branch holds it: `Err` when it does not parse, or
     /// when it was not read (`patterns: false`, or no record to learn from).
     pub(crate) patterns: Option<Result<Library, String>>,
+    /// The branch's layout version (`0`: no branch yet).
+    pub(crate) layout: u32,
+    /// The index shards read, when the branch was read by path (layout version 2): the
+    /// index holds their keys only. `None`: the index is whole.
+    pub(crate) shards_read: Option<std::collections::BTreeSet<String>>,
 }
 
-use crate::engine::layout::{record_path, INDEX_PATH};
+use crate::engine::layout::{record_path, stored_report, IndexMap, INDEX_PATH};
+use crate::engine::record::shards::shards_of;
 
 /// The index, the PR's record (and `named`), and, with `patterns`, the pattern library
 /// once there is a record to learn from or to mark: its text is cached by blob like the
-/// record's, so it costs a call only when another process changed it.
+/// record's, so it costs a call only when another process changed it. On layout version 2
+/// the index is what the shards read hold: the PR's entry in `pulls` (a change of other
+/// keys reads their shards before it is written, and decides again).
 pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>, patterns: bool) -> impl Wanted {
+    wanted_keys(pr, named, patterns, false)
+}
+
+/// [`wanted`], and with `keys` the shards of the invocations and receipts of the records
+/// read: what the lineage check holds against the branch now.
+pub(crate) fn wanted_keys(
+    pr: PrNumber,
+    named: Option<AuditId>,
+    patterns: bool,
+    keys: bool,
+) -> impl Wanted {
     // The index is parsed once per read round, not once per path of the branch.
-    PerRound(move |files: &Files| {
-        let mut paths: Vec<String> = index_of(files)
+    Named(move |files: &Files| {
+        let records: Vec<String> = index_of(files)
             .map(|index| {
                 index
                     .record_for_pull(pr)
@@ -47,24 +66,33 @@ pub(crate) fn wanted(pr: PrNumber, named: Option<AuditId>, patterns: bool) -> im
                     .collect()
             })
             .unwrap_or_default();
-        if patterns && !paths.is_empty() {
+        let mut paths = vec![INDEX_PATH.to_owned()];
+        paths.extend(shards_of(IndexMap::Pulls, [pr.0.to_string().as_str()]));
+        if patterns && !records.is_empty() {
             paths.push(PATTERNS_PATH.to_owned());
         }
-        // A certification's stored report, once its record is read: the gate checks its
-        // digest against the run's (and the kept receipt's).
-        let certifying: Vec<String> = paths
-            .iter()
-            .filter_map(|p| files.get(p).and_then(|t| certifying_report_path(t)))
-            .collect();
-        paths.extend(certifying);
-        move |path: &str| path == INDEX_PATH || paths.iter().any(|p| p == path)
+        for text in records.iter().filter_map(|p| files.get(p)) {
+            let Ok(record) = serde_json::from_str::<serde_json::Value>(text) else {
+                continue;
+            };
+            // A certification's stored report: the gate checks its digest against the
+            // run's (and the kept receipt's).
+            paths.extend(certifying_report_path(&record));
+            if keys {
+                let events = record["history"].as_array().cloned().unwrap_or_default();
+                let key = |k: &'static str| events.iter().filter_map(move |e| e[k].as_str());
+                paths.extend(shards_of(IndexMap::Invocations, key("invocation_ref")));
+                paths.extend(shards_of(IndexMap::Receipts, key("receipt_id")));
+            }
+        }
+        paths.extend(records);
+        paths
     })
 }
 
-/// The stored report of the certifying run of the record `text`, when it is certified:
-/// the one file the gate verifies beside the record.
-fn certifying_report_path(text: &str) -> Option<String> {
-    let record: serde_json::Value = serde_json::from_str(text).ok()?;
+/// The stored report of the certifying run of `record`, when it is certified: the one
+/// file the gate verifies beside the record.
+fn certifying_report_path(record: &serde_json::Value) -> Option<String> {
     if record["certification_grade"].is_null() {
         return None;
     }
@@ -73,7 +101,7 @@ fn certifying_report_path(text: &str) -> Option<String> {
         .iter()
         .rev()
         .find(|e| e["type"] == "report")?;
-    run["report"].as_str().map(str::to_owned)
+    run["report"].as_str().map(stored_report)
 }
 
 /// The certifying run's stored report of `record`, when it is certified and was read.
@@ -84,7 +112,7 @@ fn certified_report(
     let record = record?.as_ref().ok()?;
     record.certification_grade?;
     snapshot
-        .file(&record.latest_run()?.report)
+        .file(&stored_report(&record.latest_run()?.report))
         .map(str::to_owned)
 }
 
@@ -102,8 +130,14 @@ fn patterns_of(snapshot: &Snapshot) -> Option<Result<Library, String>> {
 /// (`patterns`), the pattern library, so a republished check run marks what the one it
 /// replaces marked.
 pub(crate) fn open_records(open: Vec<PrNumber>, patterns: bool) -> impl Wanted {
-    PerRound(move |files: &Files| {
-        let mut paths: Vec<String> = index_of(files)
+    Named(move |files: &Files| {
+        let numbers: Vec<String> = open.iter().map(|pr| pr.0.to_string()).collect();
+        let mut paths = vec![INDEX_PATH.to_owned()];
+        paths.extend(shards_of(
+            IndexMap::Pulls,
+            numbers.iter().map(String::as_str),
+        ));
+        let records: Vec<String> = index_of(files)
             .map(|index| {
                 open.iter()
                     .filter_map(|pr| index.record_for_pull(*pr))
@@ -111,11 +145,45 @@ pub(crate) fn open_records(open: Vec<PrNumber>, patterns: bool) -> impl Wanted {
                     .collect()
             })
             .unwrap_or_default();
-        if patterns && !paths.is_empty() {
-            paths.push(crate::engine::patterns::PATTERNS_PATH.to_owned());
+        if patterns && !records.is_empty() {
+            paths.push(PATTERNS_PATH.to_owned());
         }
-        move |path: &str| path == INDEX_PATH || paths.iter().any(|p| p == path)
+        paths.extend(records);
+        paths
     })
+}
+
+/// What tells which PR's record covers `task` last: the index's entry for it, the record it
+/// names, and that record's PR's entry (a record's PR is bound in both).
+pub(crate) fn covering(task: crate::ids::TaskId) -> impl Wanted {
+    Named(move |files: &Files| {
+        let mut paths = vec![INDEX_PATH.to_owned()];
+        paths.extend(shards_of(IndexMap::Tasks, [task.as_str()]));
+        let Some(id) = index_of(files).and_then(|i| i.tasks.get(task.as_str()).cloned()) else {
+            return paths;
+        };
+        let path = record_path(&id);
+        let pull = files
+            .get(&path)
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+            .and_then(|r| r["pull_request"].as_u64());
+        paths.push(path);
+        if let Some(pr) = pull {
+            paths.extend(shards_of(IndexMap::Pulls, [pr.to_string().as_str()]));
+        }
+        paths
+    })
+}
+
+/// The PR whose record covers `task` last, read from `snapshot` (see [`covering`]).
+pub(crate) fn covering_pull(snapshot: &Snapshot, task: &crate::ids::TaskId) -> Option<PrNumber> {
+    let index = index_of(&snapshot.files)?;
+    let id = index.tasks.get(task.as_str())?;
+    let record = records::record_named(snapshot, id)?.ok()?;
+    // A task a record no longer covers may still name it (see `unfinished_elsewhere`).
+    let covers = record.covered_tasks.contains(task);
+    (covers && index.record_for_pull(record.pull_request) == Some(id))
+        .then_some(record.pull_request)
 }
 
 pub(crate) fn state_of(
@@ -126,6 +194,12 @@ pub(crate) fn state_of(
     let index = match snapshot.file(INDEX_PATH) {
         Some(text) => Index::parse(text)
             .map_err(|e| format!("index.json on the records branch is damaged: {e}"))?,
+        None if snapshot.layout() >= 2 => {
+            return Err(
+                "the records branch's index (next.json and its shards) is missing or does not parse"
+                    .to_owned(),
+            );
+        }
         None if snapshot.commit.is_some() => {
             return Err("the records branch has no index.json".to_owned());
         }
@@ -141,19 +215,27 @@ pub(crate) fn state_of(
         record,
         named,
         patterns: patterns_of(snapshot),
+        layout: snapshot.layout(),
+        shards_read: snapshot.probed().map(|p| {
+            let shards = p
+                .iter()
+                .filter(|p| crate::engine::layout::shard_at(p).is_some());
+            shards.cloned().collect()
+        }),
     })
 }
 
 /// The files one applied transition writes: the record (JSON and Markdown) and, when it
 /// changed, the index; plus `extra` (a stored report).
-/// `base`: the index the transition was applied on; it is written when the transition
+/// `state`: what the transition was applied on; its index is written when the transition
 /// changed it, or when the record's covered tasks are not yet mapped to it there.
 pub(crate) fn change_files(
     applied: &Applied,
-    base: &Index,
+    state: &State,
     view: &ViewContext,
     extra: Vec<(String, String)>,
 ) -> Change {
+    let base = &state.index;
     let record = &applied.record;
     let mut files = BTreeMap::new();
     files.insert(record_path(&record.id), to_json(record));
@@ -166,7 +248,21 @@ pub(crate) fn change_files(
         ),
     );
     let mut index = applied.index.clone().unwrap_or_else(|| base.clone());
-    let mapped = index.bind_tasks(&record.id, &record.covered_tasks);
+    // The tasks are mapped when they changed, or when the index read lacks them; on layout
+    // version 2 an index read holds only the shards read, so the tasks of a record whose
+    // tasks did not change are taken as mapped (their shard is not read for nothing).
+    let before = [&state.record, &state.named]
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_ref().ok())
+        .find(|r| r.id == record.id)
+        .map(|r| &r.covered_tasks);
+    let partial = state.layout >= 2;
+    let mapped = if partial && before == Some(&record.covered_tasks) {
+        false
+    } else {
+        index.bind_tasks(&record.id, &record.covered_tasks)
+    };
     if applied.index.is_some() || mapped {
         files.insert(INDEX_PATH.to_owned(), index.to_json());
     }

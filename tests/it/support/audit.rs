@@ -152,7 +152,18 @@ impl Loop {
     }
 
     pub fn record(&self, id: &str) -> Value {
-        serde_json::from_str(&self.files()[&format!("records/{id}.json")]).unwrap()
+        serde_json::from_str(&self.record_text(id)).unwrap()
+    }
+
+    /// The record `id` as stored, at its path in whichever layout the branch holds.
+    pub fn record_text(&self, id: &str) -> String {
+        crate::support::layouts::record_text(&self.files(), id)
+            .unwrap_or_else(|| panic!("no record {id} on the records branch"))
+    }
+
+    /// The index the branch holds, whichever its layout.
+    pub fn index(&self) -> Value {
+        crate::support::layouts::index(&self.files())
     }
 
     pub fn refusals(&self, pr: u64) -> Vec<String> {

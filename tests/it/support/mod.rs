@@ -17,6 +17,7 @@ pub mod fake_repo;
 pub mod fake_reviews;
 pub mod graphql_cost;
 pub mod harness;
+pub mod layouts;
 pub mod openapi;
 pub mod process;
 pub mod robust;

@@ -12,14 +12,20 @@ pub const INDEX: &str = include_str!("../../../schema/index_v1.schema.json");
 pub const PATTERNS: &str = include_str!("../../../schema/patterns_v1.schema.json");
 pub const PACKET: &str = include_str!("../../../schema/packet_v1.schema.json");
 pub const REPORT: &str = include_str!("../../../schema/auditor_report_v1.schema.json");
+pub const LAYOUT: &str = include_str!("../../../schema/layout_v1.schema.json");
+pub const NEXT: &str = include_str!("../../../schema/next_v1.schema.json");
+pub const SHARD: &str = include_str!("../../../schema/index_shard_v1.schema.json");
 
 /// Every schema file, by name.
-pub const ALL: [(&str, &str); 5] = [
+pub const ALL: [(&str, &str); 8] = [
     ("record_v1", RECORD),
     ("index_v1", INDEX),
     ("patterns_v1", PATTERNS),
     ("packet_v1", PACKET),
     ("auditor_report_v1", REPORT),
+    ("layout_v1", LAYOUT),
+    ("next_v1", NEXT),
+    ("index_shard_v1", SHARD),
 ];
 
 pub fn compile(name: &str, text: &str) -> Validator {
@@ -37,16 +43,23 @@ static INDEX_V1: LazyLock<Validator> = LazyLock::new(|| compile("index_v1", INDE
 static PATTERNS_V1: LazyLock<Validator> = LazyLock::new(|| compile("patterns_v1", PATTERNS));
 static PACKET_V1: LazyLock<Validator> = LazyLock::new(|| compile("packet_v1", PACKET));
 
-/// The schema of a file at `path` on the records branch, if it has one.
+static LAYOUT_V1: LazyLock<Validator> = LazyLock::new(|| compile("layout_v1", LAYOUT));
+static NEXT_V1: LazyLock<Validator> = LazyLock::new(|| compile("next_v1", NEXT));
+static SHARD_V1: LazyLock<Validator> = LazyLock::new(|| compile("index_shard_v1", SHARD));
+
+/// The schema of a file at `path` on the records branch, if it has one: layout version 2's
+/// files, and version 1's that a test seeds.
 fn schema_of(path: &str) -> Option<(&'static str, &'static Validator)> {
-    let record = path
-        .strip_prefix("records/AUD-")
-        .and_then(|rest| rest.strip_suffix(".json"))
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    use auditloop::engine::layout::{self as l, record_at, shard_at};
+    let record =
+        record_at(path).is_some() || l::v1::moved(path).is_some_and(|to| record_at(&to).is_some());
     match path {
-        "index.json" => Some(("index_v1", &INDEX_V1)),
-        "patterns.json" => Some(("patterns_v1", &PATTERNS_V1)),
+        l::INDEX_PATH => Some(("index_v1", &INDEX_V1)),
+        l::PATTERNS_PATH => Some(("patterns_v1", &PATTERNS_V1)),
+        l::LAYOUT_PATH => Some(("layout_v1", &LAYOUT_V1)),
+        l::NEXT_PATH => Some(("next_v1", &NEXT_V1)),
         _ if record => Some(("record_v1", &RECORD_V1)),
+        _ if shard_at(path).is_some() => Some(("index_shard_v1", &SHARD_V1)),
         _ => None,
     }
 }

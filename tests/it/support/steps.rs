@@ -121,10 +121,6 @@ impl Loop {
             .and_then(|h| h.last().cloned())
             .unwrap_or(json!(null))
     }
-
-    pub fn index(&self) -> Value {
-        serde_json::from_str(&self.files()["index.json"]).expect("index.json")
-    }
 }
 
 /// `report` signed with `key` (pinned as `key_id`) for `repo`, valid for the next hour.

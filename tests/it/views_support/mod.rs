@@ -285,7 +285,7 @@ pub fn dashboard_body(rich: &auditloop::engine::record::Record) -> String {
             number: auditloop::engine::ids::PrNumber(45),
             title: "Rotate the webhook secret",
             record_id: &damaged,
-            record: Err("records/AUD-4.json: expected value at line 1 column 1".to_owned()),
+            record: Err("records/000/AUD-4.json: expected value at line 1 column 1".to_owned()),
         },
     ];
     let view = ctx();

@@ -8,6 +8,7 @@ pub mod load;
 pub mod model;
 pub mod query;
 pub mod replay;
+pub mod shards;
 
 pub use chain::{event_digest, next_prev, typed_event_digest, verify_chain, ChainError};
 pub use implementers::ImplementerBy;

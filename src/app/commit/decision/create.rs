@@ -78,7 +78,7 @@ fn new_record(inputs: DecisionInputs, input: t::CreateInput, number: PrNumber) -
             let applied =
                 t::create(&state.index, input.clone(), &event, &policy).map_err(refusal)?;
             unfinished_elsewhere(state, facts, &applied.record.covered_tasks, number)?;
-            Ok(change_files(&applied, &state.index, &view, Vec::new()))
+            Ok(change_files(&applied, state, &view, Vec::new()))
         }),
     }
 }
@@ -132,7 +132,7 @@ fn adopt(inputs: DecisionInputs, audit_id: AuditId, number: PrNumber) -> Command
                 evidence: None,
             };
             let applied = t::adopt(record, &state.index, input, &event).map_err(refusal)?;
-            Ok(change_files(&applied, &state.index, &view, Vec::new()))
+            Ok(change_files(&applied, state, &view, Vec::new()))
         }),
     }
 }

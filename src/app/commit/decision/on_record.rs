@@ -183,7 +183,7 @@ fn on_record(inputs: DecisionInputs, message: String, step: Box<Step>) -> Comman
         decide: Arc::new(move |state: &State, facts: &Facts| {
             let record = current(state, &delivery)?;
             match step(record, state, facts, &event)? {
-                Some(applied) => Ok(change_files(&applied, &state.index, &view, Vec::new())),
+                Some(applied) => Ok(change_files(&applied, state, &view, Vec::new())),
                 None => Ok(Change::default()),
             }
         }),

@@ -111,7 +111,7 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
             };
             let applied = accept(Some(&versions))?;
             let extra = stored_report(&applied, &intake.report);
-            Ok(change_files(&applied, &state.index, &view, extra))
+            Ok(change_files(&applied, state, &view, extra))
         }),
     })
 }
@@ -228,7 +228,7 @@ fn handoff(
             let applied =
                 t::accept_report(record, &state.index, input, &event, &policy).map_err(refusal)?;
             let extra = stored_report(&applied, &report);
-            Ok(change_files(&applied, &state.index, &view, extra))
+            Ok(change_files(&applied, state, &view, extra))
         }),
     })
 }
@@ -242,7 +242,7 @@ fn failed_invocation(
 ) -> Result<Change, Halt> {
     let applied = t::record_invocation_failure(record, &state.index, input, event, policy)
         .map_err(refusal)?;
-    Ok(change_files(&applied, &state.index, view, Vec::new()))
+    Ok(change_files(&applied, state, view, Vec::new()))
 }
 
 fn counts(handoff: &Handoff) -> HandoffCounts {

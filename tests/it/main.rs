@@ -97,6 +97,7 @@ mod reconcile_sweep;
 mod record_load;
 mod record_props;
 mod record_query;
+mod records_layout;
 mod records_read;
 mod records_schemas;
 mod records_write;

@@ -35,6 +35,20 @@ pub fn sha_of(kind: &str, content: &str) -> String {
     hex::encode(digest)[..40].to_owned()
 }
 
+/// Bytes written into a hash.
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl std::io::Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 impl GitRepo {
     pub fn put_blob(&mut self, content: &str) -> String {
         let sha = sha_of("blob", content);
@@ -45,7 +59,12 @@ impl GitRepo {
     }
 
     pub fn put_tree(&mut self, entries: BTreeMap<String, String>) -> String {
-        let sha = sha_of("tree", &serde_json::to_string(&entries).unwrap_or_default());
+        // `sha_of("tree", <the entries as JSON>)`, streamed into the hash: a tree of a
+        // hundred thousand files is not copied into one string first.
+        let mut hasher = Sha256::new();
+        hasher.update(b"tree\0");
+        let _ = serde_json::to_writer(HashWriter(&mut hasher), &entries);
+        let sha = hex::encode(hasher.finalize())[..40].to_owned();
         self.trees.entry(sha.clone()).or_insert(entries);
         sha
     }
@@ -145,7 +164,14 @@ fn commit_body(repo: &str, sha: &str, c: &GitCommit) -> Value {
 /// The SHA the fake gives directory `dir` of the flattened tree `tree`.
 #[must_use]
 pub fn dir_sha(dir: &str, tree: &BTreeMap<String, String>) -> String {
-    sha_of("dir", &format!("{dir}{tree:?}"))
+    // What is under the directory only, as git's tree SHAs go: a directory's SHA changes
+    // with its contents, and computing it costs its entries, not the whole tree's.
+    let prefix = format!("{dir}/");
+    let under: Vec<(&String, &String)> = tree
+        .range(prefix.clone()..)
+        .take_while(|(k, _)| k.starts_with(&prefix))
+        .collect();
+    sha_of("dir", &format!("{dir}{under:?}"))
 }
 
 /// Tree entries as GitHub lists them: directories as `tree` entries, files as `blob`s.

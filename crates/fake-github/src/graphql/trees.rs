@@ -29,13 +29,20 @@ fn tree_of<'s>(
         .ok_or_else(|| FieldError::plain(format!("no tree {root} in {repo}")))
 }
 
+/// Whether the flattened `tree` holds a path under `prefix` (a directory's, with its `/`).
+fn holds_under(tree: &std::collections::BTreeMap<String, String>, prefix: &str) -> bool {
+    tree.range(prefix.to_owned()..)
+        .next()
+        .is_some_and(|(k, _)| k.starts_with(prefix))
+}
+
 /// The entry at `path` of tree `root`: a blob, a directory, or none.
 fn entry(state: &dyn World, repo: &str, root: &str, path: &str) -> Result<Option<Obj>, FieldError> {
     let tree = tree_of(state, repo, root)?;
     let prefix = format!("{path}/");
     let found = match tree.get(path) {
         Some(blob) => Some(Some(blob.clone())),
-        None if tree.keys().any(|k| k.starts_with(&prefix)) => Some(None),
+        None if holds_under(tree, &prefix) => Some(None),
         None => None,
     };
     Ok(found.map(|blob| Obj::Entry {
@@ -60,7 +67,7 @@ pub fn object_at_commit(state: &dyn World, repo: &str, oid: &str, path: &str) ->
             oid: blob.clone(),
             text: git.blobs.get(blob).cloned().unwrap_or_default(),
         }),
-        None if tree.keys().any(|k| k.starts_with(&prefix)) => Resolved::Object(Obj::GitTree {
+        None if holds_under(tree, &prefix) => Resolved::Object(Obj::GitTree {
             repo: repo.to_owned(),
             root,
             dir: path.to_owned(),

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Bytes;
+use axum::body::{Bytes, HttpBody};
 use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -32,6 +32,8 @@ pub struct Call {
     pub route: String,
     /// Request line and body, as sent to GitHub.
     pub bytes: usize,
+    /// The answer's body, as GitHub sent it back (0 when it was cut off).
+    pub received: usize,
     pub started: Instant,
     pub answered: Instant,
     pub status: u16,
@@ -39,6 +41,10 @@ pub struct Call {
     pub fault: Option<&'static str>,
     /// No route of the fake knows the call (or its GraphQL document): a problem of the run.
     pub unserved: bool,
+    /// The call lists a tree whole: a recursive REST tree listing
+    /// (`GET git/trees/{sha}?recursive=1`), or a `FirstReads` asking for the records
+    /// listing. Such a call waits the listing latency on top of the latency.
+    pub listing: bool,
 }
 
 /// Marks an answer given because no route knew the call.
@@ -105,8 +111,8 @@ pub struct Fake {
     pub log: Mutex<Vec<Call>>,
     /// Added to every answer, in microseconds.
     latency: AtomicU64,
-    /// Added to a first-reads query that lists the records tree (`Tree.entries`), in
-    /// microseconds: GitHub takes its time over a large listing.
+    /// Added to every call that lists a tree whole ([`Call::listing`]), in microseconds:
+    /// GitHub takes its time over a large listing.
     listing_latency: AtomicU64,
     pub faults: Faults,
     /// GitHub's secondary limit on the installation's writes, when played (`--limits`).
@@ -250,6 +256,13 @@ pub fn unserved(mut answer: Response) -> Response {
     answer
 }
 
+/// Whether `GET path?query` lists a tree recursively (`/repos/o/r/git/trees/{sha}?recursive=1`).
+fn is_tree_listing(path: &str, query: &str) -> bool {
+    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+    matches!(segs.as_slice(), ["repos", _, _, "git", "trees", _])
+        && query.split('&').any(|kv| kv.starts_with("recursive="))
+}
+
 /// Whether a logged route only reads (a GraphQL query is a `POST`).
 pub fn reads(route: &str) -> bool {
     route.starts_with("GET")
@@ -320,10 +333,11 @@ pub async fn handle(
         None => answer,
     };
     let mut latency = Duration::from_micros(fake.latency.load(Ordering::Relaxed));
-    if graphql
-        .as_ref()
-        .is_some_and(|g| g["variables"]["listing"] == true)
-    {
+    let listing = match &graphql {
+        Some(g) => g["variables"]["listing"] == true,
+        None => method == Method::GET && is_tree_listing(&path, uri.query().unwrap_or("")),
+    };
+    if listing {
         latency += Duration::from_micros(fake.listing_latency.load(Ordering::Relaxed));
     }
     if !latency.is_zero() {
@@ -336,6 +350,8 @@ pub async fn handle(
             crate::fake_graphql::route_of,
         ),
         bytes: method.as_str().len() + uri.to_string().len() + body.len(),
+        received: usize::try_from(answer.body().size_hint().exact().unwrap_or(0))
+            .unwrap_or(usize::MAX),
         started,
         answered: Instant::now(),
         // A lost answer never reached the client.
@@ -346,6 +362,7 @@ pub async fn handle(
         },
         fault: fault.map(Fault::name),
         unserved,
+        listing,
     };
     fake.log.lock().unwrap().push(call);
     answer

@@ -22,9 +22,19 @@ use crate::fake::{reply, unserved, Data, Git, CONFIG, CONFIG_PATH, SLUG};
 pub const COMMIT: &str = "RecordsCommit";
 pub const LANDED: &str = "RecordsLanded";
 pub const READS: &str = "FirstReads";
+/// Files of a layout-2 records branch read by path at a commit (aliased
+/// `object(expression: "<commit>:<path>")` fields).
+pub const BY_PATH: &str = "RecordsByPath";
 pub const BODY: &str = "Views";
 /// The app's GraphQL queries, by name: calls that only read (a write is a mutation).
-pub const QUERIES: &[&str] = &[LANDED, READS, "FileVersions", "PacketReads", "PullCommits"];
+pub const QUERIES: &[&str] = &[
+    LANDED,
+    READS,
+    BY_PATH,
+    "FileVersions",
+    "PacketReads",
+    "PullCommits",
+];
 /// GitHub's GraphQL points per hour for an installation.
 const POINTS: u64 = 5000;
 

@@ -10,7 +10,8 @@
 //! Rates follow the soak of issue 22 by default; only `/repos/...` routes and the GraphQL
 //! documents the fake serves are faulted (the App's own routes and tokens stay up).
 //! `RecordsCommit` moves a ref, so it is faulted as a ref update; the queries
-//! (`RecordsLanded`, `FirstReads`) are reads, which the app may retry, faulted as any read.
+//! (`RecordsLanded`, `FirstReads`, `RecordsByPath`) are reads, which the app may retry,
+//! faulted as any read.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -23,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 
 use crate::fake::reply;
-use crate::fake_graphql::{BODY, COMMIT, LANDED, READS};
+use crate::fake_graphql::{BODY, BY_PATH, COMMIT, LANDED, READS};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Rates {
@@ -96,7 +97,7 @@ impl Faults {
 
     /// `operation`: the GraphQL operation of a `POST /graphql`.
     pub fn pick(&self, method: &str, path: &str, operation: Option<&str>) -> Option<Fault> {
-        let graphql = matches!(operation, Some(COMMIT | LANDED | READS | BODY));
+        let graphql = matches!(operation, Some(COMMIT | LANDED | READS | BY_PATH | BODY));
         if !self.on.load(Ordering::SeqCst) || !(path.starts_with("/repos/") || graphql) {
             return None;
         }

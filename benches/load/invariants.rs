@@ -1,7 +1,8 @@
 //! What a chaos run must leave behind, checked on the fake's state (docs/reference.md#writing-the-records-branch):
 //! - the records branch is linear, every move one commit on the one before, and every
 //!   record passes the app's own structural validation at every commit, its history only
-//!   growing, with `index.json` agreeing;
+//!   growing, with the index agreeing (layout version 2: `next.json` and its shards,
+//!   assembled as the app assembles them; `index.json` on a version-1 branch);
 //! - every command answered 2xx is carried out once or refused once, never both: its
 //!   events land in at most one records commit, and a refusal comes with no records event
 //!   and no `+1`;
@@ -14,10 +15,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde_json::Value;
 
-use auditloop::engine::ids::RepoName;
-use auditloop::engine::record::{load_record, Index};
+use auditloop::engine::ids::{AuditId, RepoName};
+use auditloop::engine::layout::{record_at, record_path};
+use auditloop::engine::record::load_record;
 use auditloop::engine::views::{body_stamp, sections, splice, SpliceOutcome, ViewContext};
 
+use crate::branch::Tree;
 use crate::chaos_plan::Kind;
 use crate::fake::{Call, Data, Git};
 use crate::payloads::BRANCH;
@@ -175,37 +178,32 @@ pub fn records(data: &Data, repo: &str) -> Records {
     out
 }
 
+/// A record's file: `records/<bucket>/AUD-n.json` (or a version-1 `records/AUD-n.json`).
 fn is_record(path: &str) -> bool {
-    path.starts_with("records/")
-        && std::path::Path::new(path)
-            .extension()
-            .is_some_and(|e| e == "json")
+    record_at(path).is_some()
+        || path
+            .strip_prefix("records/")
+            .and_then(|f| f.strip_suffix(".json"))
+            .is_some_and(|id| AuditId::new(id).is_ok())
 }
 
-/// `index.json` at `head` maps each PR to the record that names it, and each run's
-/// invocation to its record.
+/// The index at `head` (`next.json` and every shard, assembled) maps each PR to the record
+/// that names it, and each run's invocation to its record.
 fn index_agrees(git: &Git, head: &str, o: &mut Outcome, latest: &mut BTreeMap<u64, Value>) {
-    let Some(tree) = tree_of(git, head) else {
+    let Some(tree) = Tree::at(git, head) else {
         return;
     };
-    let file = |path: &str| {
-        tree.get(path)
-            .and_then(|b| git.blobs.get(b))
-            .map(ToString::to_string)
-    };
-    let index = match file("index.json").map(|t| Index::parse(&t)) {
-        Some(Ok(index)) => index,
-        other => {
-            o.violations.push(format!(
-                "index.json unreadable: {:?}",
-                other.map(Result::err)
-            ));
+    let index = match tree.index() {
+        Ok(index) => index,
+        Err(why) => {
+            o.violations.push(format!("index unreadable: {why}"));
             return;
         }
     };
     for (pr, id) in &index.pulls {
-        let raw: Value = file(&format!("records/{id}.json"))
-            .and_then(|t| serde_json::from_str(&t).ok())
+        let raw: Value = tree
+            .record(id)
+            .and_then(|t| serde_json::from_str(t).ok())
             .unwrap_or_default();
         if raw["pull_request"]
             .as_u64()
@@ -359,7 +357,7 @@ pub fn views_behind(data: &Data, repo: &str, latest: &BTreeMap<u64, Value>) -> V
         };
         let head = pull["head"]["sha"].as_str().unwrap_or("");
         let id = record["id"].as_str().unwrap_or("");
-        let path = format!("records/{id}.json");
+        let path = AuditId::new(id).map_or_else(|_| id.to_owned(), |id| record_path(&id));
         let run = data.runs.iter().rev().find(|c| {
             c.repo == *repo && c.body["head_sha"] == head && c.body["name"] == "audit-gate"
         });

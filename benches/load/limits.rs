@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use auditloop_fake_github::limits::WriteLimit;
 
+use crate::branch;
 use crate::fake::Fake;
 use crate::github::GitHub;
 use crate::payloads::{comment, repo_name, report_body, BRANCH};
@@ -53,12 +54,11 @@ struct Sent {
 
 /// How many events delivery `id` left in PR `pr`'s record.
 fn recorded(fake: &Fake, repo: &str, pr: u64, id: &str) -> usize {
-    let audit = audit_id_of(fake, repo, pr);
     let data = fake.data.lock().unwrap();
     let text = data
         .git
         .get(repo)
-        .and_then(|g| g.file(BRANCH, &format!("records/{audit}.json")));
+        .and_then(|g| branch::pull_record_text(g, BRANCH, pr));
     let record: Value = text
         .map(|t| serde_json::from_str(&t).unwrap_or_default())
         .unwrap_or_default();
@@ -76,11 +76,11 @@ async fn records_made(fake: &Fake, prs: &[(String, u64)]) {
     while Instant::now() < until {
         let missing = prs.iter().any(|(repo, pr)| {
             let data = fake.data.lock().unwrap();
-            let index = data
+            let bound = data
                 .git
                 .get(repo)
-                .and_then(|g| g.file(BRANCH, "index.json"));
-            !index.is_some_and(|t| t.contains(&format!("\"{pr}\"")))
+                .and_then(|g| branch::pull_record(g, BRANCH, *pr));
+            bound.is_none()
         });
         if !missing {
             return;

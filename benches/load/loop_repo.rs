@@ -89,12 +89,11 @@ pub fn push(fake: &Fake, repo: &str, pr: u64, paths: &[&str], round: u32) -> (St
 
 /// The record of PR `pr` as the records branch holds it.
 pub fn record(fake: &Fake, repo: &str, pr: u64) -> Value {
-    let audit = crate::audit_id_of(fake, repo, pr);
     let data = fake.data.lock().unwrap();
     let text = data
         .git
         .get(repo)
-        .and_then(|g| g.file(BRANCH, &format!("records/{audit}.json")));
+        .and_then(|g| crate::branch::pull_record_text(g, BRANCH, pr));
     text.and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or(Value::Null)
 }

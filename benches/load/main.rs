@@ -2,8 +2,9 @@
 //! with a fixed latency per call, driven with signed deliveries. See BENCHMARKS.md.
 //!
 //! cargo bench --bench load -- [--prs 200] [--repos 200] [--rounds 1] [--latency-ms 50]
-//!                             [--mix report,status] [--scale 10000]
+//!                             [--mix report,status] [--scale 10000[,N…]] [--listing-ms 2000]
 //!                             [--replicas 1] [--spread turns|random]
+//! cargo bench --bench load -- --prs 0 --scale 1,10000,100000
 //! cargo bench --bench load -- --cold 2001,10000 [--listing-ms 2000]
 //! cargo bench --bench load -- --limits 80/60 --prs 30 --rounds 10 [--write-gap-ms 1000] [--sweep-ms 1000]
 //! cargo bench --bench load -- --chaos [--seconds 30] [--seed 1,2,3] [--replicas 2] ...
@@ -15,18 +16,21 @@
 //! every PR receives one command of the mix at the same moment. Printed: deliveries per
 //! second, handling latency p50/p95/p99, GitHub calls per command kind by route, the
 //! longest chain of dependent calls, token requests, RSS and CPU time of the servers; then
-//! a report on a records branch holding one record next to one holding `--scale`.
+//! the scale part (`scale.rs`): reports on records branches of 1 record and of each count
+//! of `--scale` (`0` turns it off; `--prs 0` runs it alone), among them a cold process's
+//! first, `--listing-ms` added to every tree listing.
 //! `--replicas N` starts N server processes behind the one sender, which spreads the
 //! deliveries over them (`--spread`). `--chaos` is the soak of `chaos.rs` instead.
 //! `--cold` measures instead the first report of a process that never read the records
-//! branch, at each record count given, against a fake that takes `--listing-ms` over a
-//! first read listing the records tree. `--limits` plays GitHub's write limit (see
-//! `limits.rs`). `--loop` plays whole audit loops of scripted auditors and fixers instead
-//! (`loop_sim.rs`).
+//! branch, at each record count given, against a fake that takes `--listing-ms` more over
+//! each tree listing (a recursive REST tree, or a first read that lists the records).
+//! `--limits` plays GitHub's write limit (see `limits.rs`). `--loop` plays whole audit
+//! loops of scripted auditors and fixers instead (`loop_sim.rs`).
 
 // Rates and means over call counts and byte sizes far below 2^52, printed to two places.
 #![allow(clippy::cast_precision_loss)]
 
+mod branch;
 mod chaos;
 mod chaos_plan;
 mod fake;
@@ -46,14 +50,13 @@ mod loop_script;
 mod loop_sim;
 mod loop_table;
 mod payloads;
+mod scale;
 mod server;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use serde_json::{json, Value};
 
 use fake::{Call, Fake};
 use payloads::{comment, opened, repo_name, report_body, BRANCH, NEW};
@@ -65,14 +68,16 @@ struct Args {
     rounds: u64,
     latency: Duration,
     mix: Vec<String>,
-    scale: u64,
+    /// Record counts of the scale part (`--scale`), 1 first; empty: no scale part.
+    scale: Vec<u64>,
     replicas: usize,
     spread: Spread,
     chaos: Option<chaos::Options>,
     self_test: bool,
     /// Record counts at which a cold process's first report is measured (`--cold`).
     cold: Vec<u64>,
-    /// How long the fake takes over a first read that lists the records tree.
+    /// How long the fake takes, on top of the latency, over each tree listing: a recursive
+    /// REST tree, or a first read that lists the records (`--listing-ms`).
     listing: Duration,
     /// GitHub's write limit to play: writes per window (`--limits PER/WINDOW`).
     limits: Option<(usize, Duration)>,
@@ -92,7 +97,7 @@ fn args() -> Args {
         rounds: 1,
         latency: Duration::from_millis(50),
         mix: vec!["report".into()],
-        scale: 10_000,
+        scale: scale::counts("10000"),
         replicas: 1,
         spread: Spread::Turns,
         chaos: None,
@@ -124,7 +129,7 @@ fn args() -> Args {
                 latency_set = true;
             }
             "--mix" => a.mix = value().split(',').map(str::to_owned).collect(),
-            "--scale" => a.scale = value().parse().expect("--scale N"),
+            "--scale" => a.scale = scale::counts(&value()),
             "--replicas" => {
                 a.replicas = value().parse::<usize>().expect("--replicas N").max(1);
                 replicas_set = true;
@@ -263,19 +268,13 @@ fn by_delivery(log: &[Call]) -> BTreeMap<String, Vec<&Call>> {
     out
 }
 
+/// The record PR `pr` is bound to, from its shard of the index (AUD-1 while it has none).
 fn audit_id_of(fake: &Fake, repo: &str, pr: u64) -> String {
     let data = fake.data.lock().unwrap();
-    let index = data
-        .git
+    data.git
         .get(repo)
-        .and_then(|g| g.file(BRANCH, "index.json"));
-    let index: Value = index
-        .map(|t| serde_json::from_str(&t).unwrap())
-        .unwrap_or_default();
-    index["pulls"][pr.to_string()]
-        .as_str()
-        .unwrap_or("AUD-1")
-        .to_owned()
+        .and_then(|g| branch::pull_record(g, BRANCH, pr))
+        .map_or_else(|| "AUD-1".to_owned(), |id| id.to_string())
 }
 
 /// Sends a delivery again while it is answered 5xx, as GitHub's redelivery would: with the
@@ -509,105 +508,10 @@ async fn load(a: &Args) {
     }
 }
 
-/// A report on a branch with one record next to one with `scale` records.
-async fn scale(a: &Args) {
-    let (fake, api) = start_fake(Duration::ZERO).await;
-    let settings = Settings {
-        api,
-        reconcile: 0,
-        logs: logs_dir("scale"),
-
-        write_gap_ms: 0,
-        redeliver: 0,
-    };
-    let cluster = Cluster::start(settings, 1, Spread::Turns).await;
-    let mut rows = Vec::new();
-    for (repo, extra) in [
-        ("octo-org/one-record", 0),
-        ("octo-org/many-records", a.scale.saturating_sub(1)),
-    ] {
-        setup(&cluster, &fake, &[(repo.to_owned(), 1)]).await;
-        seed_records(&fake, repo, extra + 1);
-        // One report to see the branch as it now is, then the one measured.
-        for round in 0..2 {
-            let body = report_body(repo, 1, "AUD-1", &format!("scale-{round}"));
-            let id = format!("scale-{repo}-{round}");
-            let answer = cluster
-                .deliver(
-                    0,
-                    "issue_comment",
-                    &id,
-                    &comment(repo, 1, 3_000_000 + round, &body),
-                )
-                .await;
-            assert_eq!(answer.status, 200, "{repo}: report {round}");
-            let log = fake.log.lock().unwrap().clone();
-            let calls = by_delivery(&log);
-            let of = calls.get(&id).cloned().unwrap_or_default();
-            let bytes: usize = of.iter().map(|c| c.bytes).sum();
-            let tree: usize = of
-                .iter()
-                .filter(|c| {
-                    c.route.ends_with("git/trees")
-                        || c.route
-                            .ends_with(&format!("graphql {}", fake_graphql::COMMIT))
-                })
-                .map(|c| c.bytes)
-                .sum();
-            rows.push((
-                repo,
-                extra + 1,
-                round,
-                of.len(),
-                bytes,
-                tree,
-                chain(&of).len(),
-            ));
-        }
-    }
-    println!(
-        "\n## Scale: a report with 1 record vs {} on the records branch (no latency)\n",
-        a.scale
-    );
-    println!("| records | report | calls | bytes sent | of which the new tree (or GraphQL commit) | sequential |\n| --- | --- | --- | --- | --- | --- |");
-    for (_, records, round, calls, bytes, tree, seq) in rows {
-        let which = if round == 0 {
-            "first after the branch moved"
-        } else {
-            "steady state"
-        };
-        println!("| {records} | {which} | {calls} | {bytes} | {tree} | {seq} |");
-    }
-}
-
-/// Seeds `records - 1` more records beside PR 1's AUD-1 on `repo`'s records branch.
-fn seed_records(fake: &Fake, repo: &str, records: u64) {
-    let extra = records.saturating_sub(1);
-    if extra == 0 {
-        return;
-    }
-    let mut data = fake.data.lock().unwrap();
-    let git = data.git.get_mut(repo).unwrap();
-    let mut index: Value = serde_json::from_str(&git.file(BRANCH, "index.json").unwrap()).unwrap();
-    let record = git.file(BRANCH, "records/AUD-1.json").unwrap();
-    let mut files = Vec::new();
-    for i in 0..extra {
-        let (id, pr) = (format!("AUD-{}", i + 2), 10_000 + i);
-        index["pulls"][pr.to_string()] = json!(id);
-        index["work_units"][format!("pr:{pr}")] = json!(id);
-        files.push((format!("records/{id}.json"), record.replace("AUD-1", &id)));
-    }
-    index["next"] = json!(extra + 2);
-    files.push((
-        "index.json".to_owned(),
-        serde_json::to_string_pretty(&index).unwrap() + "\n",
-    ));
-    git.commit_files(BRANCH, &files);
-}
-
 /// The first report of a process that never read the records branch, at each count of
-/// `--cold`: it asks its first reads for the records listing, which the fake answers
-/// only after `--listing-ms`. Returns whether any delivery missed GitHub's window.
+/// `--cold`, the fake answering each tree listing only after `--listing-ms` (a layout-2
+/// branch is read by path, never listed). Returns whether any delivery missed GitHub's
+/// window.
 async fn cold(a: &Args) -> bool {
     let (fake, api) = start_fake(Duration::ZERO).await;
     let settings = Settings {
@@ -626,7 +530,7 @@ async fn cold(a: &Args) -> bool {
         fake.set_listing_latency(Duration::ZERO);
         fake.set_latency(Duration::ZERO);
         setup(&cluster, &fake, &[(repo.clone(), 1)]).await;
-        seed_records(&fake, &repo, *records);
+        scale::seed_records(&fake, &repo, *records);
         // A new process: nothing of the branch in memory.
         cluster.kill(0);
         cluster.restart(0).await;
@@ -650,7 +554,7 @@ async fn cold(a: &Args) -> bool {
         rows.push((*records, answer, of.len(), chain(&of).len()));
     }
     println!(
-        "\n## Cold first report: a new process, {} ms per call, {} ms over a first read that lists the records\n",
+        "\n## Cold first report: a new process, {} ms per call, {} ms more over each tree listing\n",
         a.latency.as_millis(),
         a.listing.as_millis()
     );
@@ -698,11 +602,10 @@ fn main() {
         if let Some((per, window)) = a.limits {
             return limits::run(&a, per, window).await;
         }
-        load(&a).await;
-        if a.scale > 0 {
-            scale(&a).await;
+        if a.prs > 0 {
+            load(&a).await;
         }
-        false
+        !a.scale.is_empty() && scale::run(&a).await
     });
     if failed {
         std::process::exit(1);

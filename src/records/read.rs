@@ -302,13 +302,16 @@ pub(crate) fn likely_moved(
     wanted: &impl Wanted,
 ) -> Option<Expected> {
     match cache.get(repo, branch) {
+        // Unknown, its layout too: a version-2 branch is read by path (the files asked
+        // ahead, never its listing), a version-1 branch listed through REST.
         None => Some(Expected {
             known: Files::new(),
-            list: true,
+            list: false,
         }),
+        // Only a version-1 branch listed whole and small is listed in the query.
         Some(c) if c.moved => Some(Expected {
             known: listing::first_round_files(&c, wanted),
-            list: c.blobs.len() <= MAX_LISTED,
+            list: c.layout == 1 && c.probed.is_none() && c.blobs.len() <= MAX_LISTED,
         }),
         Some(_) => None,
     }

@@ -447,3 +447,43 @@ async fn a_report_at_100000_records_sends_less_than_twice_the_bytes_of_one_at_on
     );
     assert_eq!(calls_n, calls_1, "the same calls");
 }
+
+#[tokio::test]
+async fn two_replicas_writing_first_on_a_version_1_branch_convert_it_once_and_keep_both() {
+    let mut l = Loop::start(42).await;
+    seed_version_1(&l, 20).await;
+    let other = another_pr(false);
+    l.gh.add_pull(other, SHA1, "Other work.\n\nCloses #13\n", "alice");
+    l.pull_event("opened", 42, SHA1).await;
+    l.pull_event("opened", other, SHA1).await;
+    let b = TestApp::start(&l.gh).await;
+    l.gh.set_delay(Duration::from_millis(150));
+    let new = new_command("");
+    let (pa, pb) = (
+        pr_comment(42, "alice", &new),
+        pr_comment(other, "alice", &new),
+    );
+    let (ra, rb) = futures::join!(
+        l.app.deliver("issue_comment", "v1-race-a", &pa),
+        b.deliver("issue_comment", "v1-race-b", &pb),
+    );
+    l.gh.set_delay(Duration::ZERO);
+    assert_eq!((ra.status().as_u16(), rb.status().as_u16()), (200, 200));
+    let log = l.gh.branch_log(REPO, BRANCH);
+    let conversions = log
+        .iter()
+        .filter(|m| m.starts_with("Records layout 2:"))
+        .count();
+    assert_eq!(conversions, 1, "{log:?}");
+    assert_eq!(
+        log.len(),
+        4,
+        "the seed, the conversion, one commit each: {log:?}"
+    );
+    let index = whole_index(&l.files());
+    assert_eq!(index.next, 23);
+    for pr in [42, other] {
+        let id = index.record_for_pull(auditloop::engine::ids::PrNumber(pr));
+        assert!(id.is_some(), "#{pr} kept: {index:?}");
+    }
+}

@@ -107,7 +107,9 @@ fn blob_of(node: &Value) -> Result<Blob, GitHubError> {
     )
 }
 
-async fn blob_text(
+/// The text of blob `sha`, the file at `path`, through REST (also for the reads from a
+/// listing and for the conversion).
+pub(super) async fn blob_text(
     api: &Api,
     repo: &RepoName,
     path: &str,

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use super::snapshot::{Files, Snapshot};
-use crate::engine::layout::{shard_at, INDEX_PATH, NEXT_PATH};
-use crate::engine::record::shards;
-use crate::ids::{CommitSha, ObjectSha, RepoName};
+use crate::engine::layout::{shard_at, shard_path, IndexMap, INDEX_PATH, NEXT_PATH};
+use crate::engine::record::{shards, Index};
+use crate::ids::{AuditId, CommitSha, ObjectSha, PrNumber, RepoName};
 
 pub(crate) const MAX_BRANCHES: usize = 256;
 pub(crate) const MAX_BRANCH_BYTES: usize = 32 * 1024 * 1024;
@@ -49,6 +49,19 @@ impl Branch {
             .get(path)
             .filter(|k| &k.sha == blob)
             .map(|k| &k.text)
+    }
+
+    /// What a read by path found of `path` at this commit: its blob and text, or nothing.
+    pub(crate) fn learn(&mut self, path: &str, found: Option<(ObjectSha, &str)>) {
+        Arc::make_mut(self.probed.get_or_insert_with(Default::default)).insert(path.to_owned());
+        if let Some((sha, text)) = found {
+            Arc::make_mut(&mut self.blobs).insert(path.to_owned(), Some(sha.clone()));
+            let known = Known {
+                sha: Some(sha),
+                text: text.into(),
+            };
+            self.contents.insert(path.to_owned(), known);
+        }
     }
 
     fn bytes(&self) -> usize {
@@ -91,20 +104,65 @@ impl RecordsCache {
     /// The text of `path` at the commit the process last knew the branch at, if it knows
     /// it: a guess at what is there now, for reads asked ahead, never for a decision.
     pub(crate) fn known_file(&self, repo: &RepoName, branch: &str, path: &str) -> Option<Arc<str>> {
+        self.get(repo, branch)?.text(path).cloned()
+    }
+
+    /// The record the index mapped PR `pr` to at the commit this process last knew the
+    /// branch at, when it knows: the PR's shard on layout version 2, `index.json` on 1 (a
+    /// guess, as [`Self::known_file`]; never the whole index assembled).
+    pub(crate) fn known_pull(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        pr: PrNumber,
+    ) -> Option<AuditId> {
         let known = self.get(repo, branch)?;
-        if path != INDEX_PATH || known.layout < 2 {
-            return known.text(path).cloned();
+        let key = pr.0.to_string();
+        if known.layout >= 2 {
+            let text = known.text(&shard_path(IndexMap::Pulls, &key))?;
+            let shard: BTreeMap<String, AuditId> = serde_json::from_str(text).ok()?;
+            return shard.get(&key).cloned();
         }
-        // Layout version 2: the index the shards known hold.
-        let next = known.text(NEXT_PATH)?;
-        let shards: Vec<(String, String)> = known
-            .contents
-            .keys()
-            .filter(|p| shard_at(p).is_some())
-            .filter_map(|p| Some((p.clone(), known.text(p)?.to_string())))
-            .collect();
-        let index = shards::assemble(next, shards.iter().map(|(p, t)| (p, t))).ok()?;
-        Some(index.to_json().into())
+        Index::parse(known.text(INDEX_PATH)?)
+            .ok()?
+            .record_for_pull(pr)
+            .cloned()
+    }
+
+    /// The paths `wanted` would name if the branch held what this process last knew of it
+    /// (a guess at what to ask ahead, see `read::likely_moved`), the index assembled from
+    /// the files named, as a read assembles it.
+    pub(crate) fn likely_paths(
+        &self,
+        repo: &RepoName,
+        branch: &str,
+        wanted: &impl super::Wanted,
+    ) -> Vec<String> {
+        let Some(known) = self.get(repo, branch) else {
+            return wanted.named(&Files::new()).unwrap_or_default();
+        };
+        let mut files = Files::new();
+        let mut named = wanted.named(&files).unwrap_or_default();
+        for _ in 0..super::wanted::MAX_LOAD_ROUNDS {
+            for path in &named {
+                let path = if path == INDEX_PATH && known.layout >= 2 {
+                    NEXT_PATH
+                } else {
+                    path
+                };
+                if let Some(text) = known.text(path) {
+                    files.insert(path.to_owned(), text.to_string());
+                }
+            }
+            if let Some(next) = files.get(NEXT_PATH) {
+                let read = files.iter().filter(|(p, _)| shard_at(p).is_some());
+                if let Ok(index) = shards::assemble(next, read) {
+                    files.insert(INDEX_PATH.to_owned(), index.to_json());
+                }
+            }
+            named = wanted.named(&files).unwrap_or_default();
+        }
+        named
     }
 
     /// Whether this process knows what `paths` hold at the commit it last knew the branch
@@ -117,27 +175,6 @@ impl RecordsCache {
             None => true,
             Some(probed) => paths.iter().all(|p| probed.contains(p)),
         }
-    }
-
-    /// The paths `wanted` would name if the branch held what this process last knew of it
-    /// (a guess at what to ask ahead, see `read::likely_moved`).
-    pub(crate) fn likely_paths(
-        &self,
-        repo: &RepoName,
-        branch: &str,
-        wanted: &impl super::Wanted,
-    ) -> Vec<String> {
-        let mut files = Files::new();
-        let mut named = wanted.named(&files).unwrap_or_default();
-        for _ in 0..super::wanted::MAX_LOAD_ROUNDS {
-            for path in &named {
-                if let Some(text) = self.known_file(repo, branch, path) {
-                    files.insert(path.clone(), text.to_string());
-                }
-            }
-            named = wanted.named(&files).unwrap_or_default();
-        }
-        named
     }
 
     /// The first reads of a delivery found the branch at `head`: whether someone else

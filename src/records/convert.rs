@@ -10,14 +10,15 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::by_path::blob_text;
 use super::listing::read_tree;
 use super::snapshot::Snapshot;
 use super::wire::repo_path;
-use super::wire::{self, BlobBody, NewCommit, Sha};
+use super::wire::{self, NewCommit, Sha};
 use crate::engine::layout::{v1, INDEX_PATH, LAYOUT_PATH};
 use crate::engine::record::{shards, Index};
 use crate::github::{api::status_error, Api, Call, GitHubError};
-use crate::ids::{ObjectSha, RepoName};
+use crate::ids::RepoName;
 
 /// The conversion commit's message.
 pub(crate) const MESSAGE: &str = "Records layout 2: the index split into shards, records and \
@@ -137,7 +138,7 @@ async fn index_of(api: &Api, repo: &RepoName, snapshot: &Snapshot) -> Result<Ind
         let Some(sha) = snapshot.blob_sha(INDEX_PATH) else {
             return Err(damaged("the branch has no index.json"));
         };
-        blob(api, repo, sha).await?
+        blob_text(api, repo, INDEX_PATH, sha).await?
     };
     Index::parse(&text).map_err(|e| damaged(&format!("index.json: {e}")))
 }
@@ -147,10 +148,4 @@ fn damaged(why: &str) -> GitHubError {
         route: "records layout 2",
         message: format!("a damaged version-1 branch is not converted: {why}"),
     }
-}
-
-async fn blob(api: &Api, repo: &RepoName, sha: &ObjectSha) -> Result<String, GitHubError> {
-    let call = Call::get(wire::GET_BLOB, repo_path(repo, &format!("git/blobs/{sha}")));
-    let blob: BlobBody = api.json(call).await?;
-    wire::blob_text(INDEX_PATH, blob)
 }

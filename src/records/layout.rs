@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use super::by_path;
-use super::cache::{Branch, Known};
+use super::cache::Branch;
 use super::snapshot::{Files, Snapshot};
 use super::wanted::Wanted;
 use super::wanted::MAX_LOAD_ROUNDS;
@@ -17,7 +17,7 @@ use crate::engine::record::{shards, Index};
 use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
 
-pub(crate) use crate::engine::layout::INDEX_PATH;
+use crate::engine::layout::INDEX_PATH;
 
 /// The physical paths a named path stands for on version 2: the index is `next.json` (its
 /// shards are named on their own).
@@ -37,8 +37,20 @@ pub(super) enum ByPath {
     Version1,
 }
 
+/// The layout `files`' `layout.json` marks (`None`: no marker, version 1), refused when it
+/// is newer than this build's. A marker that does not parse is read as this build's layout:
+/// damage the gate reports, never a reason to read the branch as version 1 (and convert
+/// it again).
+pub(super) fn marked(files: &Files) -> Result<Option<u32>, GitHubError> {
+    match files.get(LAYOUT_PATH).map(|t| shards::layout_version(t)) {
+        None => Ok(None),
+        Some(Ok(v)) if v > LAYOUT_VERSION => Err(too_new(v)),
+        Some(_) => Ok(Some(LAYOUT_VERSION)),
+    }
+}
+
 /// Why a branch may not be read or written by this build: its layout is newer.
-pub(super) fn too_new(version: u32) -> GitHubError {
+fn too_new(version: u32) -> GitHubError {
     GitHubError::Setup(format!(
         "the records branch holds layout version {version}, and this auditloop knows \
          version {LAYOUT_VERSION} at most: upgrade auditloop before it writes there"
@@ -73,18 +85,11 @@ pub(super) async fn load(
             .collect();
         if !ask.is_empty() {
             let found = by_path::read(api, repo, &state.commit, &ask).await?;
-            let probed = Arc::make_mut(state.probed.get_or_insert_with(Default::default));
-            let blobs = Arc::make_mut(&mut state.blobs);
-            for (path, blob) in found {
-                probed.insert(path.clone());
-                if let Some((sha, text)) = blob {
-                    blobs.insert(path.clone(), Some(sha.clone()));
-                    let known = Known {
-                        sha: Some(sha),
-                        text: text.as_str().into(),
-                    };
-                    state.contents.insert(path, known);
-                }
+            for (path, blob) in &found {
+                state.learn(
+                    path,
+                    blob.as_ref().map(|(sha, t)| (sha.clone(), t.as_str())),
+                );
             }
         }
         let before = files.len();
@@ -94,12 +99,9 @@ pub(super) async fn load(
             }
         }
         if round == 0 {
-            match files.get(LAYOUT_PATH).map(|t| shards::layout_version(t)) {
+            match marked(&files)? {
                 None => return Ok(ByPath::Version1),
-                Some(Ok(v)) if v > LAYOUT_VERSION => return Err(too_new(v)),
-                // A marker that does not parse is damage the gate reports, not a reason to
-                // read the branch as version 1 (and convert it again).
-                Some(_) => state.layout = LAYOUT_VERSION,
+                Some(version) => state.layout = version,
             }
         }
         assemble(&mut files);

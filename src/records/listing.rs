@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use futures::future::try_join_all;
 
+use super::by_path::blob_text;
 use super::cache::{Branch, Known};
 use super::layout;
 use super::snapshot::Files;
 use super::wanted::Wanted;
 use super::wanted::MAX_LOAD_ROUNDS;
 use super::wire::repo_path;
-use super::wire::{self, BlobBody, CommitBody, TreeBody};
+use super::wire::{self, CommitBody, TreeBody};
 use crate::engine::layout::{shard_at, v1, INDEX_PATH, LAYOUT_PATH, NEXT_PATH};
 use crate::github::first_reads::RecordsHead;
 use crate::github::{Api, Call, GitHubError};
@@ -118,14 +119,7 @@ pub(super) async fn load_listed(
         return load(api, repo, branch_state, wanted, hint).await;
     }
     let mut files = load(api, repo, branch_state, &Whole(wanted), hint).await?;
-    if let Some(Ok(v)) = files
-        .get(LAYOUT_PATH)
-        .map(|t| crate::engine::record::shards::layout_version(t))
-    {
-        if v > crate::engine::layout::LAYOUT_VERSION {
-            return Err(layout::too_new(v));
-        }
-    }
+    layout::marked(&files)?;
     layout::assemble(&mut files);
     Ok(files)
 }
@@ -275,7 +269,5 @@ async fn load_blob(
     path: &str,
     sha: &ObjectSha,
 ) -> Result<(String, String), GitHubError> {
-    let call = Call::get(wire::GET_BLOB, repo_path(repo, &format!("git/blobs/{sha}")));
-    let blob: BlobBody = api.json(call).await?;
-    Ok((path.to_owned(), wire::blob_text(path, blob)?))
+    Ok((path.to_owned(), blob_text(api, repo, path, sha).await?))
 }

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::cache::{Branch, Known, RecordsCache};
+use super::cache::{Branch, RecordsCache};
 use super::layout::{self, ByPath};
 use super::listing;
 use super::snapshot::{Files, Snapshot};
@@ -264,17 +264,11 @@ pub(super) async fn unlisted(
 /// What the first reads brought of `state`'s commit: the texts of files found, and the
 /// paths they found absent.
 fn merge_seen(state: &mut Branch, seen: &RecordsHead) {
-    let probed = Arc::make_mut(state.probed.get_or_insert_with(Default::default));
-    let blobs = Arc::make_mut(&mut state.blobs);
-    probed.extend(seen.absent.iter().cloned());
+    for path in &seen.absent {
+        state.learn(path, None);
+    }
     for (path, (sha, text)) in &seen.texts {
-        blobs.insert(path.clone(), Some(sha.clone()));
-        probed.insert(path.clone());
-        let known = Known {
-            sha: Some(sha.clone()),
-            text: text.as_str().into(),
-        };
-        state.contents.insert(path.clone(), known);
+        state.learn(path, Some((sha.clone(), text)));
     }
 }
 

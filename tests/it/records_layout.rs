@@ -273,6 +273,24 @@ fn another_pr(same: bool) -> u64 {
         .expect("a PR number")
 }
 
+/// Comments `(pr, login, body)` on two replicas at the same moment (each reads the branch
+/// before either writes); both must be answered 200.
+async fn at_once(l: &Loop, b: &TestApp, name: &str, a: (u64, &str, &str), z: (u64, &str, &str)) {
+    l.gh.set_delay(Duration::from_millis(150));
+    let (pa, pz) = (pr_comment(a.0, a.1, a.2), pr_comment(z.0, z.1, z.2));
+    let (ids, idz) = (format!("{name}-a"), format!("{name}-b"));
+    let (ra, rz) = futures::join!(
+        l.app.deliver("issue_comment", &ids, &pa),
+        b.deliver("issue_comment", &idz, &pz),
+    );
+    l.gh.set_delay(Duration::ZERO);
+    assert_eq!(
+        (ra.status().as_u16(), rz.status().as_u16()),
+        (200, 200),
+        "{name}"
+    );
+}
+
 #[tokio::test]
 async fn two_replicas_creating_records_at_once_keep_both_whether_their_keys_share_a_shard_or_not() {
     for same in [true, false] {
@@ -287,22 +305,9 @@ async fn two_replicas_creating_records_at_once_keep_both_whether_their_keys_shar
         l.new_record(third).await;
         let b = TestApp::start(&l.gh).await;
         // Both read the branch before either writes.
-        l.gh.set_delay(Duration::from_millis(150));
         let new = new_command("");
-        let (pa, pb) = (
-            pr_comment(42, "alice", &new),
-            pr_comment(other, "alice", &new),
-        );
-        let (ra, rb) = futures::join!(
-            l.app.deliver("issue_comment", "race-a", &pa),
-            b.deliver("issue_comment", "race-b", &pb),
-        );
-        l.gh.set_delay(Duration::ZERO);
-        assert_eq!(
-            (ra.status().as_u16(), rb.status().as_u16()),
-            (200, 200),
-            "same shard: {same}"
-        );
+        let race = format!("race-{same}");
+        at_once(&l, &b, &race, (42, "alice", &new), (other, "alice", &new)).await;
         let index = whole_index(&l.files());
         let (a, b) = (
             index
@@ -351,15 +356,15 @@ async fn one_invocation_reported_on_two_prs_at_once_is_accepted_once() {
     );
     first["covered_tasks"] = json!(["#12"]);
     second["covered_tasks"] = json!(["#13"]);
-    l.gh.set_delay(Duration::from_millis(150));
-    let pa = pr_comment(42, "auditor", &report_comment(&first));
-    let pb = pr_comment(other, "auditor", &report_comment(&second));
-    let (ra, rb) = futures::join!(
-        l.app.deliver("issue_comment", "shared-a", &pa),
-        b.deliver("issue_comment", "shared-b", &pb),
-    );
-    l.gh.set_delay(Duration::ZERO);
-    assert_eq!((ra.status().as_u16(), rb.status().as_u16()), (200, 200));
+    let (a, z) = (report_comment(&first), report_comment(&second));
+    at_once(
+        &l,
+        &b,
+        "shared",
+        (42, "auditor", &a),
+        (other, "auditor", &z),
+    )
+    .await;
     let runs = |id: &str| {
         l.history(id)
             .iter()
@@ -457,18 +462,15 @@ async fn two_replicas_writing_first_on_a_version_1_branch_convert_it_once_and_ke
     l.pull_event("opened", 42, SHA1).await;
     l.pull_event("opened", other, SHA1).await;
     let b = TestApp::start(&l.gh).await;
-    l.gh.set_delay(Duration::from_millis(150));
     let new = new_command("");
-    let (pa, pb) = (
-        pr_comment(42, "alice", &new),
-        pr_comment(other, "alice", &new),
-    );
-    let (ra, rb) = futures::join!(
-        l.app.deliver("issue_comment", "v1-race-a", &pa),
-        b.deliver("issue_comment", "v1-race-b", &pb),
-    );
-    l.gh.set_delay(Duration::ZERO);
-    assert_eq!((ra.status().as_u16(), rb.status().as_u16()), (200, 200));
+    at_once(
+        &l,
+        &b,
+        "v1-race",
+        (42, "alice", &new),
+        (other, "alice", &new),
+    )
+    .await;
     let log = l.gh.branch_log(REPO, BRANCH);
     let conversions = log
         .iter()

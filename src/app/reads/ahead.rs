@@ -10,7 +10,7 @@ use crate::engine::layout::{record_path, IndexMap};
 use crate::engine::ledger::late;
 use crate::engine::ledger::LedgerKey;
 use crate::engine::record::shards::shards_of;
-use crate::engine::record::{load_record, Index, Record};
+use crate::engine::record::{load_record, Record};
 use crate::engine::repo_config::ReviewThreads;
 use crate::engine::report::evidence_ref::parse_evidence_ref;
 use crate::engine::report::{parse_report, Report};
@@ -94,8 +94,7 @@ fn report_wants(ctx: &Ctx, report: &Report, setting: ReviewThreads, pr: PrNumber
 fn known_record(ctx: &Ctx, pr: PrNumber) -> Option<Record> {
     let cache = &ctx.memory.records;
     let branch = ctx.records_branch();
-    let index = cache.known_file(&ctx.repo, branch, crate::engine::layout::INDEX_PATH)?;
-    let id = Index::parse(&index).ok()?.record_for_pull(pr)?.clone();
+    let id = cache.known_pull(&ctx.repo, branch, pr)?;
     let text = cache.known_file(&ctx.repo, branch, &record_path(&id))?;
     load_record(&text).ok()
 }

@@ -66,13 +66,8 @@ pub(crate) fn first_files(
         .and_then(|i| i.record_for_pull(pr).map(record_path))
         .or_else(|| {
             cache
-                .known_file(&ctx.repo, branch, INDEX_PATH)
-                .and_then(|t| {
-                    crate::engine::record::Index::parse(&t)
-                        .ok()?
-                        .record_for_pull(pr)
-                        .map(record_path)
-                })
+                .known_pull(&ctx.repo, branch, pr)
+                .map(|id| record_path(&id))
         })
         .or_else(|| body.and_then(body_stamp).map(|s| record_path(&s.record)));
     let mut more = vec![LAYOUT_PATH.to_owned(), NEXT_PATH.to_owned()];

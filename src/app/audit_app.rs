@@ -119,11 +119,7 @@ impl AuditApp {
         };
         self.memory.dashboard_changed(memory::DashboardDue {
             api,
-            default_branch: e
-                .repository
-                .default_branch
-                .clone()
-                .unwrap_or_else(|| "main".to_owned()),
+            default_branch: context::default_branch_or_main(e.repository.default_branch.clone()),
             html_base: context::html_base(e.repository.html_url.as_deref()),
             repo,
         });

@@ -122,6 +122,30 @@ pub(crate) struct Place {
     pub(crate) html_base: String,
 }
 
+impl Place {
+    /// `repo` as GitHub describes it (a payload's `repository`, `GET /repos/{owner}/{repo}`):
+    /// its default branch, `main` when the description leaves it out, and its host.
+    pub(crate) fn new(
+        api: Api,
+        repo: RepoName,
+        default_branch: Option<String>,
+        html_url: Option<&str>,
+    ) -> Self {
+        Self {
+            api,
+            repo,
+            default_branch: default_branch_or_main(default_branch),
+            html_base: html_base(html_url),
+        }
+    }
+}
+
+/// The default branch GitHub named, or `main` where an answer leaves it out: the one place
+/// that guesses.
+pub(crate) fn default_branch_or_main(named: Option<String>) -> String {
+    named.unwrap_or_else(|| "main".to_owned())
+}
+
 pub(crate) struct Ctx {
     pub(crate) api: Api,
     pub(crate) repo: RepoName,

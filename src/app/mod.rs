@@ -16,12 +16,13 @@ mod context;
 pub mod dashboard;
 mod delivery_cache;
 mod failure;
-mod gate_now;
 mod handlers;
 mod memory;
 mod outcome;
 mod publish;
 mod reads;
+mod repository;
+pub(crate) mod status;
 mod sweep;
 
 use crate::commands::{parse_comment, Parsed};
@@ -32,8 +33,7 @@ use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
 
 pub use audit_app::AuditApp;
-pub(crate) use context::Ctx;
-pub(crate) use gate_now::{gate_now, GateNow};
+pub(crate) use context::{default_branch_or_main, Ctx};
 pub use sweep::Limits as ReconcileLimits;
 pub(crate) use sweep::Report as ReconcileReport;
 
@@ -81,20 +81,16 @@ impl AuditApp {
         let Ok(repo) = RepoName::new(repository.full_name.clone()) else {
             return Ok(None);
         };
-        let default_branch = repository
-            .default_branch
-            .clone()
-            .unwrap_or_else(|| "main".to_owned());
         let command_at = match &delivery.event {
             Event::IssueComment(e) => e.comment.created_at.as_deref(),
             _ => None,
         };
-        let place = context::Place {
+        let place = context::Place::new(
             api,
             repo,
-            default_branch,
-            html_base: context::html_base(repository.html_url.as_deref()),
-        };
+            repository.default_branch.clone(),
+            repository.html_url.as_deref(),
+        );
         let origin = context::Origin::Delivery {
             id: &delivery.id,
             command_at,

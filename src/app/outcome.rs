@@ -39,15 +39,12 @@ impl AuditApp {
         match &delivery.event {
             Event::IssueComment(e) => self.answered(&api, &repo, e, delivery).await,
             Event::PullRequest(e) => {
-                let place = Place {
+                let place = Place::new(
                     api,
                     repo,
-                    default_branch: repository
-                        .default_branch
-                        .clone()
-                        .unwrap_or_else(|| "main".to_owned()),
-                    html_base: context::html_base(repository.html_url.as_deref()),
-                };
+                    repository.default_branch.clone(),
+                    repository.html_url.as_deref(),
+                );
                 self.push_seen(place, e, delivery).await
             }
             _ => Ok(false),

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::app::claim;
-use crate::app::context::{html_base, Ctx, Origin, Place};
+use crate::app::context::{default_branch_or_main, html_base, Ctx, Origin, Place};
 use crate::app::handlers::refresh;
 use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::reads::state::{self, State};
@@ -184,7 +184,7 @@ impl Sweep<'_> {
             return Ok(());
         }
         // The dashboard from the same reads; its failure is the repository's, reported.
-        if let Err(e) = crate::app::dashboard::from_sweep(&ctx, &pulls, &snapshot).await {
+        if let Err(e) = crate::app::dashboard::from_sweep(&ctx, &pulls).await {
             self.report
                 .failed
                 .push((format!("{} dashboard", ctx.repo), e.to_string()));
@@ -218,7 +218,7 @@ impl Sweep<'_> {
         let Ok(repo) = RepoName::new(item.full_name.clone()) else {
             return Ok(None);
         };
-        let default_branch = item.default_branch.unwrap_or_else(|| "main".to_owned());
+        let default_branch = default_branch_or_main(item.default_branch);
         let pulls = rest::open_pulls(&api, &repo, self.limits.max_pages).await?;
         if pulls.is_empty() {
             return Ok(None);

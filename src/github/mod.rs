@@ -13,6 +13,7 @@ pub mod first_reads;
 pub(crate) mod first_reads_extra;
 pub(crate) mod governor;
 pub(crate) mod graphql;
+pub(crate) mod head_checks;
 pub(crate) mod packet_reads;
 pub mod pages;
 pub(crate) mod pull_commits;

@@ -96,7 +96,7 @@ impl RemoteArgs {
         let repo = rest::get_repo(api, &self.repo)
             .await
             .with_context(|| format!("reading {}", self.repo))?;
-        let default_branch = repo.default_branch.unwrap_or_else(|| "main".to_owned());
+        let default_branch = crate::app::default_branch_or_main(repo.default_branch);
         let read = rest::read_file(api, &self.repo, CONFIG_PATH, &default_branch, None)
             .await
             .with_context(|| format!("reading {CONFIG_PATH} of {}", self.repo))?;

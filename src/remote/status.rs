@@ -13,8 +13,7 @@ use super::connection::{run_async, RemoteArgs};
 use super::exit_codes::{code_of, Usage, CANNOT_TELL};
 use super::failure::explain;
 use super::status_view::GateStatus;
-use crate::app::dashboard::RepoNow;
-use crate::app::{gate_now, GateNow};
+use crate::app::status::{gate_now, repo_now, GateNow, RepoNow};
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::Assurance;
 use crate::github::Api;
@@ -161,7 +160,7 @@ pub(crate) async fn repo_status(
     operator_min: Assurance,
 ) -> anyhow::Result<RepoNow> {
     let trust = trust_in_force()?;
-    crate::app::dashboard::repo_now(
+    repo_now(
         api,
         &remote.repo,
         remote.records_branch.as_deref(),

@@ -305,6 +305,7 @@ fn row(n: u64, section: Section, minute: u32) -> Row {
                 + chrono::TimeDelta::minutes(i64::from(minute)),
         ),
         not_converging: false,
+        gate: dashboard::Standing::passing(Md::lit("Audit gate passes")),
     }
 }
 
@@ -402,4 +403,128 @@ async fn a_replica_never_takes_the_claim_of_one_with_no_records_commit_for_its_o
     let outcomes = flush(&l, Duration::ZERO).await;
     holder.await.unwrap();
     assert_eq!(the_dashboard(&l)["number"], 900, "{outcomes:?}");
+}
+
+#[tokio::test]
+async fn a_certified_record_whose_gate_fails_is_not_listed_as_ready_to_merge() {
+    let mut l = three_prs("dashboard: true\n").await;
+    // PR 42's body now closes #99 too, an issue its record does not cover: condition 3
+    // fails, though the record stays certified.
+    l.gh.set_pull_body(
+        42,
+        "Adds webhook replay protection.\n\nCloses #12\nCloses #99\n",
+    );
+    l.pull_event("edited", 42, SHA1).await;
+    assert_eq!(l.gate(SHA1)["conclusion"], "failure", "{:#}", l.gate(SHA1));
+
+    let report = l
+        .app
+        .app
+        .reconcile(ReconcileLimits::default())
+        .await
+        .unwrap();
+    assert!(report.failed.is_empty(), "{report:?}");
+    let issue = the_dashboard(&l);
+    let body = issue["body"].as_str().unwrap();
+    assert_eq!(
+        section(body, "Certified, ready to merge").trim(),
+        "None.",
+        "{body}"
+    );
+    let blocked = section(body, "Blocked");
+    assert!(
+        blocked.contains("#42") && blocked.contains("the gate fails"),
+        "{blocked}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let out = auditloop(
+        &l.gh.api_url(),
+        dir.path(),
+        &["status", "--repo", REPO, "--json"],
+    )
+    .await;
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = printed["pulls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["number"] == 42)
+        .unwrap()
+        .clone();
+    assert_eq!(p["state"], "certified", "{p:#}");
+    assert_eq!(p["section"], "blocked", "{p:#}");
+    assert_eq!(p["passes"], false, "{p:#}");
+    assert_eq!(p["verdict_line"], l.gate(SHA1)["output"]["title"], "{p:#}");
+}
+
+/// A repository with `n` open PRs, each with a record; the gate reads an evidence check,
+/// so the heads' checks are read too.
+async fn many_prs(n: u64) -> Loop {
+    let mut l = Loop::start(42).await;
+    l.gh.set_file(
+        ".github/auditloop.yml",
+        "dashboard: true\nevidence:\n  required_checks: [ci]\n",
+    );
+    for pr in 43..42 + n {
+        let sha = format!("{pr:040}");
+        l.gh.add_pull(
+            pr,
+            &sha,
+            &format!("Change {pr}.\n\nCloses #{pr}\n"),
+            "alice",
+        );
+    }
+    for pr in 42..42 + n {
+        let sha = if pr == 42 {
+            SHA1.to_owned()
+        } else {
+            format!("{pr:040}")
+        };
+        l.pull_event("opened", pr, &sha).await;
+        l.comment(pr, "alice", &new_command("")).await;
+    }
+    l
+}
+
+/// The calls `run` makes on `l`'s fake GitHub.
+async fn calls_of<F: std::future::Future<Output = ()>>(l: &Loop, run: F) -> usize {
+    let before = l.gh.requests().len();
+    run.await;
+    l.gh.requests().len() - before
+}
+
+#[tokio::test]
+async fn the_dashboard_and_status_repo_make_as_many_calls_for_twelve_prs_as_for_two() {
+    let mut counted = Vec::new();
+    for n in [2, 12] {
+        let l = many_prs(n).await;
+        let dashboard = calls_of(&l, async {
+            assert_eq!(flush(&l, MINUTE).await, [Outcome::Created]);
+        })
+        .await;
+        assert!(
+            the_dashboard(&l)["body"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("#{}", 41 + n)),
+            "every PR is listed"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let status = calls_of(&l, async {
+            let out = auditloop(
+                &l.gh.api_url(),
+                dir.path(),
+                &["status", "--repo", REPO, "--json"],
+            )
+            .await;
+            let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(printed["pulls"].as_array().unwrap().len() as u64, n);
+        })
+        .await;
+        // BENCHMARKS.md quotes these.
+        eprintln!("{n} PRs: dashboard {dashboard} calls, status --repo {status} calls");
+        counted.push((dashboard, status));
+    }
+    assert_eq!(counted[0], counted[1], "(dashboard, status --repo) calls");
 }

@@ -119,6 +119,8 @@ const NEEDS: &[(&str, Option<(&str, Level)>)] = &[
         "POST /graphql FileVersions",
         Some(("contents", Level::Read)),
     ),
+    // The check runs on the open PRs' heads, for the repository's dashboard and status.
+    ("POST /graphql HeadChecks", Some(("checks", Level::Read))),
     // The diff's lines a review thread may go on (and the packet's unchanged files).
     (
         "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",

@@ -74,6 +74,9 @@ fn dashboard() -> String {
         title,
         record_id: &r.id,
         record: Ok(r),
+        gate: auditloop::engine::dashboard::Standing::passing(
+            auditloop::engine::views::md::Md::lit("Audit gate passes"),
+        ),
     };
     // Leaked for the borrow: a picture is made once per test process.
     let keep = |r: Record| -> &'static Record { Box::leak(Box::new(r)) };

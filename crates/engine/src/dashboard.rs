@@ -5,8 +5,10 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::gate::{Conclusion, GateResult};
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::ledger::Ledger;
+use crate::md;
 use crate::patterns::Library;
 use crate::record::{AuditState, Record};
 use crate::report::Verdict;
@@ -74,6 +76,43 @@ pub struct OpenPull<'a> {
     pub record_id: &'a AuditId,
     /// The record, or why it cannot be read.
     pub record: Result<&'a Record, String>,
+    /// Its head's gate, evaluated from the same reads as `record`.
+    pub gate: Standing,
+}
+
+/// Where the gate of a PR's head stands, as its check run concludes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standing {
+    /// `success` or `neutral`: branch protection lets it merge.
+    pub passes: bool,
+    /// The check run's title.
+    pub line: Md,
+}
+
+impl Standing {
+    /// The gate `result` as its check run shows it.
+    #[must_use]
+    pub fn of(result: &GateResult) -> Self {
+        Self {
+            passes: matches!(result.conclusion, Conclusion::Success | Conclusion::Neutral),
+            line: result.title.clone(),
+        }
+    }
+
+    /// A gate that passes, its check run titled `line`.
+    #[must_use]
+    pub fn passing(line: Md) -> Self {
+        Self { passes: true, line }
+    }
+
+    /// A gate that cannot pass, and why (an invalid configuration, say).
+    #[must_use]
+    pub fn failing(why: Md) -> Self {
+        Self {
+            passes: false,
+            line: why,
+        }
+    }
 }
 
 /// One row of the dashboard.
@@ -90,16 +129,20 @@ pub struct Row {
     pub since: Option<DateTime<Utc>>,
     /// Its last run did not converge (docs/reference.md#the-finding-ledger).
     pub not_converging: bool,
+    /// Its head's gate now.
+    pub gate: Standing,
 }
 
 /// The section a record belongs in: a human decision (or a contested rejection) first,
-/// then a spent budget, then whose turn it is.
+/// then a spent budget, then whose turn it is. A certified record is ready to merge only
+/// while its head's `gate` passes; else it is blocked on what the gate names.
 #[must_use]
-pub fn section_of(record: &Record) -> Section {
+pub fn section_of(record: &Record, gate: &Standing) -> Section {
     match record.audit_state {
         AuditState::AwaitingHuman => Section::WaitingOnMaintainer,
         _ if !record.contested().is_empty() => Section::WaitingOnMaintainer,
         AuditState::Blocked => Section::Blocked,
+        AuditState::Certified if !gate.passes => Section::Blocked,
         AuditState::Certified => Section::Certified,
         AuditState::Open if record.latest_verdict == Some(Verdict::NeedsRemediation) => {
             Section::NeedsRemediation
@@ -119,10 +162,11 @@ pub fn rows(pulls: &[OpenPull<'_>]) -> Vec<Row> {
                 title: p.title.to_owned(),
                 record: p.record_id.clone(),
                 state: r.audit_state.as_str().to_owned(),
-                section: section_of(r),
-                verdict_line: verdict::of_record(r, None),
+                section: section_of(r, &p.gate),
+                verdict_line: line_of(r, &p.gate),
                 since: r.history.last().map(|e| e.at),
                 not_converging: Ledger::of(r).convergence().last_converges() == Some(false),
+                gate: p.gate.clone(),
             },
             Err(ref why) => Row {
                 number: p.number,
@@ -133,11 +177,21 @@ pub fn rows(pulls: &[OpenPull<'_>]) -> Vec<Row> {
                 verdict_line: verdict::damaged(&Md::text(why)),
                 since: None,
                 not_converging: false,
+                gate: p.gate.clone(),
             },
         })
         .collect();
     rows.sort_by_key(|r| (r.section, r.since, r.number));
     rows
+}
+
+/// The record's verdict line, as its PR body shows it; for a certification its gate no
+/// longer passes, what the gate says instead.
+fn line_of(record: &Record, gate: &Standing) -> Md {
+    if record.audit_state == AuditState::Certified && !gate.passes {
+        return md!("certified, but the gate fails: {}", gate.line.clone());
+    }
+    verdict::of_record(record, None)
 }
 
 /// What the body is rebuilt from besides the rows.
@@ -272,18 +326,19 @@ pub struct PullStatus {
 }
 
 impl PullStatus {
+    /// `row` as `status --repo` prints it: the verdict line is its check run's title.
     #[must_use]
-    pub fn new(row: &Row, passes: bool) -> Self {
+    pub fn new(row: &Row) -> Self {
         Self {
             number: row.number.0,
             title: row.title.clone(),
             record: row.record.to_string(),
             state: row.state.clone(),
             section: row.section,
-            verdict_line: row.verdict_line.plain().to_owned(),
+            verdict_line: row.gate.line.plain().to_owned(),
             waits_on: row.section.waits_on(),
             since: row.since,
-            passes,
+            passes: row.gate.passes,
             not_converging: row.not_converging,
         }
     }

@@ -8,6 +8,7 @@ use crate::app::publish::runs::our_run;
 use crate::app::publish::runs::{observations, our_named_commit};
 use crate::app::reads::lineage::Lineage;
 use crate::app::reads::loading::{load, verified, Loaded};
+use crate::app::repository::reads_checks;
 use crate::engine::gate::{pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
 use crate::engine::record::Record;
 use crate::github::rest::{self, CheckRunInfo, Pull};
@@ -80,15 +81,6 @@ pub(crate) struct Target<'a> {
     pub(crate) runs: Option<&'a [CheckRunInfo]>,
     /// `state` was checked against the commit our run names by the write that made it.
     pub(crate) checked: bool,
-}
-
-/// Whether the gate reads other checks on the head (condition 8's evidence checks).
-fn reads_checks(ctx: &Ctx) -> bool {
-    ctx.config.as_ref().is_ok_and(|c| {
-        !c.evidence.required_checks.is_empty()
-            || c.evidence.archetype.is_some()
-            || !c.evidence.gates.is_empty()
-    })
 }
 
 /// What publishing reads before it decides what to show: the head's check runs, the open

@@ -10,16 +10,25 @@ use crate::ids::CommitSha;
 pub(crate) fn observations(runs: &[CheckRunInfo], own: &str) -> Vec<CheckObservation> {
     runs.iter()
         .filter(|r| r.name != own)
-        .map(|r| CheckObservation {
-            name: r.name.clone(),
-            status: match r.status.as_str() {
-                "queued" | "requested" | "waiting" | "pending" => CheckStatus::Queued,
-                "in_progress" => CheckStatus::InProgress,
-                _ => CheckStatus::Completed,
-            },
-            conclusion: r.conclusion.clone(),
-        })
+        .map(|r| observation(&r.status, r.name.clone(), r.conclusion.clone()))
         .collect()
+}
+
+/// A run named `name` with REST's `status` word, as the gate reads it.
+pub(crate) fn observation(
+    status: &str,
+    name: String,
+    conclusion: Option<String>,
+) -> CheckObservation {
+    CheckObservation {
+        name,
+        status: match status {
+            "queued" | "requested" | "waiting" | "pending" => CheckStatus::Queued,
+            "in_progress" => CheckStatus::InProgress,
+            _ => CheckStatus::Completed,
+        },
+        conclusion,
+    }
 }
 
 /// Our newest run of `check_name` among `runs` names this records commit.

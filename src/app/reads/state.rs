@@ -130,25 +130,44 @@ fn patterns_of(snapshot: &Snapshot) -> Option<Result<Library, String>> {
 /// (`patterns`), the pattern library, so a republished check run marks what the one it
 /// replaces marked.
 pub(crate) fn open_records(open: Vec<PrNumber>, patterns: bool) -> impl Wanted {
+    Named(move |files: &Files| open_paths(&open, patterns, files))
+}
+
+fn open_paths(open: &[PrNumber], patterns: bool, files: &Files) -> Vec<String> {
+    let numbers: Vec<String> = open.iter().map(|pr| pr.0.to_string()).collect();
+    let mut paths = vec![INDEX_PATH.to_owned()];
+    paths.extend(shards_of(
+        IndexMap::Pulls,
+        numbers.iter().map(String::as_str),
+    ));
+    let records: Vec<String> = index_of(files)
+        .map(|index| {
+            open.iter()
+                .filter_map(|pr| index.record_for_pull(*pr))
+                .map(record_path)
+                .collect()
+        })
+        .unwrap_or_default();
+    if patterns && !records.is_empty() {
+        paths.push(PATTERNS_PATH.to_owned());
+    }
+    paths.extend(records);
+    paths
+}
+
+/// [`open_records`], with each certified record's stored report: what the gates of the
+/// open PRs read (`status --repo`, the dashboard).
+pub(crate) fn open_gates(open: Vec<PrNumber>, patterns: bool) -> impl Wanted {
     Named(move |files: &Files| {
-        let numbers: Vec<String> = open.iter().map(|pr| pr.0.to_string()).collect();
-        let mut paths = vec![INDEX_PATH.to_owned()];
-        paths.extend(shards_of(
-            IndexMap::Pulls,
-            numbers.iter().map(String::as_str),
-        ));
-        let records: Vec<String> = index_of(files)
-            .map(|index| {
-                open.iter()
-                    .filter_map(|pr| index.record_for_pull(*pr))
-                    .map(record_path)
-                    .collect()
-            })
-            .unwrap_or_default();
-        if patterns && !records.is_empty() {
-            paths.push(PATTERNS_PATH.to_owned());
-        }
-        paths.extend(records);
+        let mut paths = open_paths(&open, patterns, files);
+        let reports: Vec<String> = paths
+            .iter()
+            .filter(|p| crate::engine::layout::record_at(p).is_some())
+            .filter_map(|p| files.get(p))
+            .filter_map(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+            .filter_map(|record| certifying_report_path(&record))
+            .collect();
+        paths.extend(reports);
         paths
     })
 }

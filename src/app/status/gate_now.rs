@@ -4,20 +4,17 @@
 //! names, the head's other checks, the PRs sharing the head, and the one gate function the
 //! views call ([`pull_gate`]). Nothing is written.
 
-use std::sync::Arc;
-
-use crate::app::context::{html_base, Ctx, Origin, Place, Policy};
-use crate::app::memory::Memory;
-use crate::app::publish::observe::record_of;
+use crate::app::context::{Ctx, Policy};
+use crate::app::publish::observe::{gate_for, record_of};
 use crate::app::publish::runs::observations;
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading;
 use crate::app::reads::loading::{damage_of, named_records_commit};
-use crate::engine::gate::{combine, pull_gate, Conclusion, GateResult, Outcome, PullGate};
+use crate::engine::gate::{combine, Conclusion, GateResult, Outcome};
 use crate::engine::receipt::TrustStore;
 use crate::engine::record::Record;
-use crate::engine::repo_config::{Assurance, RepoConfig, CONFIG_PATH};
-use crate::github::rest::{self, FileRead, Pull};
+use crate::engine::repo_config::Assurance;
+use crate::github::rest::{self, Pull};
 use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, PrNumber, RepoName};
 
@@ -52,11 +49,14 @@ pub(crate) async fn gate_now(
     operator_min: Assurance,
     trust: Option<&TrustStore>,
 ) -> Result<GateNow, GitHubError> {
-    let (ctx, pull) = context(api, repo, pr, records_branch, operator_min, trust).await?;
-    let config = match &ctx.config {
-        Err(e) => return Ok(GateNow::InvalidConfig(e.to_string())),
-        Ok(c) => c,
-    };
+    let policy = Policy::outside(operator_min, trust);
+    let (ctx, pull) = futures::try_join!(
+        crate::app::repository::outside(api, repo, records_branch, policy),
+        rest::get_pull(api, repo, pr),
+    )?;
+    if let Err(e) = &ctx.config {
+        return Ok(GateNow::InvalidConfig(e.to_string()));
+    }
     let check_name = ctx.check_name();
     let (runs, loaded) = futures::try_join!(
         rest::check_runs(api, repo, &pull.head_sha),
@@ -69,25 +69,11 @@ pub(crate) async fn gate_now(
     let state = missing_branch(&ctx, state, named.as_ref());
     let checks = observations(&runs, check_name);
     crate::app::publish::observe::read_decisions_if_cited(&ctx, &state).await?;
-    let decisions = ctx.delivery_cache.decisions();
-    let gate_of = |pull: &Pull, state: &loading::Loaded| {
-        pull_gate(&PullGate {
-            config,
-            operator_min,
-            repo,
-            head: &pull.head_sha,
-            body: &pull.body,
-            record: record_of(state),
-            checks: &checks,
-            trust,
-            certified_report: state
-                .as_ref()
-                .ok()
-                .and_then(|s| s.certified_report.as_deref()),
-            decisions: decisions.as_ref(),
-        })
+    // `None` only for an invalid configuration, answered above.
+    let gate_of = |pull: &Pull, state: &loading::Loaded| gate_for(&ctx, pull, state, &checks);
+    let Some(own) = gate_of(&pull, &state) else {
+        return Ok(GateNow::InvalidConfig(String::new()));
     };
-    let own = gate_of(&pull, &state);
     let broken = broken(&own, &state);
     let mut gate = own;
     // As the views do: a PR sharing the head can only make a passing gate worse.
@@ -96,7 +82,7 @@ pub(crate) async fn gate_now(
         let mut results = vec![(pull.number, gate.clone())];
         for other in sharing.iter().filter(|p| p.number != pull.number) {
             let other_state = loading::load(&ctx, other.number, None).await?;
-            results.push((other.number, gate_of(other, &other_state)));
+            results.extend(gate_of(other, &other_state).map(|g| (other.number, g)));
         }
         gate = combine(&results);
     }
@@ -111,49 +97,6 @@ pub(crate) async fn gate_now(
         certified_report,
         damaged,
     })
-}
-
-/// A context for reading `repo` as the app would (its configuration from the default
-/// branch, `records_branch` overriding the configured one), and PR `pr`.
-async fn context(
-    api: &Api,
-    repo: &RepoName,
-    pr: PrNumber,
-    records_branch: Option<&str>,
-    operator_min: Assurance,
-    trust: Option<&TrustStore>,
-) -> Result<(Ctx, Pull), GitHubError> {
-    let repository = rest::get_repo(api, repo).await?;
-    let default_branch = repository
-        .default_branch
-        .clone()
-        .unwrap_or_else(|| "main".to_owned());
-    let (read, pull) = futures::try_join!(
-        rest::read_file(api, repo, CONFIG_PATH, &default_branch, None),
-        rest::get_pull(api, repo, pr),
-    )?;
-    let mut config = match read {
-        FileRead::Found { text, .. } => RepoConfig::from_yaml(&text),
-        _ => Ok(RepoConfig::default()),
-    };
-    if let (Some(branch), Ok(c)) = (records_branch, &mut config) {
-        branch.clone_into(&mut c.records_branch);
-    }
-    let place = Place {
-        api: api.clone(),
-        repo: repo.clone(),
-        default_branch,
-        html_base: html_base(repository.html_url.as_deref()),
-    };
-    let policy = Policy::outside(operator_min, trust);
-    let ctx = Ctx::new(
-        place,
-        &Origin::Status,
-        config,
-        policy,
-        Arc::new(Memory::default()),
-    );
-    Ok((ctx, pull))
 }
 
 /// A records branch that is absent while a check run names its last commit is damage

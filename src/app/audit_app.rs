@@ -53,6 +53,13 @@ impl AuditApp {
         }
     }
 
+    /// How many times this process evaluated a PR's gate: once for each change of a PR's
+    /// views (a PR sharing the head counts its own).
+    #[must_use]
+    pub fn gate_evaluations(&self) -> u64 {
+        self.memory.gate_evaluations()
+    }
+
     pub(crate) fn app_id(&self) -> u64 {
         self.github.app_id()
     }

@@ -30,6 +30,9 @@ pub(crate) struct Memory {
     /// Per repository, the dashboard's next rebuild and when it was last rebuilt (see
     /// [`crate::app::dashboard`]).
     dashboards: Mutex<HashMap<String, DashboardSlot>>,
+    /// How many times a PR's gate was evaluated: once per change of its views, which a
+    /// test holds it to.
+    gates: std::sync::atomic::AtomicU64,
 }
 
 /// A repository whose dashboard is to be rebuilt (see [`crate::app::dashboard`]), as a
@@ -237,4 +240,17 @@ impl Memory {
 
 fn head_key(repo: &RepoName, pr: PrNumber) -> String {
     format!("{}\n{}", repo.as_str().to_ascii_lowercase(), pr.0)
+}
+
+impl Memory {
+    /// Counts one evaluation of a PR's gate.
+    pub(crate) fn gate_evaluated(&self) {
+        self.gates
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How many times a PR's gate was evaluated in this process.
+    pub(crate) fn gate_evaluations(&self) -> u64 {
+        self.gates.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }

@@ -373,6 +373,26 @@ proptest! {
             prop_assert_eq!(result.conclusion, Conclusion::Success);
         }
     }
+
+    /// What the app tells before the gate (whether the PRs sharing the head are worth
+    /// reading) never misses a gate that does not fail.
+    #[test]
+    fn may_pass_is_told_by_every_gate_that_does_not_fail(
+        s in settings(),
+        f in fields(),
+        h in history(),
+        checks in prop::collection::vec(observation(), 0..6),
+    ) {
+        let sc = scenario(&s, &f, &h, checks);
+        let result = sc.evaluate();
+        let record = sc.records.as_ref().ok().and_then(|r| r.first());
+        if result.conclusion != Conclusion::Failure {
+            prop_assert!(
+                auditloop::engine::gate::may_pass(record, &sc.config),
+                "{:#?}", result
+            );
+        }
+    }
 }
 
 /// The property above says nothing if the generator never reaches a conclusion: make sure

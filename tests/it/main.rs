@@ -35,6 +35,7 @@ mod config_startup_binary;
 mod deploy_manifests;
 mod examples_pinned;
 mod gate_conclusion;
+mod gate_once;
 mod gate_props;
 mod gate_record_conditions;
 mod gate_run_conditions;

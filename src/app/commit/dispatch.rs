@@ -1,6 +1,6 @@
-//! Starting the auditor (docs/reference.md#when-the-app-dispatches): once the gate of a PR is evaluated after a
-//! command or event that can make its record ready, record a `dispatch` event and send
-//! `POST /repos/{owner}/{repo}/dispatches`.
+//! Starting the auditor (docs/reference.md#when-the-app-dispatches): after a command or
+//! event that can make a PR's record ready, once its evidence holds, record a `dispatch`
+//! event and send `POST /repos/{owner}/{repo}/dispatches`.
 //!
 //! Order, and why: the event is committed first, then the request is sent. The records
 //! branch's compare-and-swap is the one arbiter that replicas share, so of two processes
@@ -19,7 +19,7 @@ use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::{ParsedCommand, ResolveTarget};
-use crate::engine::gate::{GateResult, Outcome};
+use crate::engine::gate::{evidence_holds, CheckObservation};
 use crate::engine::record::{Dispatch, Event, EventKind, Record};
 use crate::engine::transition::{self as t, DispatchDecision, EventContext, Refusal};
 use crate::engine::views::ViewContext;
@@ -82,12 +82,6 @@ pub(crate) fn triggered_by(command: &ParsedCommand) -> WhenDue {
     })
 }
 
-fn evidence_holds(gate: &GateResult) -> bool {
-    gate.conditions
-        .iter()
-        .any(|c| c.number == 8 && c.outcome == Outcome::Pass)
-}
-
 fn dispatch_of(event: &Event) -> Option<&Dispatch> {
     match &event.kind {
         EventKind::Dispatch(d) => Some(d),
@@ -95,24 +89,23 @@ fn dispatch_of(event: &Event) -> Option<&Dispatch> {
     }
 }
 
-/// Records the dispatch when the PR's record is ready for a fresh run, or finds the one
-/// this delivery recorded before; `None` when there is nothing to send (not configured,
-/// not ready, or asked for by another delivery).
-pub(crate) async fn after_gate(
+/// Records the dispatch when the PR's record is ready for a fresh run (its evidence, read
+/// from the head's `checks`, holds), or finds the one this delivery recorded before; `None`
+/// when there is nothing to send (not configured, not ready, or asked for by another
+/// delivery). Decided before the gate is evaluated, so the views evaluate it once, on the
+/// records as this leaves them.
+pub(crate) async fn decide(
     ctx: &Ctx,
     bot_slug: &str,
     pull: &Pull,
     state: &State,
-    gate: &GateResult,
+    checks: &[CheckObservation],
     published: Option<&str>,
 ) -> Result<Option<Asked>, GitHubError> {
-    let Some(event_type) = ctx
-        .config
-        .as_ref()
-        .ok()
-        .and_then(|c| c.auditor.dispatches())
-        .map(str::to_owned)
-    else {
+    let Ok(config) = &ctx.config else {
+        return Ok(None);
+    };
+    let Some(event_type) = config.auditor.dispatches().map(str::to_owned) else {
         return Ok(None);
     };
     let Some(Ok(record)) = &state.record else {
@@ -123,7 +116,7 @@ pub(crate) async fn after_gate(
     };
     let ready = Readiness {
         head: Artifact::commit(pull.head_sha.clone()),
-        holds: evidence_holds(gate),
+        holds: evidence_holds(record, &pull.head_sha, config, checks),
         event_type,
         event: ctx.event(&actor, None),
     };

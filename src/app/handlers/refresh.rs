@@ -32,8 +32,9 @@ pub(crate) struct RefreshExtras {
 }
 
 /// As [`refresh`]; with `after.dispatch`, a record this made ready for a fresh auditor run
-/// gets its `dispatch` event committed before anything is published, and the request is
-/// sent before the check run that shows it (docs/reference.md#when-the-app-dispatches).
+/// gets its `dispatch` event committed before the gate is evaluated and anything is
+/// published, and the request is sent before the check run that shows it
+/// (docs/reference.md#when-the-app-dispatches).
 /// `after.thanks` is given whether or not the views are published.
 pub(crate) async fn refresh_with(
     ctx: &Ctx,
@@ -53,20 +54,26 @@ pub(crate) async fn refresh_with(
             None => Ok(()),
         };
     };
-    // The gate is evaluated once on what was observed, and again only when the dispatch
-    // below moved the records.
-    let mut gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
+    // Everything this change decides is decided first: a dispatch the records made due is
+    // committed before the gate is evaluated, once, on the records the views show.
     let mut asked = None;
-    if let (WhenDue::Send, Some(own), Ok(state)) = (dispatch, &gate, &seen.state) {
+    if let (WhenDue::Send, Ok(state)) = (dispatch, &seen.state) {
         let published = seen.published.as_deref();
-        asked = dispatch::after_gate(ctx, seen.bot_slug, seen.pull, state, own, published).await?;
+        asked = dispatch::decide(
+            ctx,
+            seen.bot_slug,
+            seen.pull,
+            state,
+            &seen.checks,
+            published,
+        )
+        .await?;
     }
-    // The views show the records as the dispatch left them.
     if let Some((state, commit)) = asked.as_mut().and_then(|a| a.recorded.take()) {
         seen.state = Ok(state);
         seen.records_commit = commit.or(seen.records_commit);
-        gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     }
+    let gate = gate_for(ctx, seen.pull, &seen.state, &seen.checks);
     let others = observe::others(ctx, gate.as_ref(), &seen).await?;
     let sent = if asked.is_some() {
         DispatchNow::Sent

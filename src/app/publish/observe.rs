@@ -8,8 +8,7 @@ use crate::app::publish::runs::our_run;
 use crate::app::publish::runs::{observations, our_named_commit};
 use crate::app::reads::lineage::Lineage;
 use crate::app::reads::loading::{load, verified, Loaded};
-use crate::app::repository::reads_checks;
-use crate::engine::gate::{pull_gate, CheckObservation, Conclusion, GateResult, PullGate};
+use crate::engine::gate::{may_pass, pull_gate, CheckObservation, GateResult, PullGate};
 use crate::engine::record::Record;
 use crate::github::rest::{self, CheckRunInfo, Pull};
 use crate::github::GitHubError;
@@ -43,6 +42,7 @@ pub(crate) fn gate_for(
 ) -> Option<GateResult> {
     let config = ctx.config.as_ref().ok()?;
     let decisions = ctx.delivery_cache.decisions();
+    ctx.memory.gate_evaluated();
     Some(pull_gate(&PullGate {
         config,
         operator_min: ctx.policy.operator_min,
@@ -154,7 +154,7 @@ pub(crate) async fn observe<'a>(
     let known_run = ctx.memory.run_of(&ctx.repo, &pull.head_sha, &check_name);
     let reads = HeadReads {
         listed,
-        sharing: sharing_matters(ctx, pull, state),
+        sharing: sharing_matters(ctx, state),
         body: body == Body::Rebuild && record_of(state).ok().flatten().is_some(),
     };
     let (runs, sharing, fresh) = read_head(ctx, pull, reads).await?;
@@ -196,16 +196,17 @@ pub(crate) async fn observe<'a>(
     }))
 }
 
-/// Whether the open PRs on the head could change the conclusion. Without evidence checks
-/// the PR's own gate is known now; the other PRs on its head can only make a passing (or
-/// waiting) gate worse, never a failing one better.
-fn sharing_matters(ctx: &Ctx, pull: &Pull, state: &Loaded) -> bool {
-    let early = (!reads_checks(ctx)).then(|| gate_for(ctx, pull, state, &[]));
-    match &early {
-        Some(gate) => gate
-            .as_ref()
-            .is_some_and(|g| g.conclusion != Conclusion::Failure),
-        None => true,
+/// Whether the open PRs on the head could change the conclusion: they can only make a
+/// passing (or waiting) gate worse, never a failing one better, and only a record that
+/// may pass ([`may_pass`]) has such a gate. Told from the record, before the gate is
+/// evaluated (once, after everything the change decides).
+fn sharing_matters(ctx: &Ctx, state: &Loaded) -> bool {
+    let Ok(config) = &ctx.config else {
+        return false;
+    };
+    match record_of(state) {
+        Ok(record) => may_pass(record, config),
+        Err(_) => false,
     }
 }
 

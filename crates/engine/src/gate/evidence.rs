@@ -29,6 +29,33 @@ fn find<'c>(checks: &'c [CheckObservation], name: &str, own: &str) -> Option<&'c
         .find(|c| c.name == name && c.name != own)
 }
 
+/// Whether condition 8 holds for `record` at `head`: what the app asks before it starts
+/// the auditor, without evaluating the whole gate.
+#[must_use]
+pub fn evidence_holds(
+    record: &Record,
+    head: &CommitSha,
+    config: &RepoConfig,
+    checks: &[CheckObservation],
+) -> bool {
+    evidence_for_head(record, head, config, checks).outcome == super::Outcome::Pass
+}
+
+/// Whether a gate on `record` can conclude anything but a failure (success, neutral,
+/// waiting on evidence, a human's action): only a certified record, one awaiting a human,
+/// or a repository with the gate off. Decided before the gate, it tells whether the other
+/// PRs on the head, which can only make a gate worse, are worth reading.
+#[must_use]
+pub fn may_pass(record: Option<&Record>, config: &RepoConfig) -> bool {
+    !config.enabled()
+        || record.is_some_and(|r| {
+            matches!(
+                r.audit_state,
+                crate::record::AuditState::Certified | crate::record::AuditState::AwaitingHuman
+            )
+        })
+}
+
 pub(crate) fn evidence_for_head(
     record: &Record,
     head: &CommitSha,

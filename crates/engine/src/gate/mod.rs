@@ -15,7 +15,7 @@ mod structure;
 pub use combine::combine;
 pub use condition::condition;
 pub use evaluate::evaluate;
-pub use evidence::{evidence_awaited, integrated_checks, Integrated};
+pub use evidence::{evidence_awaited, evidence_holds, integrated_checks, may_pass, Integrated};
 pub use input::{CheckObservation, CheckStatus, GateInput};
 pub use pull::{pull_gate, PullGate};
 pub use result::*;

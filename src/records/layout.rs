@@ -157,12 +157,16 @@ pub(super) fn physical_change(snapshot: &Snapshot, change: &Change) -> Physical 
         .and_then(|t| Index::parse(t).ok())
         .unwrap_or_default();
     let written = shards::written(&base, &new);
+    // Read means its text is among the snapshot's files, or it is known absent: a shard
+    // the process knows exists at this commit but whose text this read did not take is
+    // unread, or the change would rewrite it without the keys it holds.
     let read: BTreeSet<String> = snapshot
         .probed
         .as_deref()
         .map(|p| {
             p.iter()
                 .filter(|p| shard_at(p).is_some())
+                .filter(|p| snapshot.files.contains_key(*p) || snapshot.is_absent(p))
                 .cloned()
                 .collect()
         })
@@ -187,7 +191,7 @@ pub(super) async fn read_more(
     api: &Api,
     repo: &RepoName,
     snapshot: &mut Snapshot,
-    paths: Vec<String>,
+    (paths, known): (Vec<String>, Option<&Branch>),
 ) -> Result<(), GitHubError> {
     let Some(commit) = snapshot.commit.clone() else {
         // A new branch holds no shard: each is known absent.
@@ -195,7 +199,21 @@ pub(super) async fn read_more(
         probed.extend(paths);
         return Ok(());
     };
-    let found = by_path::read(api, repo, &commit, &paths).await?;
+    // What the process knows at this very commit costs no call.
+    let known = known.filter(|b| b.commit == commit);
+    let (cached, ask): (Vec<String>, Vec<String>) = paths
+        .into_iter()
+        .partition(|p| known.is_some_and(|b| b.text(p).is_some()));
+    for path in cached {
+        if let Some(text) = known.and_then(|b| b.text(&path)) {
+            snapshot.files.insert(path, text.to_string());
+        }
+    }
+    let found = if ask.is_empty() {
+        std::collections::BTreeMap::new()
+    } else {
+        by_path::read(api, repo, &commit, &ask).await?
+    };
     let probed = Arc::make_mut(snapshot.probed.get_or_insert_with(Default::default));
     let blobs = Arc::make_mut(&mut snapshot.blobs);
     for (path, blob) in found {
@@ -207,4 +225,49 @@ pub(super) async fn read_more(
     }
     assemble(&mut snapshot.files);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ids::AuditId;
+    use crate::engine::layout::IndexMap;
+    use crate::ids::CommitSha;
+    use std::collections::BTreeMap;
+
+    /// A branch at a commit whose invocation shard the process knows exists (its blob), but
+    /// whose text this read did not take.
+    fn known_but_unloaded(shard: &str) -> Snapshot {
+        let mut files = Files::new();
+        files.insert(NEXT_PATH.to_owned(), shards::next_json(3));
+        assemble(&mut files);
+        let mut blobs = BTreeMap::new();
+        blobs.insert(shard.to_owned(), None);
+        Snapshot {
+            commit: Some(CommitSha::new("a".repeat(40)).unwrap()),
+            files,
+            blobs: Arc::new(blobs),
+            probed: Some(Arc::new([shard.to_owned()].into())),
+            layout: 2,
+            ..Snapshot::default()
+        }
+    }
+
+    #[test]
+    fn a_shard_known_to_exist_but_not_read_is_read_before_it_is_written() {
+        let key = "ci-run-shared";
+        let shard = crate::engine::layout::shard_path(IndexMap::Invocations, key);
+        let snapshot = known_but_unloaded(&shard);
+        let mut index = Index::parse(snapshot.file(INDEX_PATH).unwrap()).unwrap();
+        index
+            .invocations
+            .insert(key.to_owned(), AuditId::new("AUD-2".to_owned()).unwrap());
+        let change = Change {
+            files: [(INDEX_PATH.to_owned(), index.to_json())].into(),
+        };
+        match physical_change(&snapshot, &change) {
+            Physical::Unread(paths) => assert_eq!(paths, [shard]),
+            Physical::Files(files) => panic!("written unread: {files:?}"),
+        }
+    }
 }

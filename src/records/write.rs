@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use rand::Rng;
 
+use super::cache::Branch;
 use super::convert::{self, Converted};
 use super::graphql::{commit_on_branch, OnBranch};
 use super::layout::{self, Physical};
@@ -115,7 +116,9 @@ pub(crate) async fn commit_change_with<E>(
             tokio::time::sleep(spread(attempt)).await;
         }
         let mut snapshot = read_with(api, repo, branch, &wanted, reuse).await?;
-        let (change, files) = match decided(api, repo, &mut snapshot, &apply).await? {
+        let known = reuse.cache.and_then(|c| c.get(repo, branch));
+        let decide = (&apply, known.as_deref());
+        let (change, files) = match decided(api, repo, &mut snapshot, decide).await? {
             Decided::Write(change, files) => (change, files),
             Decided::Refused(refusal) => return Ok(CommitOutcome::Refused(refusal)),
             Decided::Unchanged => return Ok(CommitOutcome::Unchanged { snapshot }),
@@ -229,7 +232,7 @@ async fn decided<E>(
     api: &Api,
     repo: &RepoName,
     snapshot: &mut Snapshot,
-    apply: &impl Fn(&Snapshot) -> Result<Change, E>,
+    (apply, known): (&impl Fn(&Snapshot) -> Result<Change, E>, Option<&Branch>),
 ) -> Result<Decided<E>, GitHubError> {
     for _ in 0..=MAX_SHARD_READS {
         let change = match apply(snapshot) {
@@ -244,7 +247,9 @@ async fn decided<E>(
         }
         match layout::physical_change(snapshot, &change) {
             Physical::Files(files) => return Ok(Decided::Write(change, files)),
-            Physical::Unread(paths) => layout::read_more(api, repo, snapshot, paths).await?,
+            Physical::Unread(paths) => {
+                layout::read_more(api, repo, snapshot, (paths, known)).await?;
+            }
         }
     }
     Err(GitHubError::Setup(

@@ -235,10 +235,13 @@ pub(crate) fn state_of(
         named,
         patterns: patterns_of(snapshot),
         layout: snapshot.layout(),
+        // Read: its text is among the files, or it is known absent (a shard the process
+        // knows exists but this read did not take holds keys the index lacks).
         shards_read: snapshot.probed().map(|p| {
             let shards = p
                 .iter()
-                .filter(|p| crate::engine::layout::shard_at(p).is_some());
+                .filter(|p| crate::engine::layout::shard_at(p).is_some())
+                .filter(|p| snapshot.files.contains_key(*p) || snapshot.is_absent(p));
             shards.cloned().collect()
         }),
     })

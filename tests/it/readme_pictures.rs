@@ -10,9 +10,9 @@
 use auditloop::engine::dashboard::{body, rows, OpenPull, Sources};
 use auditloop::engine::gate::{CheckObservation, CheckStatus};
 use auditloop::engine::ids::{AuditId, PrNumber};
+use auditloop::engine::md::Md;
 use auditloop::engine::record::{AuditState, BlockedReason, Record};
 use auditloop::engine::repo_config::RepoConfig;
-use auditloop::engine::views::md::Md;
 use auditloop::engine::views::{self, check_run, reply, BodyStatus};
 
 use crate::views_support::*;

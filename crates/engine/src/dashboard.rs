@@ -5,14 +5,14 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use crate::gate::verdict;
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::ledger::Ledger;
+use crate::md::Md;
 use crate::patterns::Library;
 use crate::record::{AuditState, Record};
 use crate::report::Verdict;
 use crate::views::links::ViewContext;
-use crate::views::md::Md;
-use crate::views::verdict;
 
 /// The issue's title, and the marker it is found again by.
 pub const TITLE: &str = "Audit dashboard";
@@ -176,7 +176,7 @@ fn body_keeping(rows: &[Row], sources: &Sources<'_>, keep: usize) -> String {
     });
     out.push_str(&format!(
         "Every open pull request with an audit record, rebuilt from the records branch `{}`{at}. This issue is a view: editing it changes no gate, and the next change rewrites it.\n",
-        crate::views::escape::inline(&view.records_branch, 100)
+        crate::md::escape::inline(&view.records_branch, 100)
     ));
     for section in Section::ALL {
         let in_section: Vec<&Row> = rows.iter().filter(|r| r.section == section).collect();
@@ -309,7 +309,7 @@ pub fn terminal(pulls: &[PullStatus], repo: &str) -> String {
             out.push_str(&format!(
                 "  #{} {} [{}] {mark}: {}{stuck}\n",
                 p.number,
-                crate::views::escape::truncate(&p.title, 80),
+                crate::md::escape::truncate(&p.title, 80),
                 p.record,
                 p.verdict_line
             ));

@@ -9,6 +9,8 @@ pub mod gate;
 pub mod ids;
 pub mod layout;
 pub mod ledger;
+pub mod legend;
+pub mod md;
 pub mod packet;
 pub mod packet_context;
 pub mod packet_delta;

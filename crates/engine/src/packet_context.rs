@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::ids::TaskId;
-use crate::views::escape::truncate;
+use crate::md::escape::truncate;
 
 /// An issue's body is cut at this many characters in the packet.
 pub const TASK_BODY_CHARS: usize = 4_000;

@@ -11,6 +11,7 @@ mod record_conditions;
 pub mod result;
 mod run_conditions;
 mod structure;
+pub mod verdict;
 
 pub use combine::combine;
 pub use condition::condition;

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::views::md::Md;
+use crate::md::Md;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -3,7 +3,7 @@
 
 use crate::ids::Artifact;
 use crate::md;
-use crate::views::md::Md;
+use crate::md::Md;
 
 pub(super) fn awaited_words(awaited: &[(String, String)]) -> String {
     awaited

@@ -5,8 +5,8 @@ use crate::ids::{
     Artifact, AuditId, FindingId, FindingKey, LimitationId, Login, PrNumber, TaskId, WorkUnit,
 };
 use crate::md;
+use crate::md::Md;
 use crate::record::{AuditState, DispositionKind};
-use crate::views::md::Md;
 
 use super::implementation::awaited_words;
 pub use super::implementation::Implementation;

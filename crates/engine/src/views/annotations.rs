@@ -3,7 +3,7 @@
 use crate::record::{FindingSummary, ReportRun};
 use crate::report::Severity;
 
-use super::escape::truncate;
+use crate::md::escape::truncate;
 pub use crate::report::evidence_ref::parse_evidence_ref;
 
 /// GitHub accepts at most this many annotations per check-run request.

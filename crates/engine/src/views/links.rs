@@ -23,7 +23,7 @@ impl ViewContext {
     /// The commit page of a candidate.
     #[must_use]
     pub fn commit_url(&self, artifact: &Artifact) -> String {
-        super::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
+        crate::md::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
     }
 
     /// `[abc1234](…/commit/…)`: a candidate by its short SHA, linked.
@@ -35,28 +35,28 @@ impl ViewContext {
     /// The page of a commit on the records branch (a commit of the same repository).
     #[must_use]
     pub fn records_commit_url(&self, sha: &CommitSha) -> String {
-        super::escape::url(&format!("{}/commit/{sha}", self.base()))
+        crate::md::escape::url(&format!("{}/commit/{sha}", self.base()))
     }
 
     /// An issue (or pull request) of the repository.
     #[must_use]
     pub fn issue_url(&self, number: IssueNumber) -> String {
-        super::escape::url(&format!("{}/issues/{}", self.base(), number.0))
+        crate::md::escape::url(&format!("{}/issues/{}", self.base(), number.0))
     }
 
     /// A pull request's page.
     #[must_use]
     pub fn pull_url(&self, number: crate::ids::PrNumber) -> String {
-        super::escape::url(&format!("{}/pull/{}", self.base(), number.0))
+        crate::md::escape::url(&format!("{}/pull/{}", self.base(), number.0))
     }
 
     /// `records/AUD-n.json` on the records branch: the audit packet.
     #[must_use]
     pub fn record_url(&self, id: &AuditId) -> String {
-        super::escape::url(&format!(
+        crate::md::escape::url(&format!(
             "{}/blob/{}/{}",
             self.base(),
-            super::escape::url_path(&self.records_branch),
+            crate::md::escape::url_path(&self.records_branch),
             record_path(id)
         ))
     }

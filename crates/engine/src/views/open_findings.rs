@@ -4,10 +4,10 @@
 use crate::record::{FindingSummary, Record};
 use crate::report::Severity;
 
-use super::escape::inline;
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
 use super::links::ViewContext;
 use crate::ledger::{Ledger, LedgerKey};
+use crate::md::escape::inline;
 
 const CLAIM_CHARS: usize = 300;
 const TEXT_CHARS: usize = 200;

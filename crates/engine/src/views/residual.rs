@@ -5,9 +5,9 @@
 
 use crate::record::{Disposition, DispositionKind, Record};
 
-use super::escape::inline;
 use super::links::ViewContext;
-use super::markers::SectionKind;
+use crate::md::escape::inline;
+use crate::md::markers::SectionKind;
 
 const TEXT_CHARS: usize = 300;
 const KEY_CHARS: usize = 100;

@@ -11,11 +11,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::escape::inline;
 use super::links::ViewContext;
-use super::md::Md;
 use crate::ids::AuditId;
 use crate::ledger::{Ledger, LedgerKey, Raise, Settled};
+use crate::md::escape::inline;
+use crate::md::Md;
 use crate::record::{DispositionKind, FindingSummary, Record};
 use crate::repo_config::ReviewThreads;
 use crate::report::evidence_ref::parse_evidence_ref;

@@ -3,8 +3,8 @@
 
 use crate::record::Record;
 
-use super::escape::inline;
-use super::markers::SectionKind;
+use crate::md::escape::inline;
+use crate::md::markers::SectionKind;
 
 const KEY_CHARS: usize = 100;
 const REASON_CHARS: usize = 300;

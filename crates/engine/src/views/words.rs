@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use crate::record::{AuditState, FindingSummary, Record};
 use crate::report::Severity;
 
-use super::md::Md;
+use crate::md::Md;
 
 /// The record's state in words, linked to the legend.
 pub(crate) fn state(record: &Record) -> Md {
@@ -18,7 +18,7 @@ pub(crate) fn state(record: &Record) -> Md {
             None => "blocked",
         },
     };
-    super::legend::term(words, "states")
+    crate::legend::term(words, "states")
 }
 
 /// `certification carried from abc1234 (identical tree)`, when the record's current

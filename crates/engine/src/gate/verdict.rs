@@ -1,13 +1,14 @@
 //! The verdict line: what state a PR's audit is in and the next step, in one line, the
 //! same on the check run's title, the first line of the PR body's audit section and the
-//! `/audit status` reply. One wording per state.
+//! `/audit status` reply. One wording per state. It is the gate's own title, so it lives
+//! with the gate; the views show it.
 
-use crate::gate::result::{Conclusion, Condition, Outcome};
+use super::result::{Conclusion, Condition, Outcome};
 use crate::md;
 use crate::record::{AuditState, Record};
 use crate::report::Verdict;
 
-use super::md::Md;
+use crate::md::Md;
 
 /// No record yet.
 #[must_use]
@@ -127,7 +128,7 @@ fn has_blocking(record: &Record) -> bool {
 fn certified(record: &Record) -> Md {
     let grade = record
         .certification_grade
-        .map_or_else(|| Md::lit("ungraded"), super::legend::grade);
+        .map_or_else(|| Md::lit("ungraded"), crate::legend::grade);
     let at = record
         .certified_artifact
         .as_ref()
@@ -188,7 +189,7 @@ fn open(record: &Record) -> Md {
         ),
         Some(run) => md!(
             "Open — latest verdict {}: fix the findings, then post a new report for {}",
-            super::legend::verdict(run.verdict),
+            crate::legend::verdict(run.verdict),
             head
         ),
     }

@@ -1,18 +1,26 @@
 //! Text for the views, typed by origin: [`Md`] is Markdown that is safe to publish.
 //!
+//! A foundation under every module that words a reason (the gate, the transitions, the
+//! configuration's errors) as well as under the views, so those modules never name a view:
+//! with it live the escaping it relies on ([`escape`]) and the PR body's section markers
+//! ([`markers`]), which the closing keywords read too.
+//!
 //! The app's own words are written as `&'static str` literals, which may hold Markdown
 //! (code spans, emphasis, links): they are used as they are, never escaped. Everything
 //! else (reports, command arguments, logins, branch and check names, error text) reaches
 //! an [`Md`] only through [`Md::text`], [`Md::block`] or [`Md::code`], which escape it once
-//! (see [`super::escape`]). A `String` converts as untrusted text; a non-static `&str`
+//! (see [`escape`]). A `String` converts as untrusted text; a non-static `&str`
 //! does not convert at all, so the choice is always made where the text comes in.
 //!
 //! Each value keeps a plain-text twin (no code-span backticks, nothing escaped) for the
 //! places that are not Markdown: the check run's title, logs, JSON.
 
+pub mod escape;
+pub mod markers;
+
 use serde::{Serialize, Serializer};
 
-use super::escape::{block, inline, inline_piece, truncate};
+use self::escape::{block, inline, inline_piece, truncate};
 
 /// The most characters of one untrusted value a view repeats, unless told otherwise.
 pub const VALUE_CHARS: usize = 300;
@@ -151,7 +159,7 @@ impl Md {
         Self { md, plain: cut }
     }
 
-    /// A Markdown link to a URL the app built ([`super::escape::url`] made it safe).
+    /// A Markdown link to a URL the app built ([`escape::url`] made it safe).
     #[must_use]
     pub fn link(label: Md, url: &str) -> Self {
         Self {
@@ -341,9 +349,9 @@ impl ToMd for crate::ids::Artifact {
 #[macro_export]
 macro_rules! md {
     ($template:literal $(, $arg:expr)* $(,)?) => {
-        $crate::views::md::Md::template(
+        $crate::md::Md::template(
             $template,
-            &[$($crate::views::md::ToMd::to_md(&$arg)),*],
+            &[$($crate::md::ToMd::to_md(&$arg)),*],
         )
     };
 }

@@ -2,7 +2,7 @@
 //! (`docs/legend.md`). Views are read in the audited repository, so the links are absolute:
 //! to the project's repository (`repository` in Cargo.toml).
 
-use super::md::Md;
+use crate::md::Md;
 
 /// The project's documentation, in its repository.
 pub const DOCS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs");

@@ -22,7 +22,7 @@ pub const LABEL: &str = "audit-dashboard";
 /// GitHub's limit on an issue body, in characters.
 pub const BODY_LIMIT: usize = 65_536;
 /// Patterns the dashboard lists.
-pub const PATTERNS: usize = 10;
+pub(crate) const PATTERNS: usize = 10;
 
 /// The sections, in the order the dashboard shows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -36,7 +36,7 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 5] = [
+    pub(crate) const ALL: [Section; 5] = [
         Section::WaitingOnMaintainer,
         Section::Blocked,
         Section::NeedsRemediation,
@@ -45,7 +45,7 @@ impl Section {
     ];
 
     #[must_use]
-    pub fn heading(self) -> &'static str {
+    pub(crate) fn heading(self) -> &'static str {
         match self {
             Section::WaitingOnMaintainer => "Waiting on a maintainer",
             Section::Blocked => "Blocked",
@@ -57,7 +57,7 @@ impl Section {
 
     /// Who acts next, in a word or two.
     #[must_use]
-    pub fn waits_on(self) -> &'static str {
+    pub(crate) fn waits_on(self) -> &'static str {
         match self {
             Section::WaitingOnMaintainer | Section::Blocked => "maintainer",
             Section::NeedsRemediation => "fixer",
@@ -95,7 +95,7 @@ pub struct Row {
 /// The section a record belongs in: a human decision (or a contested rejection) first,
 /// then a spent budget, then whose turn it is.
 #[must_use]
-pub fn section_of(record: &Record) -> Section {
+pub(crate) fn section_of(record: &Record) -> Section {
     match record.audit_state {
         AuditState::AwaitingHuman => Section::WaitingOnMaintainer,
         _ if !record.contested().is_empty() => Section::WaitingOnMaintainer,
@@ -257,18 +257,18 @@ pub fn closed_body() -> String {
 /// One PR as `status --repo --json` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct PullStatus {
-    pub number: u64,
-    pub title: String,
-    pub record: String,
-    pub state: String,
-    pub section: Section,
+    pub(crate) number: u64,
+    pub(crate) title: String,
+    pub(crate) record: String,
+    pub(crate) state: String,
+    pub(crate) section: Section,
     pub verdict_line: String,
-    pub waits_on: &'static str,
-    pub since: Option<DateTime<Utc>>,
+    pub(crate) waits_on: &'static str,
+    pub(crate) since: Option<DateTime<Utc>>,
     /// The gate of its head now, as the check run concludes.
     pub passes: bool,
     /// Its last run did not converge.
-    pub not_converging: bool,
+    pub(crate) not_converging: bool,
 }
 
 impl PullStatus {

@@ -12,19 +12,19 @@ use crate::md::Md;
 
 /// No record yet.
 #[must_use]
-pub fn no_record() -> Md {
+pub(crate) fn no_record() -> Md {
     Md::lit("No audit record yet — start one with `/audit new --goal \"…\" --oracle \"…\"`")
 }
 
 /// The records cannot be read, or the record's history is broken.
 #[must_use]
-pub fn damaged(what: &Md) -> Md {
+pub(crate) fn damaged(what: &Md) -> Md {
     md!("Damaged records — {}", what)
 }
 
 /// `work_unit_audit: disabled`.
 #[must_use]
-pub fn disabled() -> Md {
+pub(crate) fn disabled() -> Md {
     Md::lit(
         "Audit disabled — `work_unit_audit: disabled` in `.github/auditloop.yml`; nothing to do",
     )
@@ -32,7 +32,7 @@ pub fn disabled() -> Md {
 
 /// The repository configuration does not parse.
 #[must_use]
-pub fn config_invalid(line: Option<u64>) -> Md {
+pub(crate) fn config_invalid(line: Option<u64>) -> Md {
     match line {
         Some(line) => md!(
             "Config invalid — fix `.github/auditloop.yml` on the default branch (line {})",
@@ -45,7 +45,7 @@ pub fn config_invalid(line: Option<u64>) -> Md {
 /// The line for a record: from the record alone (the PR body, rebuilt when the record
 /// changes), or with the gate's conditions and conclusion (the check run, `status`).
 #[must_use]
-pub fn of_record(record: &Record, gate: Option<(&[Condition], Conclusion)>) -> Md {
+pub(crate) fn of_record(record: &Record, gate: Option<(&[Condition], Conclusion)>) -> Md {
     let mut line = headline(record, gate);
     line.push(&md!(
         " · run {} of {}",
@@ -198,7 +198,7 @@ fn open(record: &Record) -> Md {
 /// The `/audit resolve` that answers the record's pending question: naming the latest
 /// run's limitations that still lack an authority, when there are some.
 #[must_use]
-pub fn resolve_command(record: &Record) -> Md {
+pub(crate) fn resolve_command(record: &Record) -> Md {
     let pending: Vec<&str> = record
         .latest_run()
         .map(|run| {

@@ -37,7 +37,7 @@ impl SectionKind {
     }
 
     #[must_use]
-    pub fn heading(self) -> &'static str {
+    pub(crate) fn heading(self) -> &'static str {
         match self {
             SectionKind::Rounds => "## Audit rounds",
             SectionKind::Waivers => "## Waivers",

@@ -23,7 +23,7 @@ use serde::{Serialize, Serializer};
 use self::escape::{block, inline, inline_piece, truncate};
 
 /// The most characters of one untrusted value a view repeats, unless told otherwise.
-pub const VALUE_CHARS: usize = 300;
+pub(crate) const VALUE_CHARS: usize = 300;
 /// The most characters of an untrusted value shown as code.
 const CODE_CHARS: usize = 100;
 /// The longest run of a [`Md::path`] without a place to wrap.
@@ -115,7 +115,7 @@ impl Md {
     /// (``unknown field `x`, expected one of `a`, `b` ``): each quoted name shown as code,
     /// the rest as text, on one line, cut at [`VALUE_CHARS`]. An unpaired backtick is text.
     #[must_use]
-    pub fn quoted(text: &str) -> Self {
+    pub(crate) fn quoted(text: &str) -> Self {
         let cut = truncate(text.trim(), VALUE_CHARS);
         let pieces: Vec<&str> = cut.split('`').collect();
         if pieces.len().is_multiple_of(2) {
@@ -144,7 +144,7 @@ impl Md {
     /// every [`RUN_CHARS`] characters, so a table keeps to its column. `<wbr>` adds no
     /// character: what a reader copies is the whole text.
     #[must_use]
-    pub fn path(text: &str) -> Self {
+    pub(crate) fn path(text: &str) -> Self {
         let cut = truncate(text.trim(), CODE_CHARS);
         if cut.chars().count() <= RUN_CHARS || cut.chars().any(char::is_whitespace) {
             return Self::code(text);
@@ -192,7 +192,7 @@ impl Md {
     }
 
     /// Appends `other`.
-    pub fn push(&mut self, other: &Md) {
+    pub(crate) fn push(&mut self, other: &Md) {
         self.md.push_str(&other.md);
         self.plain.push_str(&other.plain);
     }
@@ -224,13 +224,8 @@ impl Md {
 
     /// The Markdown on one line, for a table cell or a list item.
     #[must_use]
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         self.md.replace('\n', " ")
-    }
-
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.md.is_empty()
     }
 }
 

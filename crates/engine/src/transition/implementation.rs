@@ -36,7 +36,7 @@ impl Implementation {
 
     /// The words the refusal names it by, its SHAs as code spans.
     #[must_use]
-    pub fn to_md(&self) -> Md {
+    pub(crate) fn to_md(&self) -> Md {
         match self {
             Implementation::Author => Md::lit("author"),
             Implementation::Pushed(a) => md!("pushed {}", Md::code(a.short())),

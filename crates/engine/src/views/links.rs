@@ -22,13 +22,13 @@ impl ViewContext {
 
     /// The commit page of a candidate.
     #[must_use]
-    pub fn commit_url(&self, artifact: &Artifact) -> String {
+    pub(crate) fn commit_url(&self, artifact: &Artifact) -> String {
         crate::md::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
     }
 
     /// `[abc1234](…/commit/…)`: a candidate by its short SHA, linked.
     #[must_use]
-    pub fn commit_link(&self, artifact: &Artifact) -> String {
+    pub(crate) fn commit_link(&self, artifact: &Artifact) -> String {
         format!("[`{}`]({})", artifact.short(), self.commit_url(artifact))
     }
 
@@ -40,13 +40,13 @@ impl ViewContext {
 
     /// An issue (or pull request) of the repository.
     #[must_use]
-    pub fn issue_url(&self, number: IssueNumber) -> String {
+    pub(crate) fn issue_url(&self, number: IssueNumber) -> String {
         crate::md::escape::url(&format!("{}/issues/{}", self.base(), number.0))
     }
 
     /// A pull request's page.
     #[must_use]
-    pub fn pull_url(&self, number: crate::ids::PrNumber) -> String {
+    pub(crate) fn pull_url(&self, number: crate::ids::PrNumber) -> String {
         crate::md::escape::url(&format!("{}/pull/{}", self.base(), number.0))
     }
 

@@ -9,14 +9,14 @@ mod finding_row;
 pub mod lessons;
 pub mod links;
 pub mod open_findings;
-pub mod recurring;
+pub(crate) mod recurring;
 pub mod reply;
-pub mod residual;
-pub mod rounds;
+pub(crate) mod residual;
+pub(crate) mod rounds;
 pub mod splice;
 pub mod stamp;
 pub mod threads;
-pub mod waivers;
+pub(crate) mod waivers;
 mod words;
 
 pub use check_run::{annotation_batches, Annotation, AnnotationLevel, BodyStatus, CheckRunView};

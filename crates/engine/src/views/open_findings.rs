@@ -82,7 +82,7 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
 
 /// The table of the latest run's findings, or nothing when it reported none.
 #[must_use]
-pub fn render(record: &Record, ctx: &ViewContext) -> String {
+pub(crate) fn render(record: &Record, ctx: &ViewContext) -> String {
     let Some(run) = record.latest_run() else {
         return String::new();
     };

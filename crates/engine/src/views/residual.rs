@@ -14,7 +14,7 @@ const KEY_CHARS: usize = 100;
 const AUTHORITY_CHARS: usize = 60;
 
 #[must_use]
-pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
+pub(crate) fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
         return SectionKind::Residual.wrap("No audit record yet, so no residual findings.");
     };

@@ -16,7 +16,7 @@ const REF_CHARS: usize = 80;
 const REASON_CHARS: usize = 300;
 
 #[must_use]
-pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
+pub(crate) fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
         return SectionKind::Rounds.wrap(&format!(
             "**{}**\n\n{}",

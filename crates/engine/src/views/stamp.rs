@@ -74,7 +74,7 @@ pub fn body_stamp(body: &str) -> Option<Stamp> {
 
 /// `body` without the stamp of its managed rounds section: two bodies that differ only in
 /// their stamps show the same view.
-pub fn body_unstamped(body: &str) -> Cow<'_, str> {
+pub(crate) fn body_unstamped(body: &str) -> Cow<'_, str> {
     let Some(span) = crate::md::markers::find_pair(body, SectionKind::Rounds) else {
         return Cow::Borrowed(body);
     };
@@ -87,7 +87,7 @@ pub fn body_unstamped(body: &str) -> Cow<'_, str> {
 
 /// A rounds section (its first complete pair, markers included) without its stamp.
 #[must_use]
-pub fn unstamped(section: &str) -> Cow<'_, str> {
+pub(crate) fn unstamped(section: &str) -> Cow<'_, str> {
     match parse(section) {
         Some((_, at)) => Cow::Owned(format!("{}{}", &section[..at.start], &section[at.end..])),
         None => Cow::Borrowed(section),

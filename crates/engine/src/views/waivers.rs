@@ -11,7 +11,7 @@ const REASON_CHARS: usize = 300;
 const AUTHORITY_CHARS: usize = 60;
 
 #[must_use]
-pub fn render(record: Option<&Record>) -> String {
+pub(crate) fn render(record: Option<&Record>) -> String {
     let Some(record) = record else {
         return SectionKind::Waivers.wrap("No audit record yet, so no waivers.");
     };

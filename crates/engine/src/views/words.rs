@@ -98,7 +98,7 @@ pub(crate) const START_HINT: &str =
 /// `posted by alice`, and for a run accepted only under `allow_self_audit`, `self-audit
 /// allowed by configuration` (docs/reference.md#independence-of-the-auditor).
 #[must_use]
-pub fn posted_by(poster: &crate::ids::Login, run: &crate::record::ReportRun) -> Md {
+pub(crate) fn posted_by(poster: &crate::ids::Login, run: &crate::record::ReportRun) -> Md {
     let mut out = Md::lit("posted by ");
     out.push(&Md::text(poster.as_str()));
     if run.self_audit {

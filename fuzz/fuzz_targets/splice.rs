@@ -9,9 +9,10 @@
 use std::ops::Range;
 
 use auditloop::engine::ids::{AuditId, CommitSha, RepoName};
+use auditloop::engine::md::escape;
+use auditloop::engine::md::markers::{marked_spans, SectionKind};
 use auditloop::engine::views::{
-    body_stamp, escape, marked_spans, sections, sections_tampered, splice, SectionKind, Sections,
-    SpliceOutcome, Stamp, ViewContext,
+    body_stamp, sections, sections_tampered, splice, Sections, SpliceOutcome, Stamp, ViewContext,
 };
 use libfuzzer_sys::fuzz_target;
 

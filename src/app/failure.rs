@@ -2,7 +2,7 @@
 //! failing (a 5xx, so the delivery is retried), or a fault of the app itself (a 5xx too,
 //! logged). One type, so `?` carries any of them up to the one place that answers.
 
-use crate::engine::views::md::Md;
+use crate::engine::md::Md;
 use crate::github::GitHubError;
 
 #[derive(Debug, thiserror::Error)]

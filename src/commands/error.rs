@@ -1,8 +1,8 @@
 //! Why a command was refused, and how to put it right. The GitHub layer renders
 //! `auditloop: refused` + [`CommandError::what`] + [`CommandError::fix`].
 
+use crate::engine::md::Md;
 use crate::engine::policy::CommandName;
-use crate::engine::views::md::Md;
 use crate::md;
 
 /// The longest comment a command may be (GitHub's own limit for a comment body).

@@ -543,6 +543,32 @@ const ENGINE_MAY_NOT_DEPEND_ON: &[&str] = &[
     "tokio", "mio", "octocrab", "axum", "hyper", "reqwest", "tower", "wiremock",
 ];
 
+/// The engine's floors: the modules the views are built on. They word their reasons with
+/// `md` and never name what shows a record, so the engine's imports point down only.
+const ENGINE_FLOORS: &[&str] = &[
+    "engine::md",
+    "engine::ids",
+    "engine::text",
+    "engine::layout",
+    "engine::legend",
+    "engine::report",
+    "engine::record",
+    "engine::receipt",
+    "engine::repo_config",
+    "engine::policy",
+    "engine::closing",
+    "engine::ledger",
+    "engine::patterns",
+    "engine::transition",
+    "engine::gate",
+    "engine::packet_context",
+    "engine::packet_delta",
+    "engine::packet_ledger",
+];
+
+/// What shows a record: the views, the dashboard and the audit packet. Only these name a view.
+const ENGINE_VIEWS: &[&str] = &["engine::views", "engine::dashboard", "engine::packet"];
+
 fn under(prefix: &str, m: &Module) -> bool {
     is_prefix(&module(prefix), m)
 }
@@ -704,6 +730,53 @@ fn layers_and_rooms_name_only_what_they_may() {
         found.is_empty(),
         "imports against the rules:\n{}",
         found.join("\n")
+    );
+}
+
+#[test]
+fn the_engines_floors_name_no_view() {
+    let files = modules("engine");
+    let g = graph(&files);
+    // Each module of the engine is a floor or a view: a new one is placed before it lands.
+    let unplaced: Vec<String> = g
+        .keys()
+        .filter(|m| m.len() > 1)
+        .filter(|m| {
+            !ENGINE_FLOORS
+                .iter()
+                .chain(ENGINE_VIEWS)
+                .any(|p| under(p, m))
+        })
+        .map(|m| m.join("::"))
+        .collect();
+    assert!(
+        unplaced.is_empty(),
+        "engine modules neither floor nor view: {unplaced:?}"
+    );
+    // The scan sees the edges: a view names the floors it shows.
+    assert!(g[&module("engine::views::rounds")].contains(&module("engine::gate::verdict")));
+    let rules: Vec<Rule> = ENGINE_FLOORS.iter().map(|f| (*f, ENGINE_VIEWS)).collect();
+    let found = broken(&g, &rules);
+    assert!(
+        found.is_empty(),
+        "engine floors that name a view:\n{}",
+        found.join("\n")
+    );
+    // A floor naming a view is caught, inline or in a `use`.
+    let file = |m: &str, text: &str| (module(m), text.to_owned());
+    let fixture = [
+        file("engine::gate::evaluate", "use crate::views::md::Md;"),
+        file("engine::closing", "fn f() { crate::dashboard::render() }"),
+        file("engine::views", "pub mod md;"),
+        file("engine::views::md", "pub struct Md;"),
+        file("engine::dashboard", "pub fn render() {}"),
+    ];
+    assert_eq!(
+        broken(&graph(&fixture), &rules),
+        [
+            "engine::closing -> engine::dashboard",
+            "engine::gate::evaluate -> engine::views::md",
+        ]
     );
 }
 

@@ -244,9 +244,9 @@ fn the_dashboard_marks_a_record_whose_last_run_did_not_converge() {
         title: "t",
         record_id: &id,
         record: Ok(r),
-        gate: auditloop::engine::dashboard::Standing::passing(
-            auditloop::engine::views::md::Md::lit("Audit gate passes"),
-        ),
+        gate: auditloop::engine::dashboard::Standing::passing(auditloop::engine::md::Md::lit(
+            "Audit gate passes",
+        )),
     };
     let listed = rows(&[pull(1, &growing), pull(2, &shrinking)]);
     let marked: Vec<(u64, bool)> = listed

@@ -11,7 +11,7 @@ use auditloop::app::dashboard::Outcome;
 use auditloop::app::ReconcileLimits;
 use auditloop::engine::dashboard::{self, Row, Section, Sources, BODY_LIMIT};
 use auditloop::engine::ids::{AuditId, PrNumber};
-use auditloop::engine::views::md::Md;
+use auditloop::engine::md::Md;
 use serde_json::{json, Value};
 use support::audit::{report, report_comment, Loop, SHA1};
 use support::deliveries::REPO;

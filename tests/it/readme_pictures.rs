@@ -10,9 +10,9 @@
 use auditloop::engine::dashboard::{body, rows, OpenPull, Sources};
 use auditloop::engine::gate::{CheckObservation, CheckStatus};
 use auditloop::engine::ids::{AuditId, PrNumber};
+use auditloop::engine::md::Md;
 use auditloop::engine::record::{AuditState, BlockedReason, Record};
 use auditloop::engine::repo_config::RepoConfig;
-use auditloop::engine::views::md::Md;
 use auditloop::engine::views::{self, check_run, reply, BodyStatus};
 
 use crate::views_support::*;
@@ -74,9 +74,9 @@ fn dashboard() -> String {
         title,
         record_id: &r.id,
         record: Ok(r),
-        gate: auditloop::engine::dashboard::Standing::passing(
-            auditloop::engine::views::md::Md::lit("Audit gate passes"),
-        ),
+        gate: auditloop::engine::dashboard::Standing::passing(auditloop::engine::md::Md::lit(
+            "Audit gate passes",
+        )),
     };
     // Leaked for the borrow: a picture is made once per test process.
     let keep = |r: Record| -> &'static Record { Box::leak(Box::new(r)) };

@@ -1,6 +1,6 @@
 //! Escaping of untrusted text for the views.
 
-use auditloop::engine::views::escape::{block, inline, truncate};
+use auditloop::engine::md::escape::{block, inline, truncate};
 use proptest::prelude::*;
 
 #[test]

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use auditloop::engine::views::md::Md;
+use auditloop::engine::md::Md;
 use auditloop::engine::views::{self, check_run, reply, BodyStatus};
 use proptest::prelude::*;
 

@@ -5,7 +5,7 @@ use crate::views_support;
 use auditloop::engine::gate::{Conclusion, Outcome};
 use auditloop::engine::ids::AuditId;
 use auditloop::engine::layout::record_path;
-use auditloop::engine::views::md::Md;
+use auditloop::engine::md::Md;
 use auditloop::engine::views::reply;
 use views_support::*;
 

@@ -5,10 +5,10 @@ use crate::views_support;
 use std::ops::Range;
 
 use auditloop::engine::ids::{AuditId, CommitSha};
+use auditloop::engine::md::markers::{marked_spans, SectionKind};
 use auditloop::engine::views::stamp::stamp;
 use auditloop::engine::views::{
-    self, body_stamp, marked_spans, sections_tampered, splice, SectionKind, Sections,
-    SpliceOutcome, Stamp, BODY_LIMIT,
+    self, body_stamp, sections_tampered, splice, Sections, SpliceOutcome, Stamp, BODY_LIMIT,
 };
 use proptest::prelude::*;
 use views_support::*;

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::ids::{RepoName, TaskId};
-use crate::views::marked_spans;
+use crate::md::markers::marked_spans;
 
 static KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?\s+(?:([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+))?#([1-9][0-9]{0,9})\b")

@@ -5,16 +5,15 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::gate::{Conclusion, GateResult};
+use crate::gate::{verdict, Conclusion, GateResult};
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::ledger::Ledger;
 use crate::md;
+use crate::md::Md;
 use crate::patterns::Library;
 use crate::record::{AuditState, Record};
 use crate::report::Verdict;
 use crate::views::links::ViewContext;
-use crate::views::md::Md;
-use crate::views::verdict;
 
 /// The issue's title, and the marker it is found again by.
 pub const TITLE: &str = "Audit dashboard";
@@ -24,7 +23,7 @@ pub const LABEL: &str = "audit-dashboard";
 /// GitHub's limit on an issue body, in characters.
 pub const BODY_LIMIT: usize = 65_536;
 /// Patterns the dashboard lists.
-pub const PATTERNS: usize = 10;
+pub(crate) const PATTERNS: usize = 10;
 
 /// The sections, in the order the dashboard shows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -38,7 +37,7 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 5] = [
+    pub(crate) const ALL: [Section; 5] = [
         Section::WaitingOnMaintainer,
         Section::Blocked,
         Section::NeedsRemediation,
@@ -47,7 +46,7 @@ impl Section {
     ];
 
     #[must_use]
-    pub fn heading(self) -> &'static str {
+    pub(crate) fn heading(self) -> &'static str {
         match self {
             Section::WaitingOnMaintainer => "Waiting on a maintainer",
             Section::Blocked => "Blocked",
@@ -59,7 +58,7 @@ impl Section {
 
     /// Who acts next, in a word or two.
     #[must_use]
-    pub fn waits_on(self) -> &'static str {
+    pub(crate) fn waits_on(self) -> &'static str {
         match self {
             Section::WaitingOnMaintainer | Section::Blocked => "maintainer",
             Section::NeedsRemediation => "fixer",
@@ -137,7 +136,7 @@ pub struct Row {
 /// then a spent budget, then whose turn it is. A certified record is ready to merge only
 /// while its head's `gate` passes; else it is blocked on what the gate names.
 #[must_use]
-pub fn section_of(record: &Record, gate: &Standing) -> Section {
+pub(crate) fn section_of(record: &Record, gate: &Standing) -> Section {
     match record.audit_state {
         AuditState::AwaitingHuman => Section::WaitingOnMaintainer,
         _ if !record.contested().is_empty() => Section::WaitingOnMaintainer,
@@ -230,7 +229,7 @@ fn body_keeping(rows: &[Row], sources: &Sources<'_>, keep: usize) -> String {
     });
     out.push_str(&format!(
         "Every open pull request with an audit record, rebuilt from the records branch `{}`{at}. This issue is a view: editing it changes no gate, and the next change rewrites it.\n",
-        crate::views::escape::inline(&view.records_branch, 100)
+        crate::md::escape::inline(&view.records_branch, 100)
     ));
     for section in Section::ALL {
         let in_section: Vec<&Row> = rows.iter().filter(|r| r.section == section).collect();
@@ -311,18 +310,18 @@ pub fn closed_body() -> String {
 /// One PR as `status --repo --json` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct PullStatus {
-    pub number: u64,
-    pub title: String,
-    pub record: String,
-    pub state: String,
-    pub section: Section,
+    pub(crate) number: u64,
+    pub(crate) title: String,
+    pub(crate) record: String,
+    pub(crate) state: String,
+    pub(crate) section: Section,
     pub verdict_line: String,
-    pub waits_on: &'static str,
-    pub since: Option<DateTime<Utc>>,
+    pub(crate) waits_on: &'static str,
+    pub(crate) since: Option<DateTime<Utc>>,
     /// The gate of its head now, as the check run concludes.
     pub passes: bool,
     /// Its last run did not converge.
-    pub not_converging: bool,
+    pub(crate) not_converging: bool,
 }
 
 impl PullStatus {
@@ -364,7 +363,7 @@ pub fn terminal(pulls: &[PullStatus], repo: &str) -> String {
             out.push_str(&format!(
                 "  #{} {} [{}] {mark}: {}{stuck}\n",
                 p.number,
-                crate::views::escape::truncate(&p.title, 80),
+                crate::md::escape::truncate(&p.title, 80),
                 p.record,
                 p.verdict_line
             ));

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct IdError {
     pub what: &'static str,
     pub expected: &'static str,
-    pub got: String,
+    pub(crate) got: String,
 }
 
 macro_rules! string_id {
@@ -126,7 +126,7 @@ impl AuditId {
     /// The number after `AUD-` (one past `u64::MAX` reads as `u64::MAX`: such an id is
     /// never made, only read).
     #[must_use]
-    pub fn number(&self) -> u64 {
+    pub(crate) fn number(&self) -> u64 {
         self.0[4..].parse().unwrap_or(u64::MAX)
     }
 }
@@ -162,7 +162,7 @@ impl WorkUnit {
 impl Login {
     /// Logins compare case-insensitively on GitHub.
     #[must_use]
-    pub fn same_as(&self, other: &Login) -> bool {
+    pub(crate) fn same_as(&self, other: &Login) -> bool {
         self.0.eq_ignore_ascii_case(&other.0)
     }
 }

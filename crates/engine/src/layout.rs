@@ -56,7 +56,7 @@ const REPORTS_DIR: &str = "reports/";
 const PER_BUCKET: u64 = 1_000;
 
 /// The branch records go to when `.github/auditloop.yml` names none.
-pub const DEFAULT_RECORDS_BRANCH: &str = "auditloop-records";
+pub(crate) const DEFAULT_RECORDS_BRANCH: &str = "auditloop-records";
 
 /// The uniqueness maps of the index, each sharded on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -69,7 +69,7 @@ pub enum IndexMap {
 }
 
 impl IndexMap {
-    pub const ALL: [IndexMap; 5] = [
+    pub(crate) const ALL: [IndexMap; 5] = [
         IndexMap::WorkUnits,
         IndexMap::Pulls,
         IndexMap::Invocations,
@@ -79,7 +79,7 @@ impl IndexMap {
 
     /// The map's name, as `index.json` and the shards' directory spell it.
     #[must_use]
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             IndexMap::WorkUnits => "work_units",
             IndexMap::Pulls => "pulls",
@@ -143,7 +143,7 @@ pub fn record_at(path: &str) -> Option<AuditId> {
 
 /// The directory of `id`'s stored reports, with its trailing `/`.
 #[must_use]
-pub fn reports_dir(id: &AuditId) -> String {
+pub(crate) fn reports_dir(id: &AuditId) -> String {
     format!("{REPORTS_DIR}{}/{id}/", bucket(id))
 }
 
@@ -194,7 +194,7 @@ pub mod v1 {
 
     /// The record and run of a version-1 report path (`reports/AUD-7/run-1.json`).
     #[must_use]
-    pub fn report_at(path: &str) -> Option<(AuditId, u32)> {
+    pub(crate) fn report_at(path: &str) -> Option<(AuditId, u32)> {
         let (id, file) = path.strip_prefix(REPORTS_DIR)?.split_once('/')?;
         let run = file.strip_prefix("run-")?.strip_suffix(".json")?;
         let run: u32 = run.parse().ok().filter(|r| *r > 0)?;

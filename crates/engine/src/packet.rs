@@ -8,8 +8,9 @@ use serde_json::{json, Value};
 
 use crate::record::{Record, ReportRun};
 
-pub const PACKET_SCHEMA: &str = "auditloop_packet_v1";
-pub const REPORT_SCHEMA_URL: &str = "https://auditloop.dev/schema/auditor_report_v1.schema.json";
+pub(crate) const PACKET_SCHEMA: &str = "auditloop_packet_v1";
+pub(crate) const REPORT_SCHEMA_URL: &str =
+    "https://auditloop.dev/schema/auditor_report_v1.schema.json";
 
 /// Where the packet was read.
 pub struct PacketSource<'a> {

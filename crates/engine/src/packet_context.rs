@@ -5,10 +5,10 @@
 use serde_json::{json, Value};
 
 use crate::ids::TaskId;
-use crate::views::escape::truncate;
+use crate::md::escape::truncate;
 
 /// An issue's body is cut at this many characters in the packet.
-pub const TASK_BODY_CHARS: usize = 4_000;
+pub(crate) const TASK_BODY_CHARS: usize = 4_000;
 
 /// A covered issue as GitHub gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +98,7 @@ pub fn decision_number(file: &str) -> Option<u32> {
 
 /// The text of a Markdown file's first ATX heading (`# Title`), at most 200 characters.
 #[must_use]
-pub fn first_heading(text: &str) -> Option<String> {
+pub(crate) fn first_heading(text: &str) -> Option<String> {
     text.lines()
         .map(str::trim_start)
         .find_map(|l| {

@@ -8,7 +8,7 @@ use crate::patterns::Library;
 use crate::record::Record;
 
 /// The packet lists this many patterns, the most seen first.
-pub const PACKET_PATTERNS: usize = 20;
+pub(crate) const PACKET_PATTERNS: usize = 20;
 
 /// One file GitHub's compare lists.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use crate::packet_delta::Delta;
 use crate::record::{DispositionKind, Record};
 
 /// What an auditor prompt can say as it is.
-pub const RAISE_NOW: &str = "Raise every finding in this run: a finding first raised in a later round on files that did not change is shown to the maintainers as late, a sign the loop does not converge.";
+pub(crate) const RAISE_NOW: &str = "Raise every finding in this run: a finding first raised in a later round on files that did not change is shown to the maintainers as late, a sign the loop does not converge.";
 
 /// The keys waived, vetoed, rejected awaiting a resolution and followed up, each once
 /// (the strongest word first: a veto, then a waiver, a rejection, a follow-up).

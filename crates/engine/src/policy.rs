@@ -124,7 +124,7 @@ impl std::fmt::Display for CommandName {
 /// The role `kind` needs. `/audit new --budget N` above the repository default is a
 /// maintainer's call, since a budget bounds how often auditors may be asked.
 #[must_use]
-pub fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
+pub(crate) fn required_role(kind: CommandName, budget_above_default: bool) -> Role {
     match kind {
         CommandName::New if budget_above_default => Role::Maintainer,
         CommandName::New | CommandName::Report | CommandName::Baseline => Role::Reporter,

@@ -120,7 +120,7 @@ pub(crate) async fn withdraw(ctx: &Ctx, why: &str) -> Result<Option<IssueNumber>
 /// The finding as the issue shows it: its claim, evidence and what done means, then the
 /// maintainer's note; every text escaped, as in every view.
 fn issue_text(wanted: &IssueToFile, claim: &str, note: &str) -> String {
-    use crate::engine::views::escape::{block, inline};
+    use crate::engine::md::escape::{block, inline};
     let refs = if wanted.evidence_refs.is_empty() {
         "—".to_owned()
     } else {

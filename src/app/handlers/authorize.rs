@@ -6,11 +6,11 @@ use crate::app::context::Ctx;
 use crate::app::failure::CommandFailure;
 use crate::app::failure::Refused;
 use crate::commands::ParsedCommand;
+use crate::engine::md::Md;
 use crate::engine::policy::{
     maintainer_self_approval_refused, role_for, CommandName, Permission, Role, RoleThresholds,
 };
 use crate::engine::repo_config::RepoConfig;
-use crate::engine::views::md::Md;
 use crate::github::rest::Pull;
 use crate::ids::Login;
 

@@ -277,7 +277,7 @@ fn merge_group_view(
     };
     if let Err(why) = state {
         view = crate::engine::views::check_run::records_unavailable(
-            &crate::engine::views::md::Md::text_max(&why.why, 2_000),
+            &crate::engine::md::Md::text_max(&why.why, 2_000),
         );
     }
     view.annotations.clear();

@@ -7,11 +7,11 @@ use crate::app::publish::runs::{forged, forged_words};
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading::{damage_of, Loaded};
 use crate::engine::gate::{combine, GateResult};
+use crate::engine::md::Md;
 use crate::engine::transition::sent_marker;
 use crate::engine::views::check_run::{
     cap, check_run_with, disabled, invalid_config, records_unavailable, SUMMARY_LIMIT,
 };
-use crate::engine::views::md::Md;
 use crate::engine::views::threads::{self, ThreadPlan};
 use crate::engine::views::{BodyStatus, CheckRunView};
 use crate::github::rest::Pull;
@@ -142,7 +142,7 @@ fn warn_forged(view: &mut CheckRunView, seen: &Observed<'_>) -> Option<String> {
         // GitHub refuses a summary over 65,535 characters: the warning comes first and the
         // view's own summary gives way.
         view.summary =
-            crate::engine::views::escape::truncate(&format!("{words}\n\n{}", view.summary), 65_535);
+            crate::engine::md::escape::truncate(&format!("{words}\n\n{}", view.summary), 65_535);
         words
     })
 }

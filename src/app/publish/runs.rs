@@ -55,10 +55,10 @@ pub(crate) fn forged<'a>(runs: &'a [CheckRunInfo], check_name: &str, slug: &str)
 
 /// The words for a forged gate on the check run and in the one reply per head.
 pub(crate) fn forged_words(check_name: &str, sources: &[&str]) -> String {
-    let check_name = crate::engine::views::escape::inline(check_name, 200);
+    let check_name = crate::engine::md::escape::inline(check_name, 200);
     let names: Vec<String> = sources
         .iter()
-        .map(|s| format!("`{}`", crate::engine::views::escape::inline(s, 100)))
+        .map(|s| format!("`{}`", crate::engine::md::escape::inline(s, 100)))
         .collect();
     format!(
         "Warning: a check run named `{check_name}` on this commit was not made by auditloop but by {}. \

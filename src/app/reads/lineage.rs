@@ -11,10 +11,10 @@ use crate::app::reads::state::State;
 use std::collections::BTreeMap;
 
 use crate::engine::layout::{record_path, shard_path, IndexMap, INDEX_PATH};
+use crate::engine::md::Md;
 use crate::engine::record::shards::shards_of;
 use crate::engine::record::{Index, Record};
 use crate::engine::views::links::ViewContext;
-use crate::engine::views::md::Md;
 use crate::github::GitHubError;
 use crate::ids::{AuditId, CommitSha, PrNumber};
 use crate::md;

@@ -268,36 +268,36 @@ pub fn dashboard_body(rich: &auditloop::engine::record::Record) -> String {
             title: "Refuse replayed webhook deliveries",
             record_id: &rich.id,
             record: Ok(rich),
-            gate: auditloop::engine::dashboard::Standing::passing(
-                auditloop::engine::views::md::Md::lit("Audit gate passes"),
-            ),
+            gate: auditloop::engine::dashboard::Standing::passing(auditloop::engine::md::Md::lit(
+                "Audit gate passes",
+            )),
         },
         OpenPull {
             number: auditloop::engine::ids::PrNumber(43),
             title: "Bound the retry queue | and log what was dropped",
             record_id: &remediation.id,
             record: Ok(&remediation),
-            gate: auditloop::engine::dashboard::Standing::passing(
-                auditloop::engine::views::md::Md::lit("Audit gate passes"),
-            ),
+            gate: auditloop::engine::dashboard::Standing::passing(auditloop::engine::md::Md::lit(
+                "Audit gate passes",
+            )),
         },
         OpenPull {
             number: auditloop::engine::ids::PrNumber(44),
             title: "Move the records branch to the new layout",
             record_id: &awaiting.id,
             record: Ok(&awaiting),
-            gate: auditloop::engine::dashboard::Standing::passing(
-                auditloop::engine::views::md::Md::lit("Audit gate passes"),
-            ),
+            gate: auditloop::engine::dashboard::Standing::passing(auditloop::engine::md::Md::lit(
+                "Audit gate passes",
+            )),
         },
         OpenPull {
             number: auditloop::engine::ids::PrNumber(45),
             title: "Rotate the webhook secret",
             record_id: &damaged,
             record: Err("records/000/AUD-4.json: expected value at line 1 column 1".to_owned()),
-            gate: auditloop::engine::dashboard::Standing::passing(
-                auditloop::engine::views::md::Md::lit("Audit gate passes"),
-            ),
+            gate: auditloop::engine::dashboard::Standing::passing(auditloop::engine::md::Md::lit(
+                "Audit gate passes",
+            )),
         },
     ];
     let view = ctx();

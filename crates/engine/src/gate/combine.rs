@@ -3,7 +3,7 @@
 use super::result::{Conclusion, Condition, GateResult};
 use crate::ids::PrNumber;
 use crate::md;
-use crate::views::md::Md;
+use crate::md::Md;
 
 /// Worst first: a failure outweighs everything, success nothing.
 fn severity(conclusion: Conclusion) -> u8 {

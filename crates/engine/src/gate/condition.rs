@@ -2,7 +2,7 @@
 
 use super::result::{Condition, Outcome};
 use crate::ids::TaskId;
-use crate::views::md::Md;
+use crate::md::Md;
 
 pub(crate) fn title(number: u8) -> &'static str {
     Condition::title_of(number)

@@ -12,10 +12,10 @@ use super::run_conditions::{
     grade_meets_assurance, limitations_have_authority, no_blocking_finding,
 };
 use super::structure::structural_problem;
+use super::verdict;
 use crate::md;
+use crate::md::Md;
 use crate::record::{AuditState, Record};
-use crate::views::md::Md;
-use crate::views::verdict;
 
 #[must_use]
 pub fn evaluate(input: &GateInput) -> GateResult {

@@ -7,9 +7,9 @@ use super::input::CheckObservation;
 use super::result::{Condition, Outcome};
 use crate::ids::{Artifact, CommitSha};
 use crate::md;
+use crate::md::Md;
 use crate::record::Record;
 use crate::repo_config::RepoConfig;
-use crate::views::md::Md;
 
 /// One part's verdict; the condition takes the worst (fail over pending over pass).
 struct Part {

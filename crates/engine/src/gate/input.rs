@@ -45,12 +45,12 @@ pub enum CheckStatus {
 
 impl CheckObservation {
     #[must_use]
-    pub fn succeeded(&self) -> bool {
+    pub(crate) fn succeeded(&self) -> bool {
         self.status == CheckStatus::Completed && self.conclusion.as_deref() == Some("success")
     }
 
     #[must_use]
-    pub fn running(&self) -> bool {
+    pub(crate) fn running(&self) -> bool {
         self.status != CheckStatus::Completed
     }
 }

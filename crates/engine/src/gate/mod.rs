@@ -8,9 +8,10 @@ mod evidence;
 mod input;
 mod pull;
 mod record_conditions;
-pub mod result;
+pub(crate) mod result;
 mod run_conditions;
 mod structure;
+pub(crate) mod verdict;
 
 pub use combine::combine;
 pub use condition::condition;

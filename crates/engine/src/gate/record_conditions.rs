@@ -6,9 +6,9 @@ use super::condition::{fail, from_problems, pass, task_list};
 use super::result::Condition;
 use crate::ids::{Artifact, CommitSha, TaskId};
 use crate::md;
+use crate::md::Md;
 use crate::record::{AuditState, Record};
 use crate::repo_config::RepoConfig;
-use crate::views::md::Md;
 
 fn set(tasks: &[TaskId]) -> BTreeSet<&TaskId> {
     tasks.iter().collect()
@@ -107,7 +107,7 @@ pub(crate) fn verdict_certifies(record: &Record, head: &CommitSha) -> Condition 
         ),
         AuditState::AwaitingHuman => md!(
             "the last run asks for a human decision; a maintainer answers with {}",
-            crate::views::verdict::resolve_command(record)
+            super::verdict::resolve_command(record)
         ),
         AuditState::Blocked => md!(
             "the audit budget is spent ({} of {} runs used, latest verdict {}); a maintainer raises it with {}",

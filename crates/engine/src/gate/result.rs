@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::views::md::Md;
+use crate::md::Md;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,7 +42,7 @@ const TITLES: [&str; 9] = [
 impl Condition {
     /// The title of condition `number`, in sentence case, as every view shows it.
     #[must_use]
-    pub fn title_of(number: u8) -> &'static str {
+    pub(crate) fn title_of(number: u8) -> &'static str {
         TITLES
             .get(usize::from(number).wrapping_sub(1))
             .copied()
@@ -51,7 +51,7 @@ impl Condition {
 
     /// Fails for a reason of its own.
     #[must_use]
-    pub fn is_root_cause(&self) -> bool {
+    pub(crate) fn is_root_cause(&self) -> bool {
         self.outcome != Outcome::Pass && self.waits_on.is_none()
     }
 }

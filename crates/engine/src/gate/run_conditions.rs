@@ -9,10 +9,10 @@ use super::condition::{fail, from_problems, pass};
 use super::result::Condition;
 use crate::ids::Login;
 use crate::md;
+use crate::md::Md;
 use crate::receipt::{check_stored_report, regrade, Downgrade, TrustStore};
 use crate::record::{Grade, LimitationSummary, Record};
 use crate::repo_config::{Assurance, RepoConfig};
-use crate::views::md::Md;
 
 static DECISION: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^D-[1-9][0-9]*$").expect("valid decision regex"));

@@ -15,13 +15,13 @@ pub struct RunCounts {
     pub regressed: u32,
     /// The earliest run since whose candidate the late findings' files were unchanged.
     #[serde(skip)]
-    pub late_since: Option<u32>,
+    pub(crate) late_since: Option<u32>,
 }
 
 impl RunCounts {
     /// What the run raised.
     #[must_use]
-    pub fn raised(&self) -> u32 {
+    pub(crate) fn raised(&self) -> u32 {
         self.new + self.carried
     }
 

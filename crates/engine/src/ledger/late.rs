@@ -11,7 +11,7 @@ use crate::record::Record;
 use crate::report::evidence_ref::parse_evidence_ref;
 
 /// The most files of one report whose versions are read.
-pub const MAX_PATHS: usize = 20;
+pub(crate) const MAX_PATHS: usize = 20;
 
 /// The blob id of a file at a candidate; `None`: the candidate has no such file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -24,9 +24,10 @@ impl FileVersions {
         self.at.insert((candidate, path), blob);
     }
 
-    /// `None` when it was not read.
+    /// `None` when it was not read; `Some(None)`: read, and the file is absent.
     #[must_use]
-    pub fn get(&self, candidate: &Artifact, path: &str) -> Option<Option<&str>> {
+    #[allow(clippy::option_option)]
+    pub(crate) fn get(&self, candidate: &Artifact, path: &str) -> Option<Option<&str>> {
         self.at
             .get(&(candidate.clone(), path.to_owned()))
             .map(Option::as_deref)
@@ -41,11 +42,6 @@ impl FileVersions {
     #[must_use]
     pub fn holds(&self, wanted: &[(Artifact, String)]) -> bool {
         wanted.iter().all(|(c, p)| self.get(c, p).is_some())
-    }
-
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.at.is_empty()
     }
 }
 

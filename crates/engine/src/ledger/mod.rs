@@ -4,7 +4,7 @@
 //! one fact it needs that the runs alone do not hold, whether a new finding is late, was
 //! recorded with the finding when its run was accepted (`late_since`, see [`late`]).
 
-pub mod convergence;
+pub(crate) mod convergence;
 pub mod late;
 
 use std::collections::BTreeMap;
@@ -81,7 +81,7 @@ pub enum Settled {
 /// One run's word on a key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct KeyState {
-    pub run: u32,
+    pub(crate) run: u32,
     pub raise: Raise,
     /// For a raised key: how maintainers settled that run's finding, when they did.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,7 +96,7 @@ pub struct KeyHistory {
     pub first_candidate: Artifact,
     /// First raised late: every file its evidence cites was unchanged since the candidate
     /// of this earlier run.
-    pub late_since: Option<u32>,
+    pub(crate) late_since: Option<u32>,
     /// From its first run on, one state per run (a resolved key stays `Resolved` until it
     /// is raised again).
     pub states: Vec<KeyState>,
@@ -111,7 +111,7 @@ impl KeyHistory {
 
     /// Raised in `run` (new, carried or regressed).
     #[must_use]
-    pub fn raised_in(&self, run: u32) -> bool {
+    pub(crate) fn raised_in(&self, run: u32) -> bool {
         self.state(run).is_some_and(|s| s.raise != Raise::Resolved)
     }
 }
@@ -121,7 +121,7 @@ impl KeyHistory {
 pub struct Ledger {
     pub keys: Vec<KeyHistory>,
     /// The runs, in order.
-    pub runs: Vec<u32>,
+    pub(crate) runs: Vec<u32>,
 }
 
 impl Ledger {

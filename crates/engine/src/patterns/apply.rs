@@ -17,13 +17,6 @@ pub struct Touched {
     pub updated: Vec<FindingKey>,
 }
 
-impl Touched {
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.created.is_empty() && self.updated.is_empty()
-    }
-}
-
 /// Counts `record` in `pattern` as seen (once per record: a record already named is not
 /// counted again) and moves it to the front of `records`.
 fn see(pattern: &mut Pattern, record: &AuditId, learned: &Learned) -> bool {

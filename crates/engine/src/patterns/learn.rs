@@ -44,7 +44,7 @@ const TITLE_CHARS: usize = 200;
 /// The claim's first sentence: up to the first `.`, `!` or `?` followed by a space or the
 /// end, or the first line break; bounded.
 #[must_use]
-pub fn first_sentence(claim: &str) -> String {
+pub(crate) fn first_sentence(claim: &str) -> String {
     let claim = claim.trim();
     let chars: Vec<char> = claim.chars().collect();
     let mut end = chars.len();

@@ -11,7 +11,7 @@ use crate::report::Severity;
 
 /// Where the library lives on the records branch.
 pub use crate::layout::PATTERNS_PATH;
-pub const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = 1;
 /// The library keeps at most this many patterns.
 pub const MAX_PATTERNS: usize = 200;
 /// A pattern names at most this many records, newest first.
@@ -149,7 +149,7 @@ impl Library {
 
     /// The `n` patterns seen most often (ties: the most recently seen, then the key).
     #[must_use]
-    pub fn most_seen(&self, n: usize) -> Vec<&Pattern> {
+    pub(crate) fn most_seen(&self, n: usize) -> Vec<&Pattern> {
         let mut all: Vec<&Pattern> = self.patterns.iter().collect();
         all.sort_by(|a, b| {
             b.seen

@@ -4,8 +4,8 @@
 //! it in the same commit as the change that caused it.
 
 pub mod apply;
-pub mod learn;
-pub mod library;
+pub(crate) mod learn;
+pub(crate) mod library;
 
 pub use apply::{apply, Touched, MAX_NEW_PER_RECORD};
 pub use learn::{ending_index, key_history, learned, Ending, KeyRuns, Learned, Raised};

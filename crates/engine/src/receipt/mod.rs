@@ -1,11 +1,11 @@
 //! Hardened-assurance receipts (docs/reference.md#receipts): Ed25519 signatures by operator-pinned
 //! auditor keys that bind a report to one repository, record, invocation and digest.
 
-pub mod error;
-pub mod keyfile;
-pub mod reverify;
-pub mod sign;
-pub mod trust;
+pub(crate) mod error;
+pub(crate) mod keyfile;
+pub(crate) mod reverify;
+pub(crate) mod sign;
+pub(crate) mod trust;
 pub mod verify;
 
 pub use error::ReceiptError;
@@ -23,9 +23,9 @@ use crate::report::digest::canonical_json;
 use crate::report::Receipt;
 
 /// The receipt's `role`.
-pub const ROLE_AUDITOR: &str = "auditor";
+pub(crate) const ROLE_AUDITOR: &str = "auditor";
 /// The receipt format version.
-pub const VERSION: u8 = 1;
+pub(crate) const VERSION: u8 = 1;
 
 /// Key ids appear as bare TOML keys (`[keys.ID]`), so they keep to a safe alphabet.
 #[must_use]

@@ -44,9 +44,9 @@ pub enum Downgrade {
     "its stored report {path} no longer has the digest the run recorded ({recorded}; now {now})"
 )]
 pub struct StoredReportChanged {
-    pub path: String,
-    pub recorded: String,
-    pub now: String,
+    pub(crate) path: String,
+    pub(crate) recorded: String,
+    pub(crate) now: String,
 }
 
 /// Checks `run`'s stored report, as the records branch holds it now (`stored`, when it was

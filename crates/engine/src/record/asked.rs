@@ -14,7 +14,7 @@ impl Record {
 
     /// The event that asked for run `run` on `candidate`, if any.
     #[must_use]
-    pub fn dispatch_for(&self, candidate: &Artifact, run: u32) -> Option<&Event> {
+    pub(crate) fn dispatch_for(&self, candidate: &Artifact, run: u32) -> Option<&Event> {
         self.dispatches()
             .find(|(_, d)| &d.candidate_artifact == candidate && d.run == run)
             .map(|(e, _)| e)
@@ -37,7 +37,7 @@ impl Record {
     /// the record is open: the auditor could not run, and said why (a setup step missing,
     /// say). No run was spent, and nothing asks the auditor again until someone does.
     #[must_use]
-    pub fn stalled_invocation(&self) -> Option<(&Event, &InvocationFailure)> {
+    pub(crate) fn stalled_invocation(&self) -> Option<(&Event, &InvocationFailure)> {
         if self.audit_state != super::model::AuditState::Open {
             return None;
         }

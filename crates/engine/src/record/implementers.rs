@@ -7,7 +7,7 @@ use crate::ids::{Login, TaskId};
 
 /// How an account came to be an implementer of a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ImplementerBy {
+pub(crate) enum ImplementerBy {
     /// It pushed this head to the pull request.
     Pushed(crate::ids::Artifact),
     /// A record written before pushes were kept names it as having set this candidate.
@@ -21,7 +21,7 @@ impl Record {
     /// records written before pushes were kept that way, whoever a `created`, `baseline` or
     /// `adopt` event names as having set the candidate. Nothing removes one.
     #[must_use]
-    pub fn implementers(&self) -> Vec<(&Login, ImplementerBy)> {
+    pub(crate) fn implementers(&self) -> Vec<(&Login, ImplementerBy)> {
         let mut out: Vec<(&Login, ImplementerBy)> = Vec::new();
         for e in &self.history {
             let found = match &e.kind {
@@ -60,7 +60,7 @@ impl Record {
 
     /// How `login` is an implementer of this record, if it is one.
     #[must_use]
-    pub fn implementer(&self, login: &Login) -> Option<ImplementerBy> {
+    pub(crate) fn implementer(&self, login: &Login) -> Option<ImplementerBy> {
         self.implementers()
             .into_iter()
             .find(|(l, _)| l.as_str().eq_ignore_ascii_case(login.as_str()))
@@ -68,7 +68,7 @@ impl Record {
     }
 
     #[must_use]
-    pub fn is_implementer(&self, login: &Login) -> bool {
+    pub(crate) fn is_implementer(&self, login: &Login) -> bool {
         self.implementer(login).is_some()
     }
 
@@ -76,7 +76,7 @@ impl Record {
     /// still certified on it: the certification is stale until a baseline
     /// (docs/reference.md#gate-conditions).
     #[must_use]
-    pub fn reopened_task(&self) -> Option<&TaskId> {
+    pub(crate) fn reopened_task(&self) -> Option<&TaskId> {
         let mut stale = None;
         for kind in self.history.iter().map(|e| &e.kind) {
             match kind {

@@ -47,7 +47,7 @@ impl Index {
     }
 
     /// The PR a record is bound to, read back from `pulls`.
-    pub fn pull_of(&self, id: &AuditId) -> Option<PrNumber> {
+    pub(crate) fn pull_of(&self, id: &AuditId) -> Option<PrNumber> {
         self.pulls
             .iter()
             .find(|(_, v)| *v == id)

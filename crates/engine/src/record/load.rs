@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::chain::{verify_chain, ChainError};
-use super::model::{Event, Record, SCHEMA_VERSION};
+use super::model::{Record, SCHEMA_VERSION};
 use super::replay::{kind_name, replay, Derived, ReplayError};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,10 +111,4 @@ pub fn to_json(record: &Record) -> String {
     let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
     s.push('\n');
     s
-}
-
-/// The stored JSON form of one event.
-#[must_use]
-pub fn event_json(event: &Event) -> Value {
-    serde_json::to_value(event).unwrap_or(Value::Null)
 }

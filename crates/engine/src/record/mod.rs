@@ -1,17 +1,17 @@
 //! The audit record, its history chain and the records-branch index.
 
-pub mod asked;
-pub mod chain;
-pub mod implementers;
-pub mod index;
-pub mod load;
-pub mod model;
-pub mod query;
+pub(crate) mod asked;
+pub(crate) mod chain;
+pub(crate) mod implementers;
+pub(crate) mod index;
+pub(crate) mod load;
+pub(crate) mod model;
+pub(crate) mod query;
 pub mod replay;
 pub mod shards;
 
 pub use chain::{event_digest, next_prev, typed_event_digest, verify_chain, ChainError};
-pub use implementers::ImplementerBy;
+pub(crate) use implementers::ImplementerBy;
 pub use index::Index;
 pub use load::{load_record, to_json, StructuralError};
 pub use model::*;

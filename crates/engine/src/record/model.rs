@@ -47,8 +47,8 @@ pub struct Record {
 /// An account that pushed to the pull request, and the first head it pushed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Implementer {
-    pub login: Login,
-    pub head: Artifact,
+    pub(crate) login: Login,
+    pub(crate) head: Artifact,
 }
 
 /// Evidence text and the commit it was given for; it does not carry over to a new head.
@@ -71,7 +71,7 @@ pub enum AuditState {
 impl AuditState {
     /// `audit_state` as the record stores it.
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             AuditState::Open => "open",
             AuditState::AwaitingHuman => "awaiting_human",
@@ -139,14 +139,14 @@ pub enum EventKind {
 /// event's actor, is an implementer from then on (docs/reference.md#independence-of-the-auditor).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Push {
-    pub head: Artifact,
+    pub(crate) head: Artifact,
 }
 
 /// A covered issue was reopened after the record was certified: the certification is
 /// stale (gate condition 3) until a baseline (docs/reference.md#gate-conditions).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskReopened {
-    pub task: TaskId,
+    pub(crate) task: TaskId,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -216,12 +216,12 @@ impl Default for HandoffMark {
 
 impl HandoffMark {
     #[must_use]
-    pub fn is_handoff(self) -> bool {
+    pub(crate) fn is_handoff(self) -> bool {
         !matches!(self, HandoffMark::Flag(false))
     }
 
     #[must_use]
-    pub fn counts(self) -> Option<HandoffCounts> {
+    pub(crate) fn counts(self) -> Option<HandoffCounts> {
         match self {
             HandoffMark::Counts { findings } => Some(findings),
             HandoffMark::Flag(_) => None,
@@ -288,21 +288,21 @@ pub enum BaselineCause {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
     pub cause: BaselineCause,
-    pub pull_request: PrNumber,
-    pub candidate_artifact: Artifact,
-    pub covered_tasks: Vec<TaskId>,
-    pub evidence: Option<Evidence>,
+    pub(crate) pull_request: PrNumber,
+    pub(crate) candidate_artifact: Artifact,
+    pub(crate) covered_tasks: Vec<TaskId>,
+    pub(crate) evidence: Option<Evidence>,
     /// The certified candidate this rebind carried the certification from; absent (and
     /// not written, so older events hash as they did) when it carried nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub carried_from: Option<Artifact>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<CarryReason>,
+    pub(crate) reason: Option<CarryReason>,
     /// Who pushed the new candidate: the sender of the push or reopen that brought it.
     /// Records written before the implementers were kept by push hold the commenter of a
     /// `baseline` or `adopt` here too; they read it as an implementer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub candidate_pushed_by: Option<Login>,
+    pub(crate) candidate_pushed_by: Option<Login>,
     /// The rebind reopened a certified record whose runs already used its whole budget:
     /// it is `blocked` until an override, never `open` with nothing able to move it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -312,7 +312,7 @@ pub struct Baseline {
 /// Why a rebind kept the certification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum CarryReason {
+pub(crate) enum CarryReason {
     /// The new head's git tree is byte for byte the certified candidate's.
     IdenticalTree,
 }
@@ -406,7 +406,7 @@ pub enum WaiverBasis {
 
 impl WaiverBasis {
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             WaiverBasis::TriageThreshold => "triage-threshold",
             WaiverBasis::CrossRemit => "cross-remit",

@@ -14,13 +14,13 @@ use crate::ids::{Artifact, DeliveryId, FindingId, FindingKey, LimitationId, Logi
 /// A limitation key a human accepted (`/audit resolve L-NN`), with that human's authority.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AcceptedKey {
-    pub key: FindingKey,
-    pub id: LimitationId,
+    pub(crate) key: FindingKey,
+    pub(crate) id: LimitationId,
     /// The run whose limitation was accepted.
-    pub run: u32,
+    pub(crate) run: u32,
     /// `human: <login>`.
     pub authority: String,
-    pub actor: crate::ids::Login,
+    pub(crate) actor: crate::ids::Login,
 }
 
 /// One waived finding (a waiver event may name several).
@@ -35,7 +35,7 @@ pub struct Waived<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LatestLimitation<'a> {
     pub limitation: &'a LimitationSummary,
-    pub run: u32,
+    pub(crate) run: u32,
     pub authority: Option<String>,
 }
 
@@ -94,7 +94,7 @@ impl Record {
     /// with the commit it was carried from: rebinds onto identical trees (see
     /// [`crate::transition::carry`]). Empty when it was never carried.
     #[must_use]
-    pub fn carries(&self) -> Vec<(&Artifact, &Artifact)> {
+    pub(crate) fn carries(&self) -> Vec<(&Artifact, &Artifact)> {
         let after_run = self
             .history
             .iter()
@@ -149,7 +149,7 @@ impl Record {
     }
 
     /// Every veto given. None is ever lifted, so each stays in force from its round on.
-    pub fn vetoes(&self) -> impl Iterator<Item = &Veto> {
+    pub(crate) fn vetoes(&self) -> impl Iterator<Item = &Veto> {
         self.kinds().filter_map(|k| match k {
             EventKind::Veto(v) => Some(v),
             _ => None,
@@ -368,7 +368,7 @@ impl Record {
 
     /// The latest human acceptance of limitation `key`, if any.
     #[must_use]
-    pub fn acceptance_of(&self, key: &FindingKey) -> Option<AcceptedKey> {
+    pub(crate) fn acceptance_of(&self, key: &FindingKey) -> Option<AcceptedKey> {
         self.accepted_limitations()
             .into_iter()
             .rev()
@@ -396,7 +396,7 @@ impl Record {
     }
 
     /// Invocation refs this record used: accepted runs and recorded failures.
-    pub fn invocation_refs(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn invocation_refs(&self) -> impl Iterator<Item = &str> {
         self.kinds().filter_map(|k| match k {
             EventKind::Report(r) => Some(r.invocation_ref.as_str()),
             EventKind::InvocationFailure(f) => Some(f.invocation_ref.as_str()),

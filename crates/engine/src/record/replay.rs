@@ -20,28 +20,28 @@ pub fn canonical_tasks(tasks: impl IntoIterator<Item = TaskId>) -> Vec<TaskId> {
 /// Everything in a record that history determines.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Derived {
-    pub pull_request: PrNumber,
-    pub work_unit: WorkUnit,
-    pub goal: String,
-    pub completion_oracle: String,
-    pub evidence: Option<Evidence>,
-    pub candidate_artifact: Artifact,
-    pub covered_tasks: Vec<TaskId>,
-    pub audit_budget: u32,
-    pub audit_state: AuditState,
-    pub audit_blocked_reason: Option<BlockedReason>,
-    pub latest_verdict: Option<Verdict>,
-    pub certified_artifact: Option<Artifact>,
-    pub certified_covered_tasks: Option<Vec<TaskId>>,
-    pub certification_grade: Option<Grade>,
-    pub producer_authenticated: Option<bool>,
+    pub(crate) pull_request: PrNumber,
+    pub(crate) work_unit: WorkUnit,
+    pub(crate) goal: String,
+    pub(crate) completion_oracle: String,
+    pub(crate) evidence: Option<Evidence>,
+    pub(crate) candidate_artifact: Artifact,
+    pub(crate) covered_tasks: Vec<TaskId>,
+    pub(crate) audit_budget: u32,
+    pub(crate) audit_state: AuditState,
+    pub(crate) audit_blocked_reason: Option<BlockedReason>,
+    pub(crate) latest_verdict: Option<Verdict>,
+    pub(crate) certified_artifact: Option<Artifact>,
+    pub(crate) certified_covered_tasks: Option<Vec<TaskId>>,
+    pub(crate) certification_grade: Option<Grade>,
+    pub(crate) producer_authenticated: Option<bool>,
     /// `None` when the stored record predates the field: then nothing is compared.
-    pub implementers: Option<Vec<Implementer>>,
+    pub(crate) implementers: Option<Vec<Implementer>>,
     /// Accepted reports so far (not stored; counted from history).
-    pub runs_used: u32,
+    pub(crate) runs_used: u32,
     /// A covered task reopened since the certification (not stored): the next baseline
     /// clears the certification whatever else it changes.
-    pub reopened_since_certified: bool,
+    pub(crate) reopened_since_certified: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,7 +61,7 @@ pub enum ReplayError {
 }
 
 #[must_use]
-pub fn kind_name(kind: &EventKind) -> &'static str {
+pub(crate) fn kind_name(kind: &EventKind) -> &'static str {
     match kind {
         EventKind::Created(_) => "created",
         EventKind::Report(_) => "report",
@@ -121,7 +121,7 @@ impl Derived {
     }
 
     /// Writes the derived fields into `record`.
-    pub fn write_to(self, record: &mut Record) {
+    pub(crate) fn write_to(self, record: &mut Record) {
         record.pull_request = self.pull_request;
         record.work_unit = self.work_unit;
         record.goal = self.goal;
@@ -248,7 +248,7 @@ impl Derived {
     /// # Errors
     ///
     /// The [`ReplayError`] of an event that cannot follow the state folded so far.
-    pub fn step(&mut self, index: usize, event: &Event) -> Result<(), ReplayError> {
+    pub(crate) fn step(&mut self, index: usize, event: &Event) -> Result<(), ReplayError> {
         match &event.kind {
             EventKind::Created(_) => return Err(ReplayError::SecondCreated { index }),
             EventKind::Report(run) => {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub const DEFAULT_EVENT_TYPE: &str = "auditloop-audit";
+pub(crate) const DEFAULT_EVENT_TYPE: &str = "auditloop-audit";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -49,7 +49,7 @@ impl AuditorConfig {
 /// # Errors
 ///
 /// With the message shown to the user when `value` breaks the rule.
-pub fn event_type_rule(value: &str) -> Result<(), String> {
+pub(crate) fn event_type_rule(value: &str) -> Result<(), String> {
     let len = value.chars().count();
     if value.trim().is_empty() || len > 100 || value.chars().any(char::is_control) {
         return Err(format!(

@@ -19,8 +19,8 @@ impl ConfigError {
     /// The error for a view: the file and line as the app writes them, the parser's
     /// message as text with the names it quotes as code.
     #[must_use]
-    pub fn to_md(&self) -> crate::views::md::Md {
-        use crate::views::md::Md;
+    pub fn to_md(&self) -> crate::md::Md {
+        use crate::md::Md;
         let at = match self.line {
             Some(line) => crate::md!(
                 "`.github/auditloop.yml` line {}",

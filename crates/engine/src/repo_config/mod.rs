@@ -218,7 +218,7 @@ impl Archetype {
     }
 
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Archetype::Implementation => "implementation",
             Archetype::Research => "research",
@@ -242,7 +242,7 @@ pub enum CompletionGate {
 
 impl CompletionGate {
     #[must_use]
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             CompletionGate::Build => "build",
             CompletionGate::Lint => "lint",

@@ -16,7 +16,7 @@ pub enum Authority {
 
 impl Authority {
     /// Parses `human: LOGIN` (one space, as the schema fixes) or `D-<n>` with n ≥ 1.
-    pub fn parse(s: &str) -> Option<Authority> {
+    pub(crate) fn parse(s: &str) -> Option<Authority> {
         if let Some(login) = s.strip_prefix("human: ") {
             return Login::new(login).ok().map(Authority::Human);
         }

@@ -1,14 +1,14 @@
 //! Report intake: parsing, normalization, digest and the record-independent rules.
 
-pub mod authority;
+pub(crate) mod authority;
 pub mod digest;
-pub mod document;
+pub(crate) mod document;
 pub mod evidence_ref;
-pub mod from_handoff;
-pub mod handoff;
-pub mod intake;
-pub mod normalize;
-pub mod problem;
+pub(crate) mod from_handoff;
+pub(crate) mod handoff;
+pub(crate) mod intake;
+pub(crate) mod normalize;
+pub(crate) mod problem;
 mod rules;
 pub mod schema;
 mod strict_json;

@@ -39,7 +39,8 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 15] = [
+    #[cfg(test)]
+    const ALL: [Rule; 15] = [
         Rule::JsonSyntax,
         Rule::Shape,
         Rule::InvocationMode,
@@ -86,7 +87,7 @@ impl fmt::Display for Rule {
 }
 
 /// The path of the document root.
-pub const ROOT: &str = "$";
+pub(crate) const ROOT: &str = "$";
 
 /// One broken rule. `path` is a JSON path like `findings[0].claim` (`$` for the root) or,
 /// for a handoff, the line it concerns.
@@ -98,7 +99,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn new(rule: Rule, path: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(rule: Rule, path: impl Into<String>, message: impl Into<String>) -> Self {
         Self {
             rule,
             path: path.into(),

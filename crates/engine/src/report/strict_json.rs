@@ -8,7 +8,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 /// Parses one JSON document, refusing a key repeated within an object.
-pub fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
+pub(crate) fn parse_strict(text: &str) -> Result<Value, serde_json::Error> {
     serde_json::from_str::<Strict>(text).map(|s| s.0)
 }
 

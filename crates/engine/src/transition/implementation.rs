@@ -3,7 +3,7 @@
 
 use crate::ids::Artifact;
 use crate::md;
-use crate::views::md::Md;
+use crate::md::Md;
 
 pub(super) fn awaited_words(awaited: &[(String, String)]) -> String {
     awaited
@@ -36,7 +36,7 @@ impl Implementation {
 
     /// The words the refusal names it by, its SHAs as code spans.
     #[must_use]
-    pub fn to_md(&self) -> Md {
+    pub(crate) fn to_md(&self) -> Md {
         match self {
             Implementation::Author => Md::lit("author"),
             Implementation::Pushed(a) => md!("pushed {}", Md::code(a.short())),

@@ -10,13 +10,13 @@ use crate::report::Limitation;
 
 /// A parsed authority reference.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Authority {
+pub(crate) enum Authority {
     Human(String),
     Decision(u32),
 }
 
 /// Parses `human: LOGIN` or `D-<n>`; anything else is not an authority.
-pub fn parse_authority(text: &str) -> Option<Authority> {
+pub(crate) fn parse_authority(text: &str) -> Option<Authority> {
     let text = text.trim();
     if let Some(login) = text.strip_prefix("human:") {
         let login = login.trim();
@@ -36,7 +36,7 @@ pub fn parse_authority(text: &str) -> Option<Authority> {
 /// # Errors
 ///
 /// The [`Refusal`] for the first limitation whose authority does not hold.
-pub fn check_authorities(
+pub(crate) fn check_authorities(
     record: &Record,
     limitations: &[Limitation],
     decisions: &BTreeSet<u32>,

@@ -11,14 +11,14 @@ use crate::record::{
 use crate::repo_config::{Assurance, RepoConfig};
 
 pub mod create;
-pub mod dispatch;
-pub mod human;
+pub(crate) mod dispatch;
+pub(crate) mod human;
 mod implementation;
-pub mod limits;
-pub mod rebind;
+pub(crate) mod limits;
+pub(crate) mod rebind;
 pub mod refusal;
-pub mod report;
-pub mod triage;
+pub(crate) mod report;
+pub(crate) mod triage;
 
 pub use create::{check_overlap, create, CreateInput};
 pub use dispatch::{
@@ -70,7 +70,7 @@ pub struct EventContext {
 impl EventContext {
     /// A human authority is always the commenter's own login (docs/reference.md#who-may-run-a-command).
     #[must_use]
-    pub fn authority(&self) -> String {
+    pub(crate) fn authority(&self) -> String {
         format!("human: {}", self.actor)
     }
 }

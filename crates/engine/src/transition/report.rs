@@ -103,11 +103,11 @@ pub fn implementation(
 /// # Errors
 ///
 /// [`Refusal::SelfAudit`] when the poster is an implementer, unsigned, naming how.
-pub fn independence(
+pub(crate) fn independence(
     record: &Record,
     (poster, author, commits): (&Login, Option<&Login>, &[CommitIdentity]),
     signed: bool,
-    policy: &AuditPolicy,
+    policy: AuditPolicy,
 ) -> Result<bool, Refusal> {
     if signed {
         return Ok(false);
@@ -124,7 +124,7 @@ pub fn independence(
     })
 }
 
-pub use crate::layout::report_path;
+pub(crate) use crate::layout::report_path;
 
 fn tasks_word(tasks: &[TaskId]) -> String {
     tasks
@@ -215,7 +215,7 @@ pub fn accept_report(
         record,
         (&ctx.actor, input.author, input.commits),
         input.receipt.is_some(),
-        policy,
+        *policy,
     )?;
     // No audit before the final evidence exists for the exact candidate
     // (docs/reference.md#report-rules).
@@ -346,7 +346,7 @@ pub fn accept_report(
 
 /// Invocation failures one candidate may record before a maintainer's override: the
 /// fourth is refused (docs/reference.md#the-plan-audit-handoff).
-pub const MAX_INVOCATION_FAILURES: u32 = 3;
+pub(crate) const MAX_INVOCATION_FAILURES: u32 = 3;
 
 /// The invocation failures on the current candidate since the last override.
 fn failures_since_override(record: &Record) -> u32 {
@@ -395,7 +395,7 @@ pub fn record_invocation_failure(
     }
     check_binding(record, &input.audit_id, None, &input.candidate_artifact)?;
     let poster = (&ctx.actor, input.author.as_ref(), input.commits.as_slice());
-    independence(record, poster, false, policy)?;
+    independence(record, poster, false, *policy)?;
     check_invocation_unused(record, index, &input.invocation_ref)?;
     let failed = failures_since_override(record);
     if failed >= MAX_INVOCATION_FAILURES {

@@ -3,11 +3,11 @@
 use crate::record::{FindingSummary, ReportRun};
 use crate::report::Severity;
 
-use super::escape::truncate;
+use crate::md::escape::truncate;
 pub use crate::report::evidence_ref::parse_evidence_ref;
 
 /// GitHub accepts at most this many annotations per check-run request.
-pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+pub(crate) const ANNOTATIONS_PER_REQUEST: usize = 50;
 
 const TITLE_CHARS: usize = 255;
 const MESSAGE_CHARS: usize = 2_000;

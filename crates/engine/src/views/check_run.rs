@@ -6,12 +6,14 @@ use crate::ledger::Ledger;
 use crate::patterns::Library;
 use crate::record::{FindingSummary, Record};
 
-use super::escape::{inline, truncate};
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
 use super::links::{record_path, ViewContext};
-use super::md::Md;
 use super::recurring::recurring_mark;
-use super::{legend, verdict, words};
+use super::words;
+use crate::gate::verdict;
+use crate::legend;
+use crate::md::escape::{inline, truncate};
+use crate::md::Md;
 
 pub use super::annotations::{
     annotation_batches, annotations, parse_evidence_ref, Annotation, AnnotationLevel,

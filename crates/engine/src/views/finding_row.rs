@@ -2,8 +2,8 @@
 
 use crate::record::FindingSummary;
 
-use super::escape::{inline, truncate};
-use super::md::Md;
+use crate::md::escape::{inline, truncate};
+use crate::md::Md;
 
 const KEY_CHARS: usize = 100;
 const REF_CHARS: usize = 120;

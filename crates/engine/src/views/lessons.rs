@@ -5,7 +5,7 @@ use crate::ids::FindingId;
 use crate::patterns::{ending_index, key_history, Ending, KeyRuns, Library};
 use crate::record::{EventKind, Record};
 
-use super::escape::inline;
+use crate::md::escape::inline;
 
 const NOTE_CHARS: usize = 300;
 const AUTHORITY_CHARS: usize = 80;

@@ -22,41 +22,41 @@ impl ViewContext {
 
     /// The commit page of a candidate.
     #[must_use]
-    pub fn commit_url(&self, artifact: &Artifact) -> String {
-        super::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
+    pub(crate) fn commit_url(&self, artifact: &Artifact) -> String {
+        crate::md::escape::url(&format!("{}/commit/{}", self.base(), artifact.sha()))
     }
 
     /// `[abc1234](…/commit/…)`: a candidate by its short SHA, linked.
     #[must_use]
-    pub fn commit_link(&self, artifact: &Artifact) -> String {
+    pub(crate) fn commit_link(&self, artifact: &Artifact) -> String {
         format!("[`{}`]({})", artifact.short(), self.commit_url(artifact))
     }
 
     /// The page of a commit on the records branch (a commit of the same repository).
     #[must_use]
     pub fn records_commit_url(&self, sha: &CommitSha) -> String {
-        super::escape::url(&format!("{}/commit/{sha}", self.base()))
+        crate::md::escape::url(&format!("{}/commit/{sha}", self.base()))
     }
 
     /// An issue (or pull request) of the repository.
     #[must_use]
-    pub fn issue_url(&self, number: IssueNumber) -> String {
-        super::escape::url(&format!("{}/issues/{}", self.base(), number.0))
+    pub(crate) fn issue_url(&self, number: IssueNumber) -> String {
+        crate::md::escape::url(&format!("{}/issues/{}", self.base(), number.0))
     }
 
     /// A pull request's page.
     #[must_use]
-    pub fn pull_url(&self, number: crate::ids::PrNumber) -> String {
-        super::escape::url(&format!("{}/pull/{}", self.base(), number.0))
+    pub(crate) fn pull_url(&self, number: crate::ids::PrNumber) -> String {
+        crate::md::escape::url(&format!("{}/pull/{}", self.base(), number.0))
     }
 
     /// `records/AUD-n.json` on the records branch: the audit packet.
     #[must_use]
     pub fn record_url(&self, id: &AuditId) -> String {
-        super::escape::url(&format!(
+        crate::md::escape::url(&format!(
             "{}/blob/{}/{}",
             self.base(),
-            super::escape::url_path(&self.records_branch),
+            crate::md::escape::url_path(&self.records_branch),
             record_path(id)
         ))
     }

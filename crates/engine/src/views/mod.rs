@@ -1,35 +1,30 @@
 //! Views of a record as data: PR-body sections, check-run text, replies.
 //!
 //! Every view is rebuilt from the record alone; text that came from reports or commands
-//! goes through [`escape`] before it reaches Markdown.
+//! goes through [`crate::md::escape`] before it reaches Markdown.
 
 pub mod annotations;
 pub mod check_run;
-pub mod escape;
 mod finding_row;
-pub mod legend;
 pub mod lessons;
 pub mod links;
-pub mod markers;
-pub mod md;
 pub mod open_findings;
-pub mod recurring;
+pub(crate) mod recurring;
 pub mod reply;
-pub mod residual;
-pub mod rounds;
+pub(crate) mod residual;
+pub(crate) mod rounds;
 pub mod splice;
 pub mod stamp;
 pub mod threads;
-pub mod verdict;
-pub mod waivers;
+pub(crate) mod waivers;
 mod words;
 
 pub use check_run::{annotation_batches, Annotation, AnnotationLevel, BodyStatus, CheckRunView};
 pub use links::ViewContext;
-pub use markers::SectionKind;
-pub use splice::{marked_spans, sections_tampered, splice, SpliceOutcome, BODY_LIMIT};
+pub use splice::{sections_tampered, splice, SpliceOutcome, BODY_LIMIT};
 pub use stamp::{body_stamp, Stamp};
 
+use crate::md::markers::SectionKind;
 use crate::record::Record;
 
 /// The three PR-body sections, each with its start and end markers (docs/reference.md#the-pr-body).

@@ -4,10 +4,10 @@
 use crate::record::{FindingSummary, Record};
 use crate::report::Severity;
 
-use super::escape::inline;
 use super::finding_row::{finding_row_marked, FINDING_HEADER};
 use super::links::ViewContext;
 use crate::ledger::{Ledger, LedgerKey};
+use crate::md::escape::inline;
 
 const CLAIM_CHARS: usize = 300;
 const TEXT_CHARS: usize = 200;
@@ -82,7 +82,7 @@ fn decided(record: &Record, run: u32, f: &FindingSummary, ctx: &ViewContext) -> 
 
 /// The table of the latest run's findings, or nothing when it reported none.
 #[must_use]
-pub fn render(record: &Record, ctx: &ViewContext) -> String {
+pub(crate) fn render(record: &Record, ctx: &ViewContext) -> String {
     let Some(run) = record.latest_run() else {
         return String::new();
     };

@@ -10,7 +10,7 @@ use super::links::ViewContext;
 /// The mark for `finding` of record `current`, when its key is a pattern seen in other
 /// records.
 #[must_use]
-pub fn recurring_mark(
+pub(crate) fn recurring_mark(
     finding: &FindingSummary,
     library: &Library,
     current: &AuditId,

@@ -6,10 +6,11 @@ use crate::record::Record;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 use super::check_run::{cap, conditions_summary, record_line};
-use super::escape::inline;
 use super::links::ViewContext;
-use super::md::Md;
-use super::{verdict, words};
+use super::words;
+use crate::gate::verdict;
+use crate::md::escape::inline;
+use crate::md::Md;
 
 /// Replies are cut above this many characters (GitHub allows 65,536 per comment).
 pub const REPLY_LIMIT: usize = 60_000;

@@ -5,16 +5,16 @@
 
 use crate::record::{Disposition, DispositionKind, Record};
 
-use super::escape::inline;
 use super::links::ViewContext;
-use super::markers::SectionKind;
+use crate::md::escape::inline;
+use crate::md::markers::SectionKind;
 
 const TEXT_CHARS: usize = 300;
 const KEY_CHARS: usize = 100;
 const AUTHORITY_CHARS: usize = 60;
 
 #[must_use]
-pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
+pub(crate) fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
         return SectionKind::Residual.wrap("No audit record yet, so no residual findings.");
     };

@@ -4,17 +4,19 @@
 use crate::ledger::Ledger;
 use crate::record::{DispositionKind, Record};
 
-use super::escape::{inline, truncate};
 use super::links::ViewContext;
-use super::markers::SectionKind;
-use super::md::Md;
-use super::{legend, verdict, words};
+use super::words;
+use crate::gate::verdict;
+use crate::legend;
+use crate::md::escape::{inline, truncate};
+use crate::md::markers::SectionKind;
+use crate::md::Md;
 
 const REF_CHARS: usize = 80;
 const REASON_CHARS: usize = 300;
 
 #[must_use]
-pub fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
+pub(crate) fn render(record: Option<&Record>, ctx: &ViewContext) -> String {
     let Some(record) = record else {
         return SectionKind::Rounds.wrap(&format!(
             "**{}**\n\n{}",

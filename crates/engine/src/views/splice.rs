@@ -8,10 +8,10 @@
 
 use std::ops::Range;
 
-use super::escape;
-use super::markers::{find_pair, SectionKind};
 use super::stamp::{body_stamp, body_unstamped, unstamped};
 use super::Sections;
+use crate::md::escape;
+use crate::md::markers::{find_pair, marked_spans, SectionKind};
 
 /// GitHub's limit on a PR body, in characters.
 pub const BODY_LIMIT: usize = 65_536;
@@ -66,16 +66,6 @@ pub fn sections_tampered(body: &str, sections: &Sections) -> bool {
             body.get(span).map(unstamped) != Some(unstamped(sections.get(kind)))
         })
     })
-}
-
-/// The span of each section's first complete pair in `body`, markers included, for the
-/// sections that have one. Spans of different sections may overlap in a hostile body.
-#[must_use]
-pub fn marked_spans(body: &str) -> Vec<(SectionKind, Range<usize>)> {
-    SectionKind::ALL
-        .iter()
-        .filter_map(|&kind| find_pair(body, kind).map(|span| (kind, span)))
-        .collect()
 }
 
 fn build(body: &str, sections: &Sections) -> String {

@@ -25,8 +25,8 @@ use std::ops::Range;
 
 use crate::ids::{AuditId, CommitSha};
 
-use super::markers::SectionKind;
 use super::Sections;
+use crate::md::markers::SectionKind;
 
 const PREFIX: &str = "<!-- auditloop:records:";
 const SUFFIX: &str = " -->";
@@ -68,14 +68,14 @@ impl Sections {
 /// The stamp of `body`'s managed rounds section, if it has one.
 #[must_use]
 pub fn body_stamp(body: &str) -> Option<Stamp> {
-    let span = super::markers::find_pair(body, SectionKind::Rounds)?;
+    let span = crate::md::markers::find_pair(body, SectionKind::Rounds)?;
     parse(body.get(span)?).map(|(stamp, _)| stamp)
 }
 
 /// `body` without the stamp of its managed rounds section: two bodies that differ only in
 /// their stamps show the same view.
-pub fn body_unstamped(body: &str) -> Cow<'_, str> {
-    let Some(span) = super::markers::find_pair(body, SectionKind::Rounds) else {
+pub(crate) fn body_unstamped(body: &str) -> Cow<'_, str> {
+    let Some(span) = crate::md::markers::find_pair(body, SectionKind::Rounds) else {
         return Cow::Borrowed(body);
     };
     let Some((_, at)) = body.get(span.clone()).and_then(parse) else {
@@ -87,7 +87,7 @@ pub fn body_unstamped(body: &str) -> Cow<'_, str> {
 
 /// A rounds section (its first complete pair, markers included) without its stamp.
 #[must_use]
-pub fn unstamped(section: &str) -> Cow<'_, str> {
+pub(crate) fn unstamped(section: &str) -> Cow<'_, str> {
     match parse(section) {
         Some((_, at)) => Cow::Owned(format!("{}{}", &section[..at.start], &section[at.end..])),
         None => Cow::Borrowed(section),

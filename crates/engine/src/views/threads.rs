@@ -11,11 +11,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::escape::inline;
 use super::links::ViewContext;
-use super::md::Md;
 use crate::ids::AuditId;
 use crate::ledger::{Ledger, LedgerKey, Raise, Settled};
+use crate::md::escape::inline;
+use crate::md::Md;
 use crate::record::{DispositionKind, FindingSummary, Record};
 use crate::repo_config::ReviewThreads;
 use crate::report::evidence_ref::parse_evidence_ref;
@@ -54,13 +54,6 @@ pub struct ThreadPlan {
     pub unresolve: Vec<String>,
 }
 
-impl ThreadPlan {
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.post.is_empty() && self.resolve.is_empty() && self.unresolve.is_empty()
-    }
-}
-
 /// The lines of each file a thread may be on: per file, the right side's line ranges of
 /// its patch's hunks (a thread may not span two hunks).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -89,7 +82,7 @@ impl Diff {
 
     /// Whether lines `start..=end` of `path` lie in one hunk.
     #[must_use]
-    pub fn holds(&self, path: &str, start: u32, end: u32) -> bool {
+    pub(crate) fn holds(&self, path: &str, start: u32, end: u32) -> bool {
         self.hunks
             .get(path)
             .is_some_and(|h| h.iter().any(|(a, b)| *a <= start && end <= *b))
@@ -98,7 +91,7 @@ impl Diff {
 
 /// The marker that ties a thread to a record's finding key.
 #[must_use]
-pub fn marker(record: &AuditId, key: &LedgerKey) -> String {
+pub(crate) fn marker(record: &AuditId, key: &LedgerKey) -> String {
     format!("<!-- auditloop:finding:{record}:{} -->", key.as_str())
 }
 

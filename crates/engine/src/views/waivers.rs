@@ -3,15 +3,15 @@
 
 use crate::record::Record;
 
-use super::escape::inline;
-use super::markers::SectionKind;
+use crate::md::escape::inline;
+use crate::md::markers::SectionKind;
 
 const KEY_CHARS: usize = 100;
 const REASON_CHARS: usize = 300;
 const AUTHORITY_CHARS: usize = 60;
 
 #[must_use]
-pub fn render(record: Option<&Record>) -> String {
+pub(crate) fn render(record: Option<&Record>) -> String {
     let Some(record) = record else {
         return SectionKind::Waivers.wrap("No audit record yet, so no waivers.");
     };

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use crate::record::{AuditState, FindingSummary, Record};
 use crate::report::Severity;
 
-use super::md::Md;
+use crate::md::Md;
 
 /// The record's state in words, linked to the legend.
 pub(crate) fn state(record: &Record) -> Md {
@@ -18,7 +18,7 @@ pub(crate) fn state(record: &Record) -> Md {
             None => "blocked",
         },
     };
-    super::legend::term(words, "states")
+    crate::legend::term(words, "states")
 }
 
 /// `certification carried from abc1234 (identical tree)`, when the record's current
@@ -98,7 +98,7 @@ pub(crate) const START_HINT: &str =
 /// `posted by alice`, and for a run accepted only under `allow_self_audit`, `self-audit
 /// allowed by configuration` (docs/reference.md#independence-of-the-auditor).
 #[must_use]
-pub fn posted_by(poster: &crate::ids::Login, run: &crate::record::ReportRun) -> Md {
+pub(crate) fn posted_by(poster: &crate::ids::Login, run: &crate::record::ReportRun) -> Md {
     let mut out = Md::lit("posted by ");
     out.push(&Md::text(poster.as_str()));
     if run.self_audit {

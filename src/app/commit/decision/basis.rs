@@ -157,20 +157,18 @@ pub(crate) struct ReportReads {
 }
 
 /// The problems as a Markdown list, each problem's words escaped (they quote the report).
-pub(super) fn problems_text(
-    problems: &[crate::engine::report::Problem],
-) -> crate::engine::views::md::Md {
-    let items: Vec<crate::engine::views::md::Md> = problems
+pub(super) fn problems_text(problems: &[crate::engine::report::Problem]) -> crate::engine::md::Md {
+    let items: Vec<crate::engine::md::Md> = problems
         .iter()
         .take(30)
         .map(|p| {
             crate::md!(
                 "- {}",
-                crate::engine::views::md::Md::text_max(&p.to_string(), 2_000)
+                crate::engine::md::Md::text_max(&p.to_string(), 2_000)
             )
         })
         .collect();
-    crate::engine::views::md::Md::join(&items, "\n")
+    crate::engine::md::Md::join(&items, "\n")
 }
 
 /// The PR's record, or why there is none to act on.

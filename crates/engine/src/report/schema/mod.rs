@@ -26,7 +26,7 @@ const TEXT_REF: &str = "#/$defs/text";
 /// One place where the document departs from the schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    pub path: String,
+    pub(crate) path: String,
     /// The schema keyword that failed, or `placeholder`.
     pub keyword: &'static str,
     pub message: String,

@@ -1,4 +1,5 @@
-//! The PR-body section markers (docs/reference.md#the-pr-body).
+//! The PR-body section markers (docs/reference.md#the-pr-body): the views splice their
+//! sections between them, and the closing keywords skip what lies between them.
 
 use std::ops::Range;
 
@@ -36,7 +37,7 @@ impl SectionKind {
     }
 
     #[must_use]
-    pub fn heading(self) -> &'static str {
+    pub(crate) fn heading(self) -> &'static str {
         match self {
             SectionKind::Rounds => "## Audit rounds",
             SectionKind::Waivers => "## Waivers",
@@ -59,7 +60,7 @@ impl SectionKind {
 }
 
 /// The span of `kind`'s first complete pair, markers included.
-pub(super) fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
+pub(crate) fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
     let (start, end) = (kind.start(), kind.end());
     let mut from = 0;
     loop {
@@ -69,4 +70,14 @@ pub(super) fn find_pair(body: &str, kind: SectionKind) -> Option<Range<usize>> {
         }
         from = e + end.len();
     }
+}
+
+/// The span of each section's first complete pair in `body`, markers included, for the
+/// sections that have one. Spans of different sections may overlap in a hostile body.
+#[must_use]
+pub fn marked_spans(body: &str) -> Vec<(SectionKind, Range<usize>)> {
+    SectionKind::ALL
+        .iter()
+        .filter_map(|&kind| find_pair(body, kind).map(|span| (kind, span)))
+        .collect()
 }

@@ -2,23 +2,20 @@
 //! (`docs/legend.md`). Views are read in the audited repository, so the links are absolute:
 //! to the project's repository (`repository` in Cargo.toml).
 
-use super::md::Md;
-
-/// The project's documentation, in its repository.
-pub const DOCS: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs");
+use crate::md::Md;
 
 /// `docs/legend.md` in the project's repository.
-pub const LEGEND: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/legend.md");
+pub(crate) const LEGEND: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/docs/legend.md");
 
 /// A legend entry's words, linked to its anchor (`verdicts`, `grades`, `states`).
 #[must_use]
-pub fn term(words: &'static str, anchor: &'static str) -> Md {
+pub(crate) fn term(words: &'static str, anchor: &'static str) -> Md {
     Md::link(Md::lit(words), &format!("{LEGEND}#{anchor}"))
 }
 
 /// A verdict in words (`needs remediation`), linked to the legend.
 #[must_use]
-pub fn verdict(v: crate::report::Verdict) -> Md {
+pub(crate) fn verdict(v: crate::report::Verdict) -> Md {
     use crate::report::Verdict;
     term(
         match v {
@@ -33,7 +30,7 @@ pub fn verdict(v: crate::report::Verdict) -> Md {
 
 /// A grade in words (`session-reported`), linked to the legend.
 #[must_use]
-pub fn grade(g: crate::record::Grade) -> Md {
+pub(crate) fn grade(g: crate::record::Grade) -> Md {
     use crate::record::Grade;
     term(
         match g {

@@ -1,29 +1,30 @@
 //! The verdict line: what state a PR's audit is in and the next step, in one line, the
 //! same on the check run's title, the first line of the PR body's audit section and the
-//! `/audit status` reply. One wording per state.
+//! `/audit status` reply. One wording per state. It is the gate's own title, so it lives
+//! with the gate; the views show it.
 
-use crate::gate::result::{Conclusion, Condition, Outcome};
+use super::result::{Conclusion, Condition, Outcome};
 use crate::md;
 use crate::record::{AuditState, Record};
 use crate::report::Verdict;
 
-use super::md::Md;
+use crate::md::Md;
 
 /// No record yet.
 #[must_use]
-pub fn no_record() -> Md {
+pub(crate) fn no_record() -> Md {
     Md::lit("No audit record yet — start one with `/audit new --goal \"…\" --oracle \"…\"`")
 }
 
 /// The records cannot be read, or the record's history is broken.
 #[must_use]
-pub fn damaged(what: &Md) -> Md {
+pub(crate) fn damaged(what: &Md) -> Md {
     md!("Damaged records — {}", what)
 }
 
 /// `work_unit_audit: disabled`.
 #[must_use]
-pub fn disabled() -> Md {
+pub(crate) fn disabled() -> Md {
     Md::lit(
         "Audit disabled — `work_unit_audit: disabled` in `.github/auditloop.yml`; nothing to do",
     )
@@ -31,7 +32,7 @@ pub fn disabled() -> Md {
 
 /// The repository configuration does not parse.
 #[must_use]
-pub fn config_invalid(line: Option<u64>) -> Md {
+pub(crate) fn config_invalid(line: Option<u64>) -> Md {
     match line {
         Some(line) => md!(
             "Config invalid — fix `.github/auditloop.yml` on the default branch (line {})",
@@ -44,7 +45,7 @@ pub fn config_invalid(line: Option<u64>) -> Md {
 /// The line for a record: from the record alone (the PR body, rebuilt when the record
 /// changes), or with the gate's conditions and conclusion (the check run, `status`).
 #[must_use]
-pub fn of_record(record: &Record, gate: Option<(&[Condition], Conclusion)>) -> Md {
+pub(crate) fn of_record(record: &Record, gate: Option<(&[Condition], Conclusion)>) -> Md {
     let mut line = headline(record, gate);
     line.push(&md!(
         " · run {} of {}",
@@ -127,7 +128,7 @@ fn has_blocking(record: &Record) -> bool {
 fn certified(record: &Record) -> Md {
     let grade = record
         .certification_grade
-        .map_or_else(|| Md::lit("ungraded"), super::legend::grade);
+        .map_or_else(|| Md::lit("ungraded"), crate::legend::grade);
     let at = record
         .certified_artifact
         .as_ref()
@@ -188,7 +189,7 @@ fn open(record: &Record) -> Md {
         ),
         Some(run) => md!(
             "Open — latest verdict {}: fix the findings, then post a new report for {}",
-            super::legend::verdict(run.verdict),
+            crate::legend::verdict(run.verdict),
             head
         ),
     }
@@ -197,7 +198,7 @@ fn open(record: &Record) -> Md {
 /// The `/audit resolve` that answers the record's pending question: naming the latest
 /// run's limitations that still lack an authority, when there are some.
 #[must_use]
-pub fn resolve_command(record: &Record) -> Md {
+pub(crate) fn resolve_command(record: &Record) -> Md {
     let pending: Vec<&str> = record
         .latest_run()
         .map(|run| {

@@ -29,7 +29,7 @@ pub fn inline(text: &str, max_chars: usize) -> String {
 /// A piece of one line, escaped as [`inline`] escapes it, its spaces kept (for text that
 /// joins other pieces).
 #[must_use]
-pub fn inline_piece(text: &str) -> String {
+pub(crate) fn inline_piece(text: &str) -> String {
     let one_line: String = text
         .chars()
         .map(|c| if is_line_break(c) { ' ' } else { c })
@@ -62,7 +62,7 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
 /// A value for a URL path segment or query: keeps unreserved characters and `/`,
 /// percent-encodes everything else, so that it cannot end a Markdown link or add markup.
 #[must_use]
-pub fn url_path(text: &str) -> String {
+pub(crate) fn url_path(text: &str) -> String {
     utf8_percent_encode(text, URL_PATH).to_string()
 }
 
@@ -94,7 +94,7 @@ const LINK_BREAKERS: &AsciiSet = &CONTROLS
 /// for the target of a Markdown link: characters that could end the link or add markup are
 /// percent-encoded.
 #[must_use]
-pub fn url(text: &str) -> String {
+pub(crate) fn url(text: &str) -> String {
     utf8_percent_encode(text, LINK_BREAKERS).to_string()
 }
 

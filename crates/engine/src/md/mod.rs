@@ -1,21 +1,29 @@
 //! Text for the views, typed by origin: [`Md`] is Markdown that is safe to publish.
 //!
+//! A foundation under every module that words a reason (the gate, the transitions, the
+//! configuration's errors) as well as under the views, so those modules never name a view:
+//! with it live the escaping it relies on ([`escape`]) and the PR body's section markers
+//! ([`markers`]), which the closing keywords read too.
+//!
 //! The app's own words are written as `&'static str` literals, which may hold Markdown
 //! (code spans, emphasis, links): they are used as they are, never escaped. Everything
 //! else (reports, command arguments, logins, branch and check names, error text) reaches
 //! an [`Md`] only through [`Md::text`], [`Md::block`] or [`Md::code`], which escape it once
-//! (see [`super::escape`]). A `String` converts as untrusted text; a non-static `&str`
+//! (see [`escape`]). A `String` converts as untrusted text; a non-static `&str`
 //! does not convert at all, so the choice is always made where the text comes in.
 //!
 //! Each value keeps a plain-text twin (no code-span backticks, nothing escaped) for the
 //! places that are not Markdown: the check run's title, logs, JSON.
 
+pub mod escape;
+pub mod markers;
+
 use serde::{Serialize, Serializer};
 
-use super::escape::{block, inline, inline_piece, truncate};
+use self::escape::{block, inline, inline_piece, truncate};
 
 /// The most characters of one untrusted value a view repeats, unless told otherwise.
-pub const VALUE_CHARS: usize = 300;
+pub(crate) const VALUE_CHARS: usize = 300;
 /// The most characters of an untrusted value shown as code.
 const CODE_CHARS: usize = 100;
 /// The longest run of a [`Md::path`] without a place to wrap.
@@ -107,7 +115,7 @@ impl Md {
     /// (``unknown field `x`, expected one of `a`, `b` ``): each quoted name shown as code,
     /// the rest as text, on one line, cut at [`VALUE_CHARS`]. An unpaired backtick is text.
     #[must_use]
-    pub fn quoted(text: &str) -> Self {
+    pub(crate) fn quoted(text: &str) -> Self {
         let cut = truncate(text.trim(), VALUE_CHARS);
         let pieces: Vec<&str> = cut.split('`').collect();
         if pieces.len().is_multiple_of(2) {
@@ -136,7 +144,7 @@ impl Md {
     /// every [`RUN_CHARS`] characters, so a table keeps to its column. `<wbr>` adds no
     /// character: what a reader copies is the whole text.
     #[must_use]
-    pub fn path(text: &str) -> Self {
+    pub(crate) fn path(text: &str) -> Self {
         let cut = truncate(text.trim(), CODE_CHARS);
         if cut.chars().count() <= RUN_CHARS || cut.chars().any(char::is_whitespace) {
             return Self::code(text);
@@ -151,7 +159,7 @@ impl Md {
         Self { md, plain: cut }
     }
 
-    /// A Markdown link to a URL the app built ([`super::escape::url`] made it safe).
+    /// A Markdown link to a URL the app built ([`escape::url`] made it safe).
     #[must_use]
     pub fn link(label: Md, url: &str) -> Self {
         Self {
@@ -184,7 +192,7 @@ impl Md {
     }
 
     /// Appends `other`.
-    pub fn push(&mut self, other: &Md) {
+    pub(crate) fn push(&mut self, other: &Md) {
         self.md.push_str(&other.md);
         self.plain.push_str(&other.plain);
     }
@@ -216,13 +224,8 @@ impl Md {
 
     /// The Markdown on one line, for a table cell or a list item.
     #[must_use]
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         self.md.replace('\n', " ")
-    }
-
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.md.is_empty()
     }
 }
 
@@ -341,9 +344,9 @@ impl ToMd for crate::ids::Artifact {
 #[macro_export]
 macro_rules! md {
     ($template:literal $(, $arg:expr)* $(,)?) => {
-        $crate::views::md::Md::template(
+        $crate::md::Md::template(
             $template,
-            &[$($crate::views::md::ToMd::to_md(&$arg)),*],
+            &[$($crate::md::ToMd::to_md(&$arg)),*],
         )
     };
 }

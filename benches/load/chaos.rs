@@ -3,7 +3,7 @@
 //! For `--seconds S`, up to `--in-flight` deliveries at a time go to the replicas (spread as
 //! `--spread` says): the command mix of `chaos_plan.rs` and pushes over `--prs` PRs of one
 //! repository, some sent to two replicas at once, some earlier ones redelivered late (same id
-//! and body), while the fake injects the faults of `faults.rs` and replicas are killed (SIGKILL)
+//! and body), while the fake injects the shared faults (`auditloop_fake_github::faults`) and replicas are killed (SIGKILL)
 //! and restarted. GitHub's delivery log is kept by the fake (`github.rs`): the replicas'
 //! redelivery sweeps (every second) ask for the failed deliveries and for those answered
 //! `202` whose queue a killed replica lost, and those redeliveries are sent as GitHub sends
@@ -24,11 +24,11 @@ use serde_json::{json, Value};
 
 use crate::chaos_plan::{self, Kind};
 use crate::fake::Fake;
-use crate::faults::Rates;
 use crate::github::GitHub;
 use crate::invariants::{self, Delivered, Outcome};
 use crate::payloads::{comment_by, pushed_head, report_on, synchronize};
 use crate::server::{Answer, Cluster, Settings, Spread};
+use auditloop_fake_github::faults::Rates;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -207,7 +207,7 @@ impl World<'_> {
             ("pull_request", None, synchronize(repo, pr, &old, &new))
         } else {
             let (body, login) = if kind == Kind::Report {
-                let audit = crate::audit_id_of(self.fake, repo, pr);
+                let audit = crate::setup::audit_id_of(self.fake, repo, pr);
                 let keep = chaos_plan::findings(rng);
                 let invocation = format!("chaos-{}-{n}", self.seed);
                 let body = report_on(pr, &self.head(pr), &audit, &invocation, |f| {
@@ -446,9 +446,9 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
         opts.latency.as_millis(),
         opts.rates
     );
-    let (fake, api) = crate::start_fake(Duration::ZERO).await;
+    let (fake, api) = crate::setup::start_fake(Duration::ZERO).await;
     fake.faults.configure(opts.rates, seed);
-    let logs = crate::logs_dir(&format!("chaos-{seed}"));
+    let logs = crate::setup::logs_dir(&format!("chaos-{seed}"));
     let settings = Settings {
         api,
         reconcile: opts.reconcile,
@@ -461,7 +461,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     let cluster = Cluster::start(settings, opts.replicas, opts.spread).await;
     let repo = "octo-org/chaos".to_owned();
     let prs: Vec<(String, u64)> = (1..=opts.prs).map(|pr| (repo.clone(), pr)).collect();
-    crate::setup(&cluster, &fake, &prs).await;
+    crate::setup::setup(&cluster, &fake, &prs).await;
     fake.set_latency(opts.latency);
     tokio::time::sleep(Duration::from_millis(500)).await;
     let rss_start: Vec<u64> = (0..cluster.len())
@@ -594,7 +594,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     if undrained > 0 {
         answered.violations.push(format!(
             "{undrained} commands answered 2xx showed no outcome within {}",
-            crate::ms(drained_in)
+            crate::call_log::ms(drained_in)
         ));
     }
     let served = invariants::served(&fake.log.lock().unwrap());
@@ -649,7 +649,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     println!(
         "| faulted phase / until the last delivery of it answered | {} s / {} |",
         opts.seconds,
-        crate::ms(faulted_for)
+        crate::call_log::ms(faulted_for)
     );
     println!("| deliveries | {} ({} sends) |", sent.len(), get(&c.sends));
     println!(
@@ -674,7 +674,7 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     );
     println!(
         "| every command's outcome shown in | {} after the last resend |",
-        crate::ms(drained_in)
+        crate::call_log::ms(drained_in)
     );
     println!(
         "| duplicate sends (one delivery to two replicas at once) | {} |",
@@ -686,8 +686,8 @@ async fn run(opts: &Options, seed: u64) -> SeedResult {
     println!("| outcomes | {tally:?} |");
     println!(
         "| views converged in | {} after the last 2xx (bound {}) |",
-        crate::ms(converged_in),
-        crate::ms(bound)
+        crate::call_log::ms(converged_in),
+        crate::call_log::ms(bound)
     );
     for i in 0..cluster.len() {
         println!(

@@ -4,18 +4,21 @@
 //! serve, so the two always agree. A commit made here stores its objects and logs its
 //! branch move as the REST routes do, so the invariants see GraphQL and REST commits alike.
 //! A document the schema rejects, or a field the fake does not serve, is answered with
-//! GraphQL's error and marks the call unserved, which the runs report.
+//! GraphQL's error and marks the call unserved, which the runs report. `RecordsCommit`
+//! moves a ref, so chaos faults it as a ref update; the queries (`RecordsLanded`,
+//! `FirstReads`, `RecordsByPath`) and `Views` as any call, which the app may retry.
 
 use std::collections::BTreeMap;
 
 use auditloop_fake_github::checks::CheckRuns;
+use auditloop_fake_github::faults::Graphql;
 use auditloop_fake_github::git::GitRepo;
 use auditloop_fake_github::graphql::{self, PullFile, World};
 use auditloop_fake_github::reviews::Reviews;
-use axum::response::Response;
+use auditloop_fake_github::Reply;
 use serde_json::Value;
 
-use crate::fake::{reply, unserved, Data, Git, CONFIG, CONFIG_PATH, SLUG};
+use crate::fake_data::{Data, Git, CONFIG, CONFIG_PATH, SLUG};
 
 /// The operations the app sends, by name (the logs, the faults and the invariants name
 /// calls by them).
@@ -37,6 +40,16 @@ pub const QUERIES: &[&str] = &[
 ];
 /// GitHub's GraphQL points per hour for an installation.
 const POINTS: u64 = 5000;
+
+/// How chaos faults operation `name`: a commit as a ref update, the others it faults as
+/// any call; `None` for an operation left alone.
+pub fn faulted(name: &str) -> Option<Graphql> {
+    match name {
+        COMMIT => Some(Graphql::Commit),
+        LANDED | READS | BY_PATH | BODY => Some(Graphql::Read),
+        _ => None,
+    }
+}
 
 /// The kind (`query`, `mutation`) and name of a GraphQL body's operation, read from its
 /// text before the call is carried out (to log it, and to pick its fault).
@@ -60,14 +73,14 @@ pub fn route_of(body: &Value) -> String {
     )
 }
 
-/// Carries out one call, sent for `delivery`. `someone_first`: another writer's commit lands on the branch just
-/// before a `createCommitOnBranch` reads it (the conflict fault), so its compare-and-swap
-/// loses.
+/// Carries out one call, sent for `delivery`: the answer, and whether the fake served all
+/// of it. `someone_first`: another writer's commit lands on the branch just before a
+/// `createCommitOnBranch` reads it (the conflict fault), so its compare-and-swap loses.
 pub fn serve(
     data: &mut Data,
     (body, delivery): (&Value, Option<&str>),
     someone_first: bool,
-) -> Response {
+) -> (Reply, bool) {
     let problems = data.graphql_problems.len();
     data.someone_first = someone_first;
     let call = graphql::parse(data, body);
@@ -76,13 +89,10 @@ pub fn serve(
     }
     let answer = graphql::answer(data, &call);
     data.someone_first = false;
-    crate::fake_reviews::note(data, (body, delivery), &answer);
-    let answer = reply(200, &answer);
-    if data.graphql_problems.len() > problems {
-        unserved(answer)
-    } else {
-        answer
-    }
+    data.review_calls
+        .extend(crate::fake_reviews::note((body, delivery), &answer));
+    let served = data.graphql_problems.len() == problems;
+    (Reply::json(200, answer), served)
 }
 
 /// Someone else's commit on top of the branch `name`, changing no file (the records stay
@@ -158,7 +168,7 @@ impl World for Data {
     }
 
     fn next_id(&mut self) -> u64 {
-        crate::fake::next_id(self)
+        crate::fake_data::next_id(self)
     }
 
     fn app_slug(&self) -> &str {

@@ -11,9 +11,9 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::fake;
-use crate::fake_graphql_check::{Answer, Check, REPO};
-use crate::faults::{Fault, Rates};
+use crate::fake_check::{Answer, Check, REPO};
 use crate::payloads::BRANCH;
+use auditloop_fake_github::faults::{Fault, Rates};
 
 /// The pull request the reads are about, and its head.
 const NUMBER: u64 = 7;
@@ -418,7 +418,7 @@ async fn paging(c: &mut Check) {
         let mut data = c.fake.data.lock().unwrap();
         for n in 0..101 {
             let run = json!({"id": 20_000 + n, "name": format!("matrix {n}"), "head_sha": head,
-                "status": "completed", "conclusion": "success", "app": {"slug": fake::SLUG}});
+                "status": "completed", "conclusion": "success", "app": {"slug": crate::fake_data::SLUG}});
             data.runs.add(REPO, run);
         }
     }

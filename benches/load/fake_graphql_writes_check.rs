@@ -8,8 +8,8 @@ use auditloop::github::views_mutation::{document, RunWrite, Threads, Views, ROUT
 use axum::http::Method;
 use serde_json::{json, Value};
 
-use crate::fake;
-use crate::fake_graphql_check::{Answer, Check, REPO};
+use crate::fake_check::{Answer, Check, REPO};
+use crate::{fake, fake_data};
 
 const NUMBER: u64 = 12;
 const COMMENT: u64 = 4_242;
@@ -39,8 +39,8 @@ async fn send_run(c: &Check, run: RunWrite) -> Answer {
 /// Runs the `Views` checks on the fake `c` holds.
 pub async fn run(c: &mut Check) {
     c.fake.add_pull(REPO, NUMBER, &"c".repeat(40));
-    let pull = fake::pull_node(REPO, NUMBER);
-    let comment = fake::comment_node(COMMENT);
+    let pull = fake_data::pull_node(REPO, NUMBER);
+    let comment = fake_data::comment_node(COMMENT);
     let points = || c.fake.data.lock().unwrap().graphql_points;
     let before = points();
     let (status, answer) = send(c, &pull, "the new body", &comment).await;
@@ -92,7 +92,7 @@ pub async fn run(c: &mut Check) {
         &json!({"reaction": {"content": "THUMBS_UP"}}),
     );
     let head = "d".repeat(40);
-    let create = json!({"repositoryId": fake::repo_node(REPO), "headSha": head,
+    let create = json!({"repositoryId": fake_data::repo_node(REPO), "headSha": head,
         "name": "audit-gate", "status": "COMPLETED", "conclusion": "SUCCESS",
         "output": {"title": "Certified", "summary": "S", "text": "T"}});
     let (status, answer) = send_run(c, RunWrite::Create(create)).await;
@@ -110,7 +110,7 @@ pub async fn run(c: &mut Check) {
         ]),
         &json!([node, "success"]),
     );
-    let update = json!({"repositoryId": fake::repo_node(REPO), "checkRunId": node,
+    let update = json!({"repositoryId": fake_data::repo_node(REPO), "checkRunId": node,
         "status": "IN_PROGRESS", "output": {"title": "Waiting", "summary": "S2"}});
     let (_, answer) = send_run(c, RunWrite::Update(update)).await;
     let (_, runs) = c.call(Method::GET, &listed, &Value::Null).await;

@@ -5,8 +5,6 @@
 
 use serde_json::Value;
 
-use crate::fake::Data;
-
 /// One GraphQL call carrying review mutations.
 #[derive(Debug, Clone, Default)]
 pub struct ReviewCall {
@@ -31,15 +29,15 @@ fn calls(text: &str, field: &str) -> usize {
         .count()
 }
 
-/// Keeps what a GraphQL call `request` (sent for `delivery`) asked of reviews, with its
-/// `answer`'s errors; a call asking nothing of them is not kept.
-pub fn note(data: &mut Data, (request, delivery): (&Value, Option<&str>), answer: &Value) {
+/// What a GraphQL call `request` (sent for `delivery`) asked of reviews, with its
+/// `answer`'s errors; `None` for a call asking nothing of them.
+pub fn note((request, delivery): (&Value, Option<&str>), answer: &Value) -> Option<ReviewCall> {
     let text = request["query"].as_str().unwrap_or_default();
     let reviews = calls(text, "addPullRequestReview");
     let resolved = calls(text, "resolveReviewThread");
     let reopened = calls(text, "unresolveReviewThread");
     if reviews + resolved + reopened == 0 {
-        return;
+        return None;
     }
     // A review's input is a variable holding the pull request and its threads.
     let posted = request["variables"]
@@ -55,11 +53,11 @@ pub fn note(data: &mut Data, (request, delivery): (&Value, Option<&str>), answer
         .flatten()
         .map(|e| format!("{}: {}", e["type"].as_str().unwrap_or("-"), e["message"]))
         .collect();
-    data.review_calls.push(ReviewCall {
+    Some(ReviewCall {
         delivery: delivery.map(str::to_owned),
         posted,
         resolved,
         reopened,
         errors,
-    });
+    })
 }

@@ -22,7 +22,8 @@ use auditloop::engine::views::{body_stamp, sections, splice, SpliceOutcome, View
 
 use crate::branch::Tree;
 use crate::chaos_plan::Kind;
-use crate::fake::{Call, Data, Git};
+use crate::fake::Call;
+use crate::fake_data::{Data, Git};
 use crate::payloads::BRANCH;
 
 /// One invariant: what was looked at, and what broke it.

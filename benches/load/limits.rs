@@ -16,28 +16,19 @@ use serde_json::Value;
 
 use auditloop_fake_github::limits::WriteLimit;
 
+use crate::args::Args;
 use crate::branch;
+use crate::call_log::ms;
 use crate::fake::Fake;
 use crate::github::GitHub;
 use crate::payloads::{comment, repo_name, report_body, BRANCH};
 use crate::server::{Cluster, Settings, WINDOW};
-use crate::{audit_id_of, logs_dir, ms, setup, start_fake, Args};
+use crate::setup::{audit_id_of, logs_dir, setup, start_fake};
 
 /// Writes a report takes: its outcome claim, its records commit, its views.
 const WRITES_PER_COMMAND: u64 = 3;
 /// Writes a quiet replica may send at once (its governor's burst).
 const BURST: u64 = 3;
-
-/// `PER/WINDOW`, as `--limits` takes it.
-pub fn parse(text: &str) -> (usize, Duration) {
-    let (per, window) = text
-        .split_once('/')
-        .expect("--limits PER/WINDOW (writes / seconds)");
-    (
-        per.trim().parse().expect("--limits PER/WINDOW: PER"),
-        Duration::from_secs(window.trim().parse().expect("--limits PER/WINDOW: WINDOW")),
-    )
-}
 
 /// One command of the burst and what became of it.
 struct Sent {

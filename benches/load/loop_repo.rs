@@ -102,7 +102,9 @@ pub fn record(fake: &Fake, repo: &str, pr: u64) -> Value {
 pub fn check_run(fake: &Fake, repo: &str, head: &str) -> (String, String) {
     let data = fake.data.lock().unwrap();
     let runs = data.runs.latest(repo, head);
-    let ours = runs.iter().find(|r| r["app"]["slug"] == crate::fake::SLUG);
+    let ours = runs
+        .iter()
+        .find(|r| r["app"]["slug"] == crate::fake_data::SLUG);
     let field = |v: &Value| v.as_str().unwrap_or("-").to_owned();
     ours.map_or_else(
         || ("none".to_owned(), String::new()),

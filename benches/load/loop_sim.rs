@@ -12,11 +12,12 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::fake::Fake;
+use crate::loop_repo;
+use crate::loop_report as report;
 use crate::loop_script::Scenario;
 use crate::loop_table::{Round, Run, Threads};
 use crate::payloads::{comment_by, opened, synchronize, with_description, NEW};
 use crate::server::{Answer, Cluster, Settings, Spread};
-use crate::{loop_repo, loop_report as report};
 
 pub const REPO: &str = "octo-org/loop";
 /// The run budget of a repository that sets none (docs/reference.md#keys-and-defaults);
@@ -79,7 +80,7 @@ impl Sim<'_> {
         } else {
             None
         };
-        let audit = crate::audit_id_of(self.fake, REPO, self.s.pr);
+        let audit = crate::setup::audit_id_of(self.fake, REPO, self.s.pr);
         let invocation = format!("loop-{}-{round}", self.s.pr);
         let raised = (self.s.auditor)(round);
         let text = report::body(self.s.pr, head, &audit, &invocation, &raised);
@@ -125,7 +126,7 @@ impl Sim<'_> {
     /// counts them.
     fn writes(&self, id: &str) -> (Vec<String>, usize) {
         let log = self.fake.log.lock().unwrap().clone();
-        let calls = crate::by_delivery(&log);
+        let calls = crate::call_log::by_delivery(&log);
         let of = calls.get(id).map_or(&[][..], Vec::as_slice);
         let writes = of.iter().filter(|c| !crate::fake::reads(&c.route));
         (writes.map(|c| c.route.clone()).collect(), of.len())
@@ -233,11 +234,11 @@ impl Sim<'_> {
 /// Plays every scenario, one after the other, `latency` added to each GitHub call;
 /// whether any went wrong.
 pub async fn run(latency: Duration, cap: u32) -> bool {
-    let (fake, api) = crate::start_fake(latency).await;
+    let (fake, api) = crate::setup::start_fake(latency).await;
     let settings = Settings {
         api,
         reconcile: 0,
-        logs: crate::logs_dir("loop"),
+        logs: crate::setup::logs_dir("loop"),
         write_gap_ms: 0,
         redeliver: 0,
     };

@@ -30,17 +30,20 @@
 // Rates and means over call counts and byte sizes far below 2^52, printed to two places.
 #![allow(clippy::cast_precision_loss)]
 
+mod args;
 mod branch;
+mod call_log;
 mod chaos;
 mod chaos_plan;
 mod fake;
+mod fake_check;
+mod fake_data;
 mod fake_graphql;
 mod fake_graphql_check;
 mod fake_graphql_reads_check;
 mod fake_graphql_writes_check;
 mod fake_reviews;
-mod fake_sweep;
-mod faults;
+mod fake_site;
 mod github;
 mod invariants;
 mod limits;
@@ -52,285 +55,17 @@ mod loop_table;
 mod payloads;
 mod scale;
 mod server;
+mod setup;
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fake::{Call, Fake};
-use payloads::{comment, opened, repo_name, report_body, BRANCH, NEW};
+use args::{args, Args};
+use call_log::{by_delivery, chain, ms, percentile, unserved};
+use fake::Fake;
+use payloads::{comment, repo_name, report_body};
 use server::{Cluster, Settings, Spread};
-
-struct Args {
-    prs: u64,
-    repos: u64,
-    rounds: u64,
-    latency: Duration,
-    mix: Vec<String>,
-    /// Record counts of the scale part (`--scale`), 1 first; empty: no scale part.
-    scale: Vec<u64>,
-    replicas: usize,
-    spread: Spread,
-    chaos: Option<chaos::Options>,
-    self_test: bool,
-    /// Record counts at which a cold process's first report is measured (`--cold`).
-    cold: Vec<u64>,
-    /// How long the fake takes, on top of the latency, over each tree listing: a recursive
-    /// REST tree, or a first read that lists the records (`--listing-ms`).
-    listing: Duration,
-    /// GitHub's write limit to play: writes per window (`--limits PER/WINDOW`).
-    limits: Option<(usize, Duration)>,
-    /// `AUDITLOOP_WRITE_GAP_MS` of the servers (`--write-gap-ms`); 0 unless limited.
-    write_gap_ms: Option<u64>,
-    /// The servers' redelivery sweep interval under `--limits` (`--sweep-ms`), in whole
-    /// seconds as the setting takes it.
-    sweep_ms: u64,
-    /// `--loop`: the loop simulator, with its round cap (`--loop-rounds`).
-    loop_rounds: Option<u32>,
-}
-
-fn args() -> Args {
-    let mut a = Args {
-        prs: 200,
-        repos: 200,
-        rounds: 1,
-        latency: Duration::from_millis(50),
-        mix: vec!["report".into()],
-        scale: scale::counts("10000"),
-        replicas: 1,
-        spread: Spread::Turns,
-        chaos: None,
-        self_test: false,
-        cold: Vec::new(),
-        listing: Duration::from_secs(2),
-        limits: None,
-        write_gap_ms: None,
-        sweep_ms: 1000,
-        loop_rounds: None,
-    };
-    let mut chaos = chaos::Options::default();
-    let mut latency_set = false;
-    let mut replicas_set = false;
-    let mut prs_set = false;
-    let mut spread_set = false;
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().unwrap_or_default();
-        match flag.as_str() {
-            "--prs" => {
-                a.prs = value().parse().expect("--prs N");
-                prs_set = true;
-            }
-            "--repos" => a.repos = value().parse().expect("--repos N"),
-            "--rounds" => a.rounds = value().parse().expect("--rounds N"),
-            "--latency-ms" => {
-                a.latency = Duration::from_millis(value().parse().expect("ms"));
-                latency_set = true;
-            }
-            "--mix" => a.mix = value().split(',').map(str::to_owned).collect(),
-            "--scale" => a.scale = scale::counts(&value()),
-            "--replicas" => {
-                a.replicas = value().parse::<usize>().expect("--replicas N").max(1);
-                replicas_set = true;
-            }
-            "--spread" => {
-                spread_set = true;
-                a.spread = match value().as_str() {
-                    "turns" => Spread::Turns,
-                    "random" => Spread::Random,
-                    other => panic!("--spread turns|random, not {other:?}"),
-                }
-            }
-            "--chaos" => a.chaos = Some(chaos::Options::default()),
-            "--cold" => {
-                a.cold = value()
-                    .split(',')
-                    .map(|n| n.trim().parse().expect("--cold N[,N]"))
-                    .collect();
-            }
-            "--limits" => a.limits = Some(limits::parse(&value())),
-            "--sweep-ms" => a.sweep_ms = value().parse().expect("--sweep-ms N"),
-            "--write-gap-ms" => {
-                a.write_gap_ms = Some(value().parse().expect("--write-gap-ms N"));
-            }
-            "--listing-ms" => {
-                a.listing = Duration::from_millis(value().parse().expect("--listing-ms N"));
-            }
-            "--self-test" => a.self_test = true,
-            "--loop" => a.loop_rounds = Some(a.loop_rounds.unwrap_or(6)),
-            "--loop-rounds" => a.loop_rounds = Some(value().parse().expect("--loop-rounds N")),
-            other => {
-                // `cargo bench` passes --bench; the chaos flags are read by chaos.rs.
-                if let Some(v) = chaos.flag(other, &mut value) {
-                    v.unwrap_or_else(|e| panic!("{other}: {e}"));
-                }
-            }
-        }
-    }
-    if let Some(c) = &mut a.chaos {
-        *c = chaos;
-        c.replicas = if replicas_set { a.replicas } else { 2 };
-        if spread_set {
-            c.spread = a.spread;
-        }
-        if prs_set {
-            c.prs = a.prs.max(1);
-        }
-        if latency_set {
-            c.latency = a.latency;
-        }
-    }
-    a.repos = a.repos.clamp(1, a.prs.max(1));
-    a
-}
-
-async fn start_fake(latency: Duration) -> (Arc<Fake>, SocketAddr) {
-    let fake = Fake::new(latency);
-    let app = axum::Router::new()
-        .fallback(fake::handle)
-        .with_state(fake.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (fake, addr)
-}
-
-/// Where replica logs go: under cargo's scratch directory for benches.
-fn logs_dir(name: &str) -> std::path::PathBuf {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("log directory");
-    dir
-}
-
-/// The longest chain of calls each started after the previous one's answer, as routes.
-fn chain(calls: &[&Call]) -> Vec<String> {
-    let mut sorted: Vec<&&Call> = calls.iter().collect();
-    sorted.sort_by_key(|c| c.started);
-    let mut best: Vec<(usize, Option<usize>)> = vec![(1, None); sorted.len()];
-    for i in 0..sorted.len() {
-        for j in 0..i {
-            if sorted[i].started >= sorted[j].answered && best[j].0 + 1 > best[i].0 {
-                best[i] = (best[j].0 + 1, Some(j));
-            }
-        }
-    }
-    let Some(mut at) = (0..best.len()).max_by_key(|i| best[*i].0) else {
-        return Vec::new();
-    };
-    let mut out = vec![sorted[at].route.clone()];
-    while let Some(prev) = best[at].1 {
-        out.push(sorted[prev].route.clone());
-        at = prev;
-    }
-    out.reverse();
-    out
-}
-
-// `p` is in 0..=1, so the rounded index is within `0..sorted.len()`.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-/// The calls no route of the fake knew, by route: `none`, or each route with its count.
-fn unserved(log: &[Call]) -> String {
-    let mut by_route: BTreeMap<&str, u64> = BTreeMap::new();
-    for c in log.iter().filter(|c| c.unserved) {
-        *by_route.entry(c.route.as_str()).or_default() += 1;
-    }
-    if by_route.is_empty() {
-        "none".to_owned()
-    } else {
-        format!("PROBLEM: {by_route:?}")
-    }
-}
-
-/// The calls of each delivery, by delivery id.
-fn by_delivery(log: &[Call]) -> BTreeMap<String, Vec<&Call>> {
-    let mut out: BTreeMap<String, Vec<&Call>> = BTreeMap::new();
-    for c in log {
-        if let Some(d) = &c.delivery {
-            if !c.route.ends_with("access_tokens") {
-                out.entry(d.clone()).or_default().push(c);
-            }
-        }
-    }
-    out
-}
-
-/// The record PR `pr` is bound to, from its shard of the index (AUD-1 while it has none).
-fn audit_id_of(fake: &Fake, repo: &str, pr: u64) -> String {
-    let data = fake.data.lock().unwrap();
-    data.git
-        .get(repo)
-        .and_then(|g| branch::pull_record(g, BRANCH, pr))
-        .map_or_else(|| "AUD-1".to_owned(), |id| id.to_string())
-}
-
-/// Sends a delivery again while it is answered 5xx, as GitHub's redelivery would: with the
-/// write governor spacing writes, a setup burst over many repositories is deferred.
-async fn deliver_until_done(
-    cluster: &Cluster,
-    repo: &str,
-    rng: &mut rand::rngs::ThreadRng,
-    (event, id): (&str, &str),
-    payload: &serde_json::Value,
-) -> server::Answer {
-    let mut tries = 0;
-    loop {
-        let at = cluster.pick(repo, rng);
-        let answer = cluster.deliver(at, event, id, payload).await;
-        tries += 1;
-        if answer.ok() || answer.status < 500 || tries == 30 {
-            return answer;
-        }
-        tokio::time::sleep(Duration::from_secs(2)).await;
-    }
-}
-
-/// Opens each PR and gives it a record: repositories in parallel, each one's PRs in turn.
-async fn setup(cluster: &Cluster, fake: &Fake, prs: &[(String, u64)]) {
-    let mut by_repo: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    for (repo, pr) in prs {
-        fake.add_pull(repo, *pr, &payloads::head_of(repo, *pr));
-        by_repo.entry(repo).or_default().push(*pr);
-    }
-    let jobs = by_repo.into_iter().map(|(repo, prs)| async move {
-        let mut rng = rand::thread_rng();
-        for pr in prs {
-            let open_id = format!("open-{repo}-{pr}");
-            let a1 = deliver_until_done(
-                cluster,
-                repo,
-                &mut rng,
-                ("pull_request", &open_id),
-                &opened(repo, pr),
-            )
-            .await;
-            let id = format!("new-{repo}-{pr}");
-            let new = payloads::comment_by(repo, pr, 1_000_000 + pr, NEW, "alice");
-            let a2 =
-                deliver_until_done(cluster, repo, &mut rng, ("issue_comment", &id), &new).await;
-            assert!(
-                a1.ok() && a2.ok(),
-                "setup of {repo}#{pr}: {} {}",
-                a1.status,
-                a2.status
-            );
-        }
-    });
-    futures::future::join_all(jobs).await;
-}
+use setup::{audit_id_of, logs_dir, setup, start_fake};
 
 fn command_body(kind: &str, fake: &Fake, repo: &str, pr: u64, round: u64) -> String {
     match kind {

@@ -3,9 +3,10 @@
 
 use serde_json::{json, Value};
 
+use crate::fake_data::INSTALLATION;
+
 pub const SECRET: &str = "load-webhook-secret";
 pub const BRANCH: &str = "heads/auditloop-records";
-pub const INSTALLATION: u64 = 4242;
 
 pub const NEW: &str = "/audit new --goal \"Refuse replayed webhook deliveries\" --oracle \"A replayed delivery id has no second effect\" --evidence \"CI run green\"";
 
@@ -92,7 +93,7 @@ pub fn comment_by(repo: &str, pr: u64, id: u64, body: &str, login: &str) -> Valu
     v["issue"]["pull_request"] =
         json!({"url": format!("https://api.github.com/repos/{repo}/pulls/{pr}")});
     v["comment"]["id"] = json!(id);
-    v["comment"]["node_id"] = json!(crate::fake::comment_node(id));
+    v["comment"]["node_id"] = json!(crate::fake_data::comment_node(id));
     v["comment"]["body"] = json!(body);
     v["comment"]["html_url"] = json!(format!(
         "https://github.com/{repo}/pull/{pr}#issuecomment-{id}"

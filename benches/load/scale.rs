@@ -14,28 +14,13 @@ use std::time::{Duration, Instant};
 use auditloop::engine::ids::AuditId;
 use auditloop::engine::layout::LAYOUT_PATH;
 
+use crate::args::Args;
 use crate::branch::{self, Tree};
+use crate::call_log::{by_delivery, chain, ms, unserved};
 use crate::fake::{Call, Fake};
 use crate::payloads::{comment, report_body, BRANCH};
 use crate::server::{Answer, Cluster, Settings, Spread, WINDOW};
-use crate::{by_delivery, chain, logs_dir, ms, setup, start_fake, unserved, Args};
-
-/// The record counts of `--scale`: `0` alone turns the part off; 1 is always measured, as
-/// the base the others are compared with.
-pub fn counts(given: &str) -> Vec<u64> {
-    let mut counts: Vec<u64> = given
-        .split(',')
-        .map(|n| n.trim().parse().expect("--scale N[,N…]"))
-        .filter(|n| *n > 0)
-        .collect();
-    if counts.is_empty() {
-        return counts;
-    }
-    counts.push(1);
-    counts.sort_unstable();
-    counts.dedup();
-    counts
-}
+use crate::setup::{logs_dir, setup, start_fake};
 
 /// Seeds `records - 1` more records beside PR 1's AUD-1 on `repo`'s records branch, in
 /// layout version 2: the files built in memory once, then one commit, made at 1 record too

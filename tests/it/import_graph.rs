@@ -13,7 +13,7 @@
 //! an edge. So a child naming its parent's own item while the parent calls the child is the
 //! cycle of files it is.
 
-use crate::support::sources::{crate_of, rust_sources, CRATES};
+use crate::support::sources::{bench_sources, crate_of, rust_sources, CRATES};
 use std::collections::{BTreeMap, BTreeSet};
 
 type Module = Vec<String>;
@@ -46,6 +46,28 @@ fn modules(root: &str) -> Vec<(Module, String)> {
     found
 }
 
+/// The module under which the bench targets' files are read: `benches::load` for
+/// `benches/load/` (its root `main.rs`), `benches::engine` for `benches/engine.rs`.
+const BENCHES: &str = "benches";
+
+/// `(module path, source)` of every file of every bench target, each its own crate.
+fn bench_modules() -> Vec<(Module, String)> {
+    bench_sources()
+        .into_iter()
+        .map(|(path, text)| {
+            let mut module: Module = path
+                .split('/')
+                .map(|p| p.trim_end_matches(".rs").to_owned())
+                .collect();
+            // A target's directory is its crate, `main.rs` the crate's root.
+            if module.len() > 2 && module.last().is_some_and(|m| m == "main") {
+                module.pop();
+            }
+            (module, text)
+        })
+        .collect()
+}
+
 fn mount(path: &str) -> Module {
     path.split("::")
         .filter(|p| !p.is_empty())
@@ -53,8 +75,12 @@ fn mount(path: &str) -> Module {
         .collect()
 }
 
-/// The module `crate::` means in `module`'s file: the mount of the crate it is in.
+/// The module `crate::` means in `module`'s file: the mount of the crate it is in (for a
+/// bench target's file, the target).
 fn crate_root(module: &Module) -> Module {
+    if module.first().is_some_and(|m| m == BENCHES) {
+        return module.iter().take(2).cloned().collect();
+    }
     CRATES
         .iter()
         .map(|k| mount(k.mount))
@@ -635,6 +661,24 @@ fn src_imports_without_a_cycle() {
     assert!(edge("server::routes", "delivery"));
     if let Some(found) = cycle(&graph) {
         panic!("import cycle in the workspace: {}", shown(&found));
+    }
+}
+
+#[test]
+fn benches_and_crates_import_without_a_cycle() {
+    let files: Vec<(Module, String)> = modules("").into_iter().chain(bench_modules()).collect();
+    let graph = graph(&files);
+    // The benches are read, as crates of their own that name the workspace's crates: the
+    // load tool's root names its modules, its fake the shared fake's REST routes.
+    let edge = |a: &str, b: &str| graph[&module(a)].contains(&module(b));
+    assert!(edge("benches::load", "benches::load::fake"));
+    assert!(edge("benches::load::fake", "fake_github::rest"));
+    assert!(graph.contains_key(&module("benches::engine")));
+    if let Some(found) = cycle(&graph) {
+        panic!(
+            "import cycle in the workspace's benches and crates: {}",
+            shown(&found)
+        );
     }
 }
 

@@ -1,7 +1,14 @@
 //! GitHub as auditloop's tests (`tests/it`, through wiremock) and its load tool
 //! (`benches/load`, through axum) play it. One fake, two transports: what GitHub answers
-//! lives here once, in GitHub's shapes; each side adds only what its own runs need (the
-//! tests' recorded requests and injected failures, the load tool's latency and faults).
+//! lives here once, in GitHub's shapes, routes included; each side adapts its transport
+//! and adds only what its own runs need (the tests' recorded requests and injected
+//! failures, the load tool's latency and call log).
+//!
+//! - [`rest`]: the REST routes, over the state a side keeps ([`rest::Site`]).
+//! - [`pages`]: GitHub's pagination of a REST listing.
+//! - [`permissions`]: collaborators' roles.
+//! - [`faults`]: 5xx, lost answers, conflicts and secondary rate limits, as a layer over
+//!   the routes.
 //!
 //! - [`objects`]: GitHub's REST objects, with every field its description says it always
 //!   sends (the tests check them against GitHub's `OpenAPI` description).
@@ -29,13 +36,17 @@
 pub mod checks;
 pub mod comments;
 pub mod contents;
+pub mod faults;
 pub mod git;
 pub mod graphql;
 pub mod hooks;
 pub mod issues;
 pub mod limits;
 pub mod objects;
+pub mod pages;
+pub mod permissions;
 pub mod pulls;
+pub mod rest;
 pub mod reviews;
 
 /// An answer before a transport carries it: status, JSON body, headers.

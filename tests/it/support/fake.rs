@@ -1,7 +1,8 @@
-//! A stateful fake of GitHub's REST API on wiremock. It keeps pull requests, comments,
-//! reactions, check runs, permissions, installation tokens and git data (`fake_git`) as
-//! data, records every request, and can be told to fail the next matching calls. It also
-//! serves the GraphQL documents the app sends over the same data (`fake_graphql`).
+//! A stateful fake of GitHub on wiremock. It keeps pull requests, comments, reactions,
+//! check runs, permissions, installation tokens and git data as data, records every
+//! request, and can be told to fail the next matching calls. Its REST routes are the
+//! shared fake's (`auditloop_fake_github::rest`, over this state: `fake_site`), its GraphQL
+//! the shared fake's too (`fake_graphql`); this file is the transport around them.
 
 use auditloop_fake_github::checks::CheckRuns;
 use auditloop_fake_github::comments::{Comments, Reactions};
@@ -16,6 +17,8 @@ use super::fake_git::RefMove;
 use auditloop_fake_github::git::GitRepo;
 use auditloop_fake_github::limits::WriteLimit;
 use auditloop_fake_github::objects as gh;
+use auditloop_fake_github::permissions::Permissions;
+use auditloop_fake_github::rest;
 
 #[derive(Debug, Clone)]
 pub struct Recorded {
@@ -98,8 +101,8 @@ pub struct State {
     pub pulls: BTreeMap<u64, Value>,
     /// Heads the pull requests had before a push moved them on: their commits remain.
     pub left_heads: std::collections::BTreeSet<String>,
-    /// login -> role name (`admin`, `maintain`, `write`, `triage`, `read`).
-    pub permissions: BTreeMap<String, String>,
+    /// Collaborators' roles; other logins are unknown to GitHub (404).
+    pub permissions: Permissions,
     pub injected: VecDeque<Injected>,
     /// Calls carried out whose answer is then lost (answered 502), once each.
     pub lost_answers: Vec<LostAnswer>,
@@ -145,8 +148,6 @@ pub struct State {
     pub comparisons: BTreeMap<String, Vec<String>>,
     /// `repository_dispatch` bodies accepted (see `fake_dispatch`).
     pub dispatches: Vec<Value>,
-    /// The URL of the request being answered (for `Link` headers).
-    pub url: String,
     /// Added to every answer, so that calls made together overlap measurably.
     pub delay: Duration,
     /// GitHub's secondary limit on writes, when a test plays it (see `limit_writes`).
@@ -157,6 +158,11 @@ pub struct State {
 impl State {
     pub fn id(&mut self) -> u64 {
         self.next_id += 1;
+        self.next_id
+    }
+
+    /// The id handed out last.
+    pub fn last_id(&self) -> u64 {
         self.next_id
     }
 
@@ -409,7 +415,6 @@ impl Respond for Router {
 impl Router {
     fn answer(&self, req: &Request) -> Answer {
         let mut state = self.state.lock().unwrap();
-        state.url = req.url.to_string();
         let started = Instant::now();
         let answered = started + state.delay;
         let method = req.method.to_string();
@@ -478,7 +483,7 @@ impl Router {
         }
         let answer = match &graphql {
             Some(g) => super::fake_graphql::answer(&mut state, g),
-            None => rest(&mut state, &method, path, req, body),
+            None => rest(&mut state, &method, path, req, &self.prefix),
         };
         if let Some(pos) = state
             .lost_answers
@@ -496,130 +501,22 @@ impl Router {
     }
 }
 
-/// The REST routes.
-fn rest(state: &mut State, method: &str, path: &str, req: &Request, body: Value) -> Answer {
-    let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+/// A REST call, answered by the shared fake's routes over the tests' state.
+fn rest(state: &mut State, method: &str, path: &str, req: &Request, prefix: &str) -> Answer {
+    let root = format!("{}{prefix}", req.url.origin().ascii_serialization());
     let query = req.url.query().unwrap_or_default();
-    let if_none_match = req
-        .headers
-        .get("if-none-match")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    super::fake_git::route(state, method, &segs, query, &body, if_none_match.as_deref())
-        .or_else(|| {
-            super::fake_repo::route(state, method, &segs, query, if_none_match.as_deref(), &body)
-        })
-        .or_else(|| super::fake_hooks::route(state, method, &segs, req))
-        .or_else(|| super::fake_dispatch::route(state, method, &segs, &body))
-        .or_else(|| super::fake_installs::route(state, method, &segs, query))
-        .or_else(|| super::fake_reviews::route(state, method, &segs, query))
-        .unwrap_or_else(|| route(state, method, &segs, body))
-}
-
-fn route(state: &mut State, method: &str, segs: &[&str], body: Value) -> Answer {
-    match (method, segs) {
-        ("GET", ["app"]) => reply(200, gh::app(APP_SLUG)),
-        ("POST", ["app", "installations", _id, "access_tokens"]) => {
-            state.tokens_minted += 1;
-            let expires = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
-            reply(
-                201,
-                json!({"token": format!("ghs_faketoken{}", state.tokens_minted), "expires_at": expires, "permissions": {"checks": "write", "contents": "write", "pull_requests": "write", "issues": "write"}, "repository_selection": "all"}),
-            )
-        }
-        ("POST", ["repos", o, r, "check-runs"]) => {
-            let id = state.id();
-            let run = state
-                .check_runs
-                .create(&format!("{o}/{r}"), id, APP_SLUG, &body);
-            reply(201, run)
-        }
-        ("PATCH", ["repos", o, r, "check-runs", id]) => {
-            let id: u64 = id.parse().unwrap_or(0);
-            match state.check_runs.update(&format!("{o}/{r}"), id, &body) {
-                Some(run) => reply(200, run),
-                None => reply(404, json!({"message": "Not Found"})),
-            }
-        }
-        ("GET", ["repos", _o, _r, "collaborators", login, "permission"]) => {
-            // GitHub matches logins case-insensitively.
-            let role = state
-                .permissions
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(login))
-                .map(|(_, v)| v.clone());
-            match role {
-                Some(role) => reply(200, gh::permission(login, &role)),
-                None => reply(404, json!({"message": "Not Found"})),
-            }
-        }
-        ("POST", ["repos", o, r, "issues", n, "comments"]) => {
-            let id = state.id();
-            let issue = n.parse().unwrap_or(0);
-            let text = body["body"].as_str().unwrap_or_default();
-            let bot = format!("{APP_SLUG}[bot]");
-            let comment = state
-                .comments
-                .post(&format!("{o}/{r}"), id, issue, text, &bot);
-            reply(201, comment)
-        }
-        ("GET", ["repos", o, r, "issues", n, "comments"]) => {
-            let issue: u64 = n.parse().unwrap_or(0);
-            let list = state.comments.listed(&format!("{o}/{r}"), issue);
-            let query = state
-                .url
-                .split_once('?')
-                .map(|(_, q)| q.to_owned())
-                .unwrap_or_default();
-            let (items, link) = super::fake_pages::page(list, &state.url, &query);
-            super::fake_pages::with_link(reply(200, Value::Array(items)), link)
-        }
-        ("GET", ["repos", _o, _r, "issues", "comments", id, "reactions"]) => {
-            let content = url::Url::parse(&state.url).ok().and_then(|u| {
-                u.query_pairs()
-                    .find(|(k, _)| k == "content")
-                    .map(|(_, v)| v.into_owned())
-            });
-            let listed =
-                state
-                    .reactions
-                    .listed(id.parse().unwrap_or(0), content.as_deref(), APP_SLUG);
-            reply(200, Value::Array(listed))
-        }
-        ("POST", ["repos", _o, _r, "issues", "comments", id, "reactions"]) => {
-            // One reaction per user and content: a repeat answers 200 with the one there.
-            let id = id.parse().unwrap_or(0);
-            let content = body["content"].as_str().unwrap_or_default().to_owned();
-            let new = state.react(id, &content);
-            let reaction = state.next_id;
-            reply(
-                if new { 201 } else { 200 },
-                gh::reaction(reaction, &content, APP_SLUG),
-            )
-        }
-        ("GET", ["repos", _o, _r, "pulls", n]) => match state.pulls.get(&n.parse().unwrap_or(0)) {
-            Some(pr) => reply(200, pr.clone()),
-            None => reply(404, json!({"message": "Not Found"})),
-        },
-        ("PATCH", ["repos", _o, _r, "pulls", n]) => {
-            match state.pulls.get_mut(&n.parse().unwrap_or(0)) {
-                Some(pr) => {
-                    auditloop_fake_github::pulls::update(pr, &body);
-                    reply(200, pr.clone())
-                }
-                None => reply(404, json!({"message": "Not Found"})),
-            }
-        }
-        _ => {
-            state
-                .unmodelled
-                .push(format!("{method} /{}", segs.join("/")));
-            reply(
-                404,
-                json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
-            )
-        }
+    let mut call = rest::Request::new(method, path, query, &req.body, &root);
+    for (name, value) in &req.headers {
+        call = call.with_header(name.as_str(), value.to_str().unwrap_or(""));
     }
+    if let Some(answered) = rest::route(state, &call) {
+        return Answer::carry(answered);
+    }
+    state.unmodelled.push(format!("{method} {path}"));
+    reply(
+        404,
+        json!({"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}),
+    )
 }
 
 impl Drop for FakeGitHub {

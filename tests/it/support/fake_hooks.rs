@@ -1,12 +1,10 @@
-//! The fake's webhook deliveries (`/app/hook/deliveries`), kept by the shared crate's
-//! `hooks`: what this transport adds is the deliveries a test logs by hand.
+//! The fake's webhook deliveries (`/app/hook/deliveries`), kept and served by the shared
+//! crate: what the tests add is the deliveries a test logs by hand.
 
-use auditloop_fake_github::hooks::Hooks;
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use wiremock::Request;
 
-use super::fake::{Answer, FakeGitHub, State};
+use super::fake::FakeGitHub;
 
 impl FakeGitHub {
     /// Records an attempt of `guid` (a `pull_request.opened`) answered `status_code`; an
@@ -27,17 +25,4 @@ impl FakeGitHub {
     pub fn delivery_listings(&self) -> Vec<String> {
         self.state().hooks.listings.clone()
     }
-}
-
-/// Answers `/app/hook/deliveries...`; `None` for any other path.
-pub fn route(state: &mut State, method: &str, segs: &[&str], req: &Request) -> Option<Answer> {
-    let query = req.url.query().unwrap_or_default().to_owned();
-    let url = req.url.clone();
-    let next = move |q: &str| {
-        let mut next = url.clone();
-        next.set_query(Some(q));
-        next.to_string()
-    };
-    let hooks: &mut Hooks = &mut state.hooks;
-    hooks.route(method, segs, &query, next).map(Answer::carry)
 }

@@ -1,89 +1,15 @@
-//! The fake's repository routes beyond git data: files of the default branch through the
-//! contents API (with `ETags`), check runs listed by commit, pull requests by commit, issues.
+//! The tests' repository as a test sets and reads it: files of the default branch and of a
+//! pull request's head (what the contents API serves), permissions, check runs of other
+//! apps, issues, pull requests and the replies on them.
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
 use super::deliveries::REPO;
-use super::fake::{reply, Answer, FakeGitHub, State, APP_SLUG};
+use super::fake::{FakeGitHub, State, APP_SLUG};
+use auditloop_fake_github::issues;
 use auditloop_fake_github::objects as gh;
-use auditloop_fake_github::{contents, issues};
-
-/// Answers the routes this module keeps, or `None` for the others.
-pub fn route(
-    state: &mut State,
-    method: &str,
-    segs: &[&str],
-    query: &str,
-    headers_if_none_match: Option<&str>,
-    body: &Value,
-) -> Option<Answer> {
-    Some(match (method, segs) {
-        ("GET", ["repos", o, r, "contents", rest @ ..]) => {
-            let repo = format!("{o}/{r}");
-            let path = rest.join("/");
-            // The default branch (`main`, or no ref at all, as GitHub does); any other ref is
-            // a PR's head, which sees its own changes over the default branch's files.
-            let git_ref = query
-                .split('&')
-                .find_map(|kv| kv.strip_prefix("ref="))
-                .unwrap_or("main");
-            let files = files_at(state, git_ref);
-            let answer = contents::get(&repo, &path, &files, headers_if_none_match);
-            // REST answers carry the rate-limit headers, as `reply` adds them.
-            match answer.body {
-                Some(_) => Answer::carry(answer)
-                    .insert_header("x-ratelimit-remaining", "4999")
-                    .insert_header("x-ratelimit-limit", "5000"),
-                None => Answer::carry(answer),
-            }
-        }
-        ("GET", ["repos", o, r, "commits", sha, "check-runs"]) => {
-            let latest = state.check_runs.latest(&format!("{o}/{r}"), sha);
-            let total = latest.len();
-            let (items, link) = super::fake_pages::page(latest, &state.url, query);
-            super::fake_pages::with_link(
-                reply(200, json!({"total_count": total, "check_runs": items})),
-                link,
-            )
-        }
-        ("GET", ["repos", _o, _r, "commits", sha, "pulls"]) => {
-            let list = auditloop_fake_github::pulls::for_commit(state.pulls.values(), sha);
-            reply(200, Value::Array(list))
-        }
-        ("GET", ["repos", _o, _r, "issues"]) => reply(200, state.issue_listing_for(query)),
-        ("PATCH", ["repos", o, r, "issues", n]) => {
-            let number: u64 = n.parse().unwrap_or(0);
-            let Some(issue) = state.issues.iter_mut().find(|i| i["number"] == number) else {
-                return Some(reply(404, json!({"message": "Not Found"})));
-            };
-            let shown = issues::update(&format!("{o}/{r}"), APP_SLUG, issue, body);
-            reply(200, shown)
-        }
-        ("POST", ["app-manifests", code, "conversions"]) => {
-            if *code != "goodcode" {
-                return Some(reply(404, json!({"message": "Not Found"})));
-            }
-            let mut created = gh::app("auditloop-acme");
-            let fields = json!({"id": 777, "name": "auditloop acme", "client_id": "Iv1.x",
-                "client_secret": "cs", "webhook_secret": "whsec-from-github",
-                "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEfake\n-----END RSA PRIVATE KEY-----\n"});
-            created
-                .as_object_mut()
-                .unwrap()
-                .extend(fields.as_object().unwrap().clone());
-            reply(201, created)
-        }
-        ("POST", ["repos", o, r, "issues"]) => {
-            let number = 500 + state.issues.len() as u64;
-            let (kept, shown) = issues::open(&format!("{o}/{r}"), number, APP_SLUG, body);
-            state.issues.push(kept);
-            reply(201, shown)
-        }
-        _ => return None,
-    })
-}
 
 /// The files of `git_ref` as the contents API serves them: the default branch (`main`)
 /// has `State::files`; any other ref is a PR's head, which sees its own changes over them.
@@ -128,9 +54,7 @@ impl FakeGitHub {
     }
 
     pub fn set_permission(&self, login: &str, role: &str) {
-        self.state()
-            .permissions
-            .insert(login.to_owned(), role.to_owned());
+        self.state().permissions.set(login, role);
     }
 
     /// A check run of another app (CI) on `sha`.

@@ -1,5 +1,5 @@
-//! A pull request's diff and reviews in the tests' fake: the files it changes (`GET
-//! …/pulls/{n}/files`, paged as GitHub pages it), which the review threads the app makes
+//! A pull request's diff and reviews in the tests' fake: the files it changes (served by
+//! the shared fake's `GET …/pulls/{n}/files`), which the review threads the app makes
 //! through GraphQL must sit in, and what a test reads of those reviews and threads, or
 //! does to them as a person in GitHub's UI would.
 
@@ -8,28 +8,10 @@ use auditloop_fake_github::pulls;
 use serde_json::{json, Value};
 
 use super::deliveries::REPO;
-use super::fake::{reply, Answer, FakeGitHub, State};
-use super::fake_pages;
+use super::fake::FakeGitHub;
 
 /// Who resolves a thread by hand: a maintainer of the repository.
 pub const HAND: &str = "maint";
-
-/// `GET /repos/{o}/{r}/pulls/{n}/files`; `None` for any other route.
-pub fn route(state: &mut State, method: &str, segs: &[&str], query: &str) -> Option<Answer> {
-    let ("GET", ["repos", o, r, "pulls", n, "files"]) = (method, segs) else {
-        return None;
-    };
-    let repo = format!("{o}/{r}");
-    let number: u64 = n.parse().unwrap_or(0);
-    let Some(pr) = state.pulls.get(&number).filter(|_| repo == REPO) else {
-        return Some(reply(404, json!({"message": "Not Found"})));
-    };
-    let head = pr["head"]["sha"].as_str().unwrap_or_default();
-    let files = state.pull_files.get(&number).map_or(&[][..], Vec::as_slice);
-    let listed = pulls::files_listed(&repo, head, files);
-    let (items, link) = fake_pages::page(listed, &state.url, query);
-    Some(fake_pages::with_link(reply(200, Value::Array(items)), link))
-}
 
 impl FakeGitHub {
     /// The files PR `number` changes, `(path, status, patch)` each (`""`: no patch shown),

@@ -63,6 +63,31 @@ pub fn rust_sources() -> Vec<(String, String)> {
     found
 }
 
+/// `(path from the workspace root with '/', source)` of every `.rs` file under `benches/`,
+/// sorted by path: each bench target is a crate of its own (`benches/engine.rs`, and
+/// `benches/load/` whose root is `main.rs`).
+pub fn bench_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut stack = vec![root.join("benches")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("benches directory") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(root).expect("under the workspace");
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                let text = std::fs::read_to_string(&path).expect("readable source");
+                found.push((relative, text));
+            }
+        }
+    }
+    found.sort();
+    assert!(found.len() > 3, "too few bench sources found");
+    found
+}
+
 /// The crate a workspace path is in.
 pub fn crate_of(path: &str) -> &'static Crate {
     CRATES

@@ -35,6 +35,7 @@ pub const QUERIES: &[&str] = &[
     READS,
     BY_PATH,
     "FileVersions",
+    "HeadChecks",
     "PacketReads",
     "PullCommits",
 ];

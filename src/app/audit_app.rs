@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::app::context::memory;
 use crate::app::context::{self, Ctx, Origin, Place, Policy};
-use crate::app::memory;
 use crate::delivery::Delivery;
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};

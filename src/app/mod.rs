@@ -10,20 +10,17 @@
 #![warn(clippy::too_many_lines)]
 
 mod audit_app;
+mod change;
 mod claim;
 mod commit;
 mod context;
-pub mod dashboard;
-mod delivery_cache;
-mod failure;
+mod early;
 mod handlers;
-mod memory;
-mod outcome;
 mod publish;
 mod reads;
 mod repository;
 pub(crate) mod status;
-mod sweep;
+mod sweeps;
 
 use crate::commands::{parse_comment, Parsed};
 use crate::delivery::{Delivery, Handled, Handler, HandlerError, Ordering};
@@ -34,8 +31,9 @@ use crate::ids::RepoName;
 
 pub use audit_app::AuditApp;
 pub(crate) use context::{default_branch_or_main, Ctx};
-pub use sweep::Limits as ReconcileLimits;
-pub(crate) use sweep::Report as ReconcileReport;
+pub use publish::dashboard;
+pub use sweeps::reconcile::Limits as ReconcileLimits;
+pub(crate) use sweeps::reconcile::Report as ReconcileReport;
 
 impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {
@@ -99,7 +97,7 @@ impl AuditApp {
         let config = self.last_config(&place.repo);
         let mut ctx = self.ctx(place, &origin, config);
         let assumed = ctx.records_branch().to_owned();
-        let queried = handlers::prefetch::reads_config(&delivery.event, parsed);
+        let queried = early::prefetch::reads_config(&delivery.event, parsed);
         let (config, early) = tokio::join!(
             async {
                 if queried {
@@ -110,7 +108,7 @@ impl AuditApp {
                         .map(Some)
                 }
             },
-            handlers::prefetch::reads(&ctx, &delivery.event, parsed),
+            early::prefetch::reads(&ctx, &delivery.event, parsed),
         );
         let (config, early) = (config?, early?);
         ctx.config = match (config, early) {
@@ -130,7 +128,7 @@ impl AuditApp {
 }
 
 /// Whether auditloop acts on this event at all; the rest is answered without a GitHub call.
-fn relevant(event: &Event) -> bool {
+pub(crate) fn relevant(event: &Event) -> bool {
     use crate::events::{
         CheckRunAction, CheckSuiteAction, CommentAction, MergeGroupAction, PullRequestAction as P,
     };
@@ -152,7 +150,7 @@ fn relevant(event: &Event) -> bool {
     }
 }
 
-fn repository(event: &Event) -> Option<&Repository> {
+pub(crate) fn repository_of(event: &Event) -> Option<&Repository> {
     match event {
         Event::PullRequest(e) => Some(&e.repository),
         Event::IssueComment(e) => Some(&e.repository),
@@ -207,7 +205,7 @@ impl Handler for AuditApp {
         }
         let (Some(installation), Some(repository)) = (
             delivery.event.installation_id(),
-            repository(&delivery.event),
+            repository_of(&delivery.event),
         ) else {
             tracing::warn!("delivery without an installation or repository; ignored");
             return Ok(Handled::Ignored);

@@ -13,6 +13,7 @@ mod views_support;
 mod action_install;
 mod action_local;
 mod api_conformance;
+mod architecture_claims;
 mod architecture_map;
 mod cli_binary;
 mod cli_exit_codes;

@@ -26,14 +26,13 @@
 //! redelivery looks again. Only a holder slower than the pause between its claim and its
 //! effect can let a second one through.
 
-pub(crate) mod early;
 mod refs;
 
 use std::future::Future;
 use std::time::Duration;
 
+use crate::app::context::delivery_cache::Taken;
 use crate::app::context::Ctx;
-use crate::app::delivery_cache::Taken;
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
@@ -264,7 +263,7 @@ where
 }
 
 /// [`claimed_while`] once the first generation's create is answered (`taken`), here or
-/// with the early reads (see [`crate::app::handlers::prefetch`]), and `value` is ready.
+/// with the early reads (see [`crate::app::early::prefetch`]), and `value` is ready.
 ///
 /// # Errors
 ///
@@ -336,7 +335,7 @@ pub(crate) enum Turn<T> {
 /// refused or carried out by one handling only, across replicas and redeliveries: a
 /// refusal leaves nothing in the records, so without it a second handling would decide
 /// again on newer state. `early` is the first generation's create when it was made already
-/// (see [`crate::app::handlers::prefetch`]). `settled` looks for what a holder did (the
+/// (see [`crate::app::early::prefetch`]). `settled` looks for what a holder did (the
 /// refusal's marker, or the delivery in the records); a holder that shows nothing within
 /// the pause is taken over in the next generation.
 ///

@@ -3,13 +3,13 @@
 //! head gets the conclusion of the last queued PR's gate, and waits for the required checks
 //! on the group commit itself.
 
+use crate::app::change::refresh;
 use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
-use crate::app::handlers::refresh;
-use crate::app::publish::observe::{self, Body, RunMode};
-use crate::app::publish::runs;
 use crate::app::publish::write;
 use crate::app::reads::loading;
+use crate::app::reads::observe::{self, Body, RunMode};
+use crate::app::reads::runs;
 use crate::delivery::Handled;
 use crate::engine::gate::{integrated_checks, CheckObservation, Conclusion};
 use crate::engine::views::check_run::{

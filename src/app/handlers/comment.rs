@@ -1,17 +1,17 @@
 //! `/audit …` comments: parse, check who may, decide on the latest records, commit, answer.
 
+use crate::app::change::refresh;
 use crate::app::claim::{self, Turn};
+use crate::app::commit::authorize::authorize;
 use crate::app::commit::decision;
 use crate::app::commit::dispatch::WhenDue;
+use crate::app::context::failure::CommandFailure;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::CommandFailure;
-use crate::app::failure::Refused;
-use crate::app::handlers::authorize::authorize;
-use crate::app::handlers::refresh;
-use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::publish::reply::{self, Thanks};
-use crate::app::publish::runs;
 use crate::app::reads::loading;
+use crate::app::reads::observe::{self, Body, RunMode};
+use crate::app::reads::runs;
 use crate::commands::{help_table, Parsed, ParsedCommand};
 use crate::delivery::{Handled, HandlerError};
 use crate::engine::record::has_delivery;
@@ -21,7 +21,7 @@ use crate::github::rest::Pull;
 use crate::github::GitHubError;
 use crate::ids::{AuditId, Login, PrNumber};
 
-use crate::app::handlers::carried_out::{commit, publish_carried_out};
+use crate::app::change::carried_out::{commit, publish_carried_out};
 /// A `/audit` comment on a PR: parsed, then a read-only command answered at once and one
 /// that changes a record decided once (see [`decide_once`]).
 pub(crate) async fn handle(
@@ -80,7 +80,11 @@ async fn decide_once(
         .ok()
         .and_then(|c| ctx.delivery_cache.records_head(&c.records_branch))
         .map(|head| head.is_some());
-    if early.is_none() && !ctx.api.book_writes(claim::early::writes_to_book(branch)) {
+    if early.is_none()
+        && !ctx
+            .api
+            .book_writes(crate::app::early::claims::writes_to_book(branch))
+    {
         return Err(HandlerError::Deferred {
             wait: std::time::Duration::ZERO,
         });

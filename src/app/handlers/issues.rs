@@ -5,12 +5,12 @@
 
 use std::convert::Infallible;
 
+use crate::app::change::refresh;
 use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
-use crate::app::handlers::refresh;
-use crate::app::publish::observe::{self, Body, RunMode};
-use crate::app::publish::runs;
 use crate::app::reads::loading;
+use crate::app::reads::observe::{self, Body, RunMode};
+use crate::app::reads::runs;
 use crate::app::reads::state::{self, change_files};
 use crate::delivery::Handled;
 use crate::engine::record::has_delivery;

@@ -1,12 +1,8 @@
-//! What each event does: its early reads, its command or rebind, its answer. A handler
-//! calls `commit` for what changes the records and `publish` for what shows them.
+//! What each event does: the pull-request, comment, check and issue events, each from its
+//! parsed payload to its answer. A handler calls `commit/` for what changes the records and
+//! `change/` to carry a change through to its views; it reads through `reads/`.
 
-pub(crate) mod authorize;
-mod carried_out;
 pub(crate) mod checks;
 pub(crate) mod comment;
 pub(crate) mod issues;
-pub(crate) mod prefetch;
 pub(crate) mod pulls;
-mod rebind;
-pub(crate) mod refresh;

@@ -1,12 +1,12 @@
 //! Pull-request events: a new head gets a new check run (and, with `baseline_on_push`, a
 //! rebound record); a base change rebinds; an edit inside the managed sections is undone.
 
+use crate::app::change::refresh;
 use crate::app::commit::dispatch::WhenDue;
 use crate::app::context::Ctx;
-use crate::app::handlers::prefetch;
-use crate::app::handlers::refresh;
-use crate::app::publish::observe::{self, Body, RunMode};
+use crate::app::early::prefetch;
 use crate::app::reads::loading;
+use crate::app::reads::observe::{self, Body, RunMode};
 use crate::app::reads::state::State;
 use crate::delivery::Handled;
 use crate::engine::record::BaselineCause;
@@ -43,7 +43,7 @@ pub(crate) async fn handle(ctx: &Ctx, e: &PullRequestEvent) -> Result<Handled, G
     let pushed = pushed_by_another(e, &state);
     if enabled && has_record && (rebinds.is_some() || pushed.is_some()) {
         let at = (&mut state, &mut commit);
-        super::rebind::rebind_to_head(ctx, e, &pull, (rebinds, pushed), at).await?;
+        crate::app::commit::rebind::rebind_to_head(ctx, e, &pull, (rebinds, pushed), at).await?;
     }
     let base_changed = effect.base_changed;
     if e.action == A::Edited && !base_changed {

@@ -8,10 +8,10 @@
 //! standing, as the check run's `external_id` does for the check run (`app::reads::lineage`).
 
 use crate::app::context::Ctx;
-use crate::app::reads::lineage;
+use crate::app::reads::observe::overtaken;
 use crate::app::reads::state::State;
 use crate::engine::record::Record;
-use crate::engine::views::{body_stamp, sections, splice, BodyStatus, SpliceOutcome, Stamp};
+use crate::engine::views::{sections, splice, BodyStatus, SpliceOutcome, Stamp};
 use crate::github::rest;
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
@@ -70,37 +70,4 @@ fn summary_status(summarized: bool) -> BodyStatus {
     } else {
         BodyStatus::Current
     }
-}
-
-/// Whether `body` shows a view computed from a records commit newer than `state`'s, one
-/// the records branch still holds: then this view is not published over it.
-///
-/// No call is made when the body has no stamp, or its stamp names our commit, one of its
-/// parents, or `known` (a commit the caller found ours to extend, such as the one our
-/// check run names), or shows our record with no more history events than ours has (a
-/// record's history only grows, so that view is not newer). Otherwise GitHub is asked (`lineage::newer_on_branch`), so a stamp a
-/// body editor wrote counts only when it names a real, newer commit of the branch; the
-/// delivery that wrote that commit publishes the views computed from it. Anything else is
-/// overwritten: a stamp is no evidence of damage, since anyone who can edit the body can
-/// write one (damage is judged from our check run's `external_id`, which only the App
-/// writes).
-pub(crate) async fn overtaken(
-    ctx: &Ctx,
-    state: &State,
-    body: &str,
-    known: Option<&CommitSha>,
-) -> Result<bool, GitHubError> {
-    let (Some(stamp), Some(ours)) = (body_stamp(body), &state.commit) else {
-        return Ok(false);
-    };
-    let commit = &stamp.commit;
-    if commit == ours || state.parents.contains(commit) || known == Some(commit) {
-        return Ok(false);
-    }
-    if let Some(Ok(record)) = &state.record {
-        if stamp.record == record.id && stamp.events <= record.history.len() {
-            return Ok(false);
-        }
-    }
-    lineage::newer_on_branch(ctx, ours, commit).await
 }

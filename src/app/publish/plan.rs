@@ -2,10 +2,10 @@
 //! before it (`observe::observe`) and every write after it (`write::publish_plan`).
 
 use crate::app::context::Ctx;
-use crate::app::publish::observe::{gate_for, record_of, Observed, RunMode};
-use crate::app::publish::runs::{forged, forged_words};
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading::{damage_of, Loaded};
+use crate::app::reads::observe::{gate_for, record_of, Observed, RunMode};
+use crate::app::reads::runs::{forged, forged_words};
 use crate::engine::gate::{combine, GateResult};
 use crate::engine::md::Md;
 use crate::engine::transition::sent_marker;

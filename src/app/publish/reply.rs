@@ -4,8 +4,8 @@
 use std::future::Future;
 
 use crate::app::claim;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::Refused;
 use crate::engine::views::reply::{delivery_marker, refused};
 use crate::events::Comment;
 use crate::github::rest::{self, Pull};

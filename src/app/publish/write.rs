@@ -1,11 +1,11 @@
 //! Rebuilding the views from the records, last step: a plan published (the forged-gate
 //! warning, the PR body, the check run), and check runs created or updated.
 
+use crate::app::context::memory::OurRun;
 use crate::app::context::Ctx;
-use crate::app::memory::OurRun;
-use crate::app::publish::observe::{Observed, RunMode};
 use crate::app::publish::plan::Plan;
 use crate::app::publish::reply::{self, Thanks};
+use crate::app::reads::observe::{Observed, RunMode};
 use crate::engine::gate::Conclusion;
 use crate::engine::views::{annotation_batches, Annotation, CheckRunView};
 use crate::github::rest::Pull;

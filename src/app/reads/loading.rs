@@ -1,8 +1,8 @@
 //! Reading the records a PR needs, and checking that the branch still holds what our check
 //! run last named. Nothing here writes.
 
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::Refused;
 use crate::app::reads::lineage::{classify, repair, Damage, Lineage};
 use crate::app::reads::state::{state_of, wanted, State};
 use crate::engine::layout::{record_path, INDEX_PATH, LAYOUT_PATH, NEXT_PATH};

@@ -10,12 +10,15 @@ use std::sync::Arc;
 
 pub(crate) use open_audits::OpenAudits;
 
+use crate::app::context::memory::Memory;
 use crate::app::context::{Ctx, Origin, Place, Policy};
-use crate::app::memory::Memory;
 use crate::engine::repo_config::{ConfigError, RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
+
+/// Pages of open pull requests (100 each) a repository's listing reads.
+pub(crate) const OPEN_PULL_PAGES: usize = 10;
 
 /// The configuration a read of `.github/auditloop.yml` gives: the defaults when there is no
 /// file, the parse error when it is invalid. `None`: the read said the cached one stands.

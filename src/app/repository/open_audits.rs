@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 
 use crate::app::context::Ctx;
-use crate::app::publish::observe::gate_for;
-use crate::app::publish::runs::observation;
 use crate::app::reads::lineage::Damage;
 use crate::app::reads::loading::Loaded;
+use crate::app::reads::observe::gate_for;
+use crate::app::reads::runs::observation;
 use crate::app::reads::state::{self, State};
 use crate::engine::dashboard::{self, OpenPull, Row, Standing};
 use crate::engine::gate::{cites_decision, combine, CheckObservation, Conclusion};

@@ -5,11 +5,11 @@
 //! views call ([`pull_gate`]). Nothing is written.
 
 use crate::app::context::{Ctx, Policy};
-use crate::app::publish::observe::{gate_for, record_of};
-use crate::app::publish::runs::observations;
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading;
 use crate::app::reads::loading::{damage_of, named_records_commit};
+use crate::app::reads::observe::{gate_for, record_of};
+use crate::app::reads::runs::observations;
 use crate::engine::gate::{combine, Conclusion, GateResult, Outcome};
 use crate::engine::receipt::TrustStore;
 use crate::engine::record::Record;
@@ -68,7 +68,7 @@ pub(crate) async fn gate_now(
     let (state, _) = loading::verified(&ctx, pr, loaded, named.as_ref()).await?;
     let state = missing_branch(&ctx, state, named.as_ref());
     let checks = observations(&runs, check_name);
-    crate::app::publish::observe::read_decisions_if_cited(&ctx, &state).await?;
+    crate::app::reads::observe::read_decisions_if_cited(&ctx, &state).await?;
     // `None` only for an invalid configuration, answered above.
     let gate_of = |pull: &Pull, state: &loading::Loaded| gate_for(&ctx, pull, state, &checks);
     let Some(own) = gate_of(&pull, &state) else {

@@ -6,4 +6,4 @@ mod gate_now;
 mod repo_now;
 
 pub(crate) use gate_now::{gate_now, GateNow};
-pub(crate) use repo_now::{repo_now, RepoNow, OPEN_PULL_PAGES};
+pub(crate) use repo_now::{repo_now, RepoNow};

@@ -3,16 +3,13 @@
 //! evaluated from the same reads. A bounded number of calls, whatever the PR count.
 
 use crate::app::context::Policy;
-use crate::app::repository::{self, OpenAudits};
+use crate::app::repository::{self, OpenAudits, OPEN_PULL_PAGES};
 use crate::engine::dashboard::PullStatus;
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::Assurance;
 use crate::github::rest;
 use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
-
-/// Pages of open pull requests (100 each) a repository's listing reads.
-pub(crate) const OPEN_PULL_PAGES: usize = 10;
 
 /// The open audits of a repository now.
 #[derive(Debug)]

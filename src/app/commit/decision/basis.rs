@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::app::commit::commit_loop::Unwritten;
 use crate::app::commit::filing::IssueToFile;
-use crate::app::failure::Refused;
+use crate::app::context::failure::Refused;
 use crate::app::reads::state::State;
 use crate::engine::ledger::late::FileVersions;
 use crate::engine::record::{has_delivery, Record};

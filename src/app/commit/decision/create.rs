@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use super::basis::{refusal, unfinished_elsewhere, CommandDecision, DecisionInputs, Facts, Halt};
 use crate::app::commit::commit_loop::Unwritten;
+use crate::app::context::failure::CommandFailure;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::CommandFailure;
-use crate::app::failure::Refused;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::ParsedCommand;
 use crate::engine::closing::closing_issues;

@@ -17,9 +17,9 @@ mod report;
 use std::sync::Mutex;
 
 use crate::app::commit::filing::{self};
+use crate::app::context::failure::CommandFailure;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::CommandFailure;
-use crate::app::failure::Refused;
 use crate::app::reads::loading;
 use crate::commands::{ParsedCommand, ReportPayload};
 use crate::engine::transition as t;

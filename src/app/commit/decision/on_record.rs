@@ -7,7 +7,7 @@ use super::basis::{
     current, refusal, unfinished_elsewhere, CommandDecision, DecisionInputs, Facts, Halt,
 };
 use crate::app::commit::filing::IssueToFile;
-use crate::app::failure::CommandFailure;
+use crate::app::context::failure::CommandFailure;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::{ParsedCommand, ResolveTarget};
 use crate::engine::record::{BaselineCause, DispositionKind, Record};

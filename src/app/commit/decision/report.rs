@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 
 use super::basis::{current, problems_text, refusal, CommandDecision, DecisionInputs, Facts, Halt};
 use crate::app::commit::commit_loop::Unwritten;
+use crate::app::context::failure::CommandFailure;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::CommandFailure;
-use crate::app::failure::Refused;
 use crate::app::reads::state::{change_files, State};
 use crate::commands::ReportPayload;
 use crate::engine::ledger::late;

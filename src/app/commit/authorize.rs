@@ -2,9 +2,9 @@
 //! `author_association`), listed auditors, receipts, and the self-approval rule.
 
 use crate::app::commit::decision;
+use crate::app::context::failure::CommandFailure;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::CommandFailure;
-use crate::app::failure::Refused;
 use crate::commands::ParsedCommand;
 use crate::engine::md::Md;
 use crate::engine::policy::{

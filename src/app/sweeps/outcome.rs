@@ -19,13 +19,13 @@ impl AuditApp {
     /// `status`, `help`); a push's event in the record, or its check run. A check event
     /// re-evaluates a gate, which nothing tells apart from another evaluation: `false`, so
     /// that it is asked for again (evaluating twice changes nothing).
-    pub(super) async fn outcome_found(&self, delivery: &Delivery) -> Result<bool, GitHubError> {
-        if !super::relevant(&delivery.event) {
+    pub(crate) async fn outcome_found(&self, delivery: &Delivery) -> Result<bool, GitHubError> {
+        if !crate::app::relevant(&delivery.event) {
             return Ok(true);
         }
         let (Some(installation), Some(repository)) = (
             delivery.event.installation_id(),
-            super::repository(&delivery.event),
+            crate::app::repository_of(&delivery.event),
         ) else {
             return Ok(true);
         };
@@ -92,7 +92,7 @@ impl AuditApp {
             .config(&place.api, &place.repo, &place.default_branch)
             .await?;
         let ctx = self.ctx(place, &Origin::Status, config);
-        let rebinds = super::handlers::prefetch::may_rebind(e) && ctx.settings().baseline_on_push;
+        let rebinds = crate::app::early::prefetch::may_rebind(e) && ctx.settings().baseline_on_push;
         if rebinds {
             if let Ok(state) = loading::load(&ctx, e.number, None).await? {
                 if let Some(Ok(record)) = &state.record {

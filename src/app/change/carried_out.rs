@@ -3,24 +3,24 @@
 
 use std::sync::Mutex;
 
+use crate::app::change::refresh;
 use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::commit::decision::{self, CommandDecision, Facts, Need};
 use crate::app::commit::dispatch::WhenDue;
+use crate::app::context::failure::CommandFailure;
+use crate::app::context::failure::Refused;
 use crate::app::context::Ctx;
-use crate::app::failure::CommandFailure;
-use crate::app::failure::Refused;
-use crate::app::handlers::refresh;
-use crate::app::publish::observe::{self, Body, RunMode};
 use crate::app::publish::reply::Thanks;
-use crate::app::publish::runs;
 use crate::app::reads::loading;
+use crate::app::reads::observe::{self, Body, RunMode};
+use crate::app::reads::runs;
 use crate::app::reads::state::State;
 use crate::github::rest::{self, Pull};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, PrNumber};
 
 /// The views and the +1 of a command carried out: the +1 goes with the body's update.
-pub(super) async fn publish_carried_out(
+pub(crate) async fn publish_carried_out(
     ctx: &Ctx,
     target: observe::Target<'_>,
     mode: RunMode,
@@ -36,7 +36,7 @@ pub(super) async fn publish_carried_out(
 
 /// Commits the command's decision, then publishes the views and the +1 from what was
 /// committed.
-pub(super) async fn commit(
+pub(crate) async fn commit(
     ctx: &Ctx,
     pull: &Pull,
     decision: CommandDecision,

@@ -2,12 +2,12 @@
 //! computed from, read from GitHub (the records, the head's check runs, the PRs sharing
 //! the head, the body). `plan` decides from it; `write` publishes.
 
+use crate::app::context::memory::OurRun;
 use crate::app::context::Ctx;
-use crate::app::memory::OurRun;
-use crate::app::publish::runs::our_run;
-use crate::app::publish::runs::{observations, our_named_commit};
 use crate::app::reads::lineage::Lineage;
 use crate::app::reads::loading::{load, verified, Loaded};
+use crate::app::reads::runs::our_run;
+use crate::app::reads::runs::{observations, our_named_commit};
 use crate::engine::gate::{may_pass, pull_gate, CheckObservation, GateResult, PullGate};
 use crate::engine::record::Record;
 use crate::github::rest::{self, CheckRunInfo, Pull};
@@ -294,7 +294,7 @@ async fn newer_stands(
         return Ok(true);
     }
     if let (Some(fresh), Ok(s)) = (fresh, checked) {
-        if crate::app::publish::body::overtaken(ctx, s, &fresh.body, named).await? {
+        if overtaken(ctx, s, &fresh.body, named).await? {
             tracing::info!(
                 pr = pull.number.0,
                 "a newer body stands; this view is not published"
@@ -336,4 +336,37 @@ pub(crate) async fn others<'s>(
         loaded.push((other, load(ctx, other.number, None).await?));
     }
     Ok(loaded)
+}
+
+/// Whether `body` shows a view computed from a records commit newer than `state`'s, one
+/// the records branch still holds: then this view is not published over it.
+///
+/// No call is made when the body has no stamp, or its stamp names our commit, one of its
+/// parents, or `known` (a commit the caller found ours to extend, such as the one our
+/// check run names), or shows our record with no more history events than ours has (a
+/// record's history only grows, so that view is not newer). Otherwise GitHub is asked (`lineage::newer_on_branch`), so a stamp a
+/// body editor wrote counts only when it names a real, newer commit of the branch; the
+/// delivery that wrote that commit publishes the views computed from it. Anything else is
+/// overwritten: a stamp is no evidence of damage, since anyone who can edit the body can
+/// write one (damage is judged from our check run's `external_id`, which only the App
+/// writes).
+pub(crate) async fn overtaken(
+    ctx: &Ctx,
+    state: &crate::app::reads::state::State,
+    body: &str,
+    known: Option<&CommitSha>,
+) -> Result<bool, GitHubError> {
+    let (Some(stamp), Some(ours)) = (crate::engine::views::body_stamp(body), &state.commit) else {
+        return Ok(false);
+    };
+    let commit = &stamp.commit;
+    if commit == ours || state.parents.contains(commit) || known == Some(commit) {
+        return Ok(false);
+    }
+    if let Some(Ok(record)) = &state.record {
+        if stamp.record == record.id && stamp.events <= record.history.len() {
+            return Ok(false);
+        }
+    }
+    crate::app::reads::lineage::newer_on_branch(ctx, ours, commit).await
 }

@@ -2,7 +2,7 @@
 //! with `dashboard: true`, its body rebuilt from the records of the open PRs. It is a view,
 //! like the PR body: the records stand whatever becomes of it.
 //!
-//! A change to a record marks the repository in [`Memory`](crate::app::memory::Memory); the
+//! A change to a record marks the repository in [`Memory`](crate::app::context::memory::Memory); the
 //! flush ([`AuditApp::flush_dashboards`]) rebuilds each marked dashboard at most once per
 //! interval, so a burst of changes folds into one edit. The reconcile sweep rebuilds it
 //! too, from the reads it makes anyway.
@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::app::context::{Ctx, Origin, Place};
 use crate::app::repository::OpenAudits;
-use crate::app::status::OPEN_PULL_PAGES;
+use crate::app::repository::OPEN_PULL_PAGES;
 use crate::app::AuditApp;
 use crate::engine::dashboard::{self, Sources};
 use crate::github::rest::{self, Pull};
@@ -34,7 +34,7 @@ pub enum Outcome {
     Nothing,
 }
 
-use crate::app::memory::DashboardDue as Due;
+use crate::app::context::memory::DashboardDue as Due;
 
 /// The dashboard's body for the open PRs `audits` read.
 #[must_use]

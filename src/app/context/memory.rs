@@ -28,14 +28,14 @@ pub(crate) struct Memory {
     /// pull request itself is read again (a wrong guess costs a second listing).
     heads: Mutex<HashMap<String, CommitSha>>,
     /// Per repository, the dashboard's next rebuild and when it was last rebuilt (see
-    /// [`crate::app::dashboard`]).
+    /// [`crate::app::publish::dashboard`]).
     dashboards: Mutex<HashMap<String, DashboardSlot>>,
     /// How many times a PR's gate was evaluated: once per change of its views, which a
     /// test holds it to.
     gates: std::sync::atomic::AtomicU64,
 }
 
-/// A repository whose dashboard is to be rebuilt (see [`crate::app::dashboard`]), as a
+/// A repository whose dashboard is to be rebuilt (see [`crate::app::publish::dashboard`]), as a
 /// change left it.
 #[derive(Clone)]
 pub(crate) struct DashboardDue {

@@ -3,8 +3,8 @@
 //! What each took lands in the delivery's `DeliveryCache`; the protocol itself is `claim/mod.rs`.
 
 use crate::app::claim;
+use crate::app::context::delivery_cache::{EarlyReply, Taken};
 use crate::app::context::Ctx;
-use crate::app::delivery_cache::{EarlyReply, Taken};
 use crate::app::publish::reply;
 use crate::commands::ParsedCommand;
 use crate::events::IssueCommentEvent;

@@ -42,7 +42,7 @@ pub(crate) struct DeliveryCache {
     /// The first page of the pull request's commits' linked accounts, from the first reads.
     commits: Mutex<Option<(PrNumber, crate::github::pull_commits::CommitPage)>>,
     /// The review threads, the diff and the file versions a command read ahead.
-    pub(crate) ahead: crate::app::reads::ahead_reads::AheadReads,
+    pub(crate) ahead: crate::app::context::ahead_reads::AheadReads,
 }
 
 /// What making a claim found (see [`crate::app::claim`]).

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use crate::app::commit::commit_loop::{self, Attempt, Unwritten};
 use crate::app::context::Ctx;
-use crate::app::publish::runs;
 use crate::app::reads::loading;
+use crate::app::reads::runs;
 use crate::app::reads::state::{self, State};
 use crate::engine::closing::closing_issues;
 use crate::engine::record::Record;
@@ -25,7 +25,7 @@ use crate::records::Change;
 /// the event's sender as an implementer when it pushed (`pushed`: the head it brought),
 /// in one records commit; leaves in `at` the state and records commit the views are built
 /// from.
-pub(super) async fn rebind_to_head(
+pub(crate) async fn rebind_to_head(
     ctx: &Ctx,
     e: &PullRequestEvent,
     pull: &Pull,

@@ -6,10 +6,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::app::change::refresh;
 use crate::app::claim;
 use crate::app::context::{default_branch_or_main, html_base, Ctx, Origin, Place};
-use crate::app::handlers::refresh;
-use crate::app::publish::observe::{self, Body, RunMode};
+use crate::app::reads::observe::{self, Body, RunMode};
 use crate::app::reads::state::{self, State};
 use crate::app::AuditApp;
 use crate::engine::record::Record;
@@ -184,7 +184,7 @@ impl Sweep<'_> {
             return Ok(());
         }
         // The dashboard from the same reads; its failure is the repository's, reported.
-        if let Err(e) = crate::app::dashboard::from_sweep(&ctx, &pulls).await {
+        if let Err(e) = crate::app::publish::dashboard::from_sweep(&ctx, &pulls).await {
             self.report
                 .failed
                 .push((format!("{} dashboard", ctx.repo), e.to_string()));

@@ -3,10 +3,10 @@
 
 use crate::app::commit::dispatch::{self, WhenDue};
 use crate::app::context::Ctx;
-use crate::app::publish::observe::{self, gate_for, Body, RunMode, Target};
 use crate::app::publish::plan::{self, DispatchNow};
 use crate::app::publish::reply::{self, Thanks};
 use crate::app::publish::write;
+use crate::app::reads::observe::{self, gate_for, Body, RunMode, Target};
 use crate::github::GitHubError;
 
 /// Re-evaluates the gate of `target`'s PR and rebuilds its views. Other open PRs on the

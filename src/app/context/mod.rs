@@ -1,13 +1,18 @@
 //! What every handler works with: the installation's client, the repository, its
 //! configuration from the default branch, and the delivery being handled.
 
+pub(crate) mod ahead_reads;
+pub(crate) mod delivery_cache;
+pub(crate) mod failure;
+pub(crate) mod memory;
+
 use std::sync::{Arc, LazyLock};
 
 use chrono::{DateTime, Utc};
 use tokio::sync::OnceCell;
 
-use crate::app::delivery_cache::DeliveryCache;
-use crate::app::memory::Memory;
+use crate::app::context::delivery_cache::DeliveryCache;
+use crate::app::context::memory::Memory;
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig};
 use crate::engine::transition::EventContext;
@@ -235,7 +240,7 @@ impl Ctx {
     pub(crate) fn dashboard_changed(&self) {
         if self.config.as_ref().is_ok_and(|c| c.dashboard) {
             self.memory
-                .dashboard_changed(crate::app::memory::DashboardDue {
+                .dashboard_changed(crate::app::context::memory::DashboardDue {
                     api: self.api.detached(),
                     repo: self.repo.clone(),
                     default_branch: self.default_branch.clone(),

@@ -1,7 +1,7 @@
 //! What the check runs on a head say: the other checks the gate reads, our newest run and
 //! the records commit it names, and runs of our name that another source made.
 
-use crate::app::memory::OurRun;
+use crate::app::context::memory::OurRun;
 use crate::engine::gate::{CheckObservation, CheckStatus};
 use crate::github::rest::CheckRunInfo;
 use crate::ids::CommitSha;

@@ -6,9 +6,8 @@
 //! Each read lands in the delivery's `DeliveryCache`, where the handlers find it; a read made on a
 //! guess that proves wrong is simply not used.
 
-use crate::app::claim;
+use crate::app::commit::authorize;
 use crate::app::context::Ctx;
-use crate::app::handlers::authorize;
 use crate::app::reads::ahead::{self, Wants};
 use crate::app::reads::loading;
 use crate::commands::{Parsed, ParsedCommand};
@@ -269,7 +268,7 @@ async fn comment_reads(
     let command = match parsed {
         None | Some(Ok(None)) => return Ok(None),
         Some(Ok(Some(ParsedCommand::Help))) => {
-            return Box::pin(claim::early::with_early_reply(
+            return Box::pin(crate::app::early::claims::with_early_reply(
                 ctx,
                 e,
                 pull_reads(ctx, number),
@@ -285,7 +284,7 @@ async fn comment_reads(
     };
     let permission = permission(ctx, e, command);
     let outcome = async {
-        claim::early::outcome_claim(ctx, number, command).await;
+        crate::app::early::claims::outcome_claim(ctx, number, command).await;
         Ok(())
     };
     // The records are loaded at the ref the query saw: from the cache when this process
@@ -316,7 +315,12 @@ async fn comment_reads(
     };
     match command {
         ParsedCommand::Status => {
-            Box::pin(claim::early::with_early_reply(ctx, e, Box::pin(all))).await
+            Box::pin(crate::app::early::claims::with_early_reply(
+                ctx,
+                e,
+                Box::pin(all),
+            ))
+            .await
         }
         _ => Box::pin(all).await,
     }

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use crate::events::Event;
+use crate::events::WebhookEvent;
 use crate::ids::DeliveryId;
 
 /// A verified, parsed delivery.
 #[derive(Debug, Clone)]
 pub struct Delivery {
     pub(crate) id: DeliveryId,
-    pub(crate) event: Event,
+    pub(crate) event: WebhookEvent,
     /// When the request came in: GitHub's 10-second window runs from then.
     pub(crate) received: tokio::time::Instant,
     /// Where it stands among its installation's deliveries when it is handled.

@@ -239,7 +239,7 @@ impl Outcomes for ProcessOutcomes {
 
     async fn carried_out(&self, event: &str, guid: &str, payload: &[u8]) -> Result<bool, String> {
         // A payload that does not parse was answered 400, never queued: nothing to do.
-        let Ok(event) = crate::events::Event::parse(event, payload) else {
+        let Ok(event) = crate::events::WebhookEvent::parse(event, payload) else {
             return Ok(true);
         };
         let delivery = crate::delivery::Delivery {

@@ -6,11 +6,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::app::context::memory;
-use crate::app::context::{self, Ctx, Origin, Place, Policy};
+use crate::app::context::{self, Ctx, Operator, Origin, Place};
 use crate::delivery::Delivery;
 use crate::engine::receipt::TrustStore;
 use crate::engine::repo_config::{Assurance, ConfigError, RepoConfig, CONFIG_PATH};
-use crate::events::Event;
+use crate::events::WebhookEvent;
 use crate::github::first_reads::ConfigBlob;
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, GitHubApp, GitHubError};
@@ -31,8 +31,8 @@ pub(super) enum Validator {
 
 pub struct AuditApp {
     pub(super) github: Arc<GitHubApp>,
-    /// The policy every context of this App carries (see [`Policy`]).
-    pub(super) policy: Policy,
+    /// The policy every context of this App carries (see [`Operator`]).
+    pub(super) operator: Operator,
     /// `.github/auditloop.yml` per repository, revalidated with its `ETag` on every event
     /// (a 304 costs no rate limit).
     pub(super) configs: Mutex<HashMap<String, CachedConfig>>,
@@ -46,7 +46,7 @@ impl AuditApp {
 
     pub fn with_policy(github: Arc<GitHubApp>, trust: TrustStore, operator_min: Assurance) -> Self {
         Self {
-            policy: Policy::of_app(github.clone(), trust, operator_min),
+            operator: Operator::of_app(github.clone(), trust, operator_min),
             github,
             configs: Mutex::new(HashMap::new()),
             memory: Arc::new(memory::Memory::default()),
@@ -76,7 +76,7 @@ impl AuditApp {
             place,
             origin,
             config,
-            self.policy.clone(),
+            self.operator.clone(),
             self.memory.clone(),
         )
     }
@@ -87,18 +87,18 @@ impl AuditApp {
         api: &Api,
     ) -> Result<bool, GitHubError> {
         let sender = match &delivery.event {
-            Event::PullRequest(e) => &e.sender,
-            Event::IssueComment(e) => &e.comment.user,
-            Event::CheckRun(e) => &e.sender,
-            Event::CheckSuite(e) => &e.sender,
-            Event::MergeGroup(e) => &e.sender,
-            Event::Issues(e) => &e.sender,
+            WebhookEvent::PullRequest(e) => &e.sender,
+            WebhookEvent::IssueComment(e) => &e.comment.user,
+            WebhookEvent::CheckRun(e) => &e.sender,
+            WebhookEvent::CheckSuite(e) => &e.sender,
+            WebhookEvent::MergeGroup(e) => &e.sender,
+            WebhookEvent::Issues(e) => &e.sender,
             _ => return Ok(false),
         };
         if sender.kind.as_deref() != Some("Bot") {
             return Ok(false);
         }
-        let slug = self.policy.slug(api).await?;
+        let slug = self.operator.slug(api).await?;
         Ok(sender.login.eq_ignore_ascii_case(&format!("{slug}[bot]")))
     }
 

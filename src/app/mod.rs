@@ -24,7 +24,7 @@ mod sweeps;
 
 use crate::commands::{parse_comment, Parsed};
 use crate::delivery::{Delivery, Handled, Handler, HandlerError, Ordering};
-use crate::events::{Event, Repository};
+use crate::events::{Repository, WebhookEvent};
 use crate::github::deadline::Deadline;
 use crate::github::{Api, GitHubError};
 use crate::ids::RepoName;
@@ -33,7 +33,7 @@ pub use audit_app::AuditApp;
 pub(crate) use context::{default_branch_or_main, Ctx};
 pub use publish::dashboard;
 pub use sweeps::reconcile::Limits as ReconcileLimits;
-pub(crate) use sweeps::reconcile::Report as ReconcileReport;
+pub(crate) use sweeps::reconcile::ReconcileReport;
 
 impl From<GitHubError> for HandlerError {
     fn from(e: GitHubError) -> Self {
@@ -80,7 +80,7 @@ impl AuditApp {
             return Ok(None);
         };
         let command_at = match &delivery.event {
-            Event::IssueComment(e) => e.comment.created_at.as_deref(),
+            WebhookEvent::IssueComment(e) => e.comment.created_at.as_deref(),
             _ => None,
         };
         let place = context::Place::new(
@@ -128,13 +128,13 @@ impl AuditApp {
 }
 
 /// Whether auditloop acts on this event at all; the rest is answered without a GitHub call.
-pub(crate) fn relevant(event: &Event) -> bool {
+pub(crate) fn relevant(event: &WebhookEvent) -> bool {
     use crate::events::{
         CheckRunAction, CheckSuiteAction, CommentAction, MergeGroupAction, PullRequestAction as P,
     };
     match event {
-        Event::PullRequest(e) => !matches!(e.action, P::Closed | P::Other),
-        Event::IssueComment(e) => {
+        WebhookEvent::PullRequest(e) => !matches!(e.action, P::Closed | P::Other),
+        WebhookEvent::IssueComment(e) => {
             e.action == CommentAction::Created
                 && e.issue.pull_request.is_some()
                 && e.comment
@@ -142,22 +142,22 @@ pub(crate) fn relevant(event: &Event) -> bool {
                     .as_deref()
                     .is_some_and(|b| b.contains("/audit"))
         }
-        Event::CheckRun(e) => e.action != CheckRunAction::Other,
-        Event::CheckSuite(e) => e.action == CheckSuiteAction::Rerequested,
-        Event::MergeGroup(e) => e.action == MergeGroupAction::ChecksRequested,
-        Event::Issues(e) => e.action == crate::events::IssuesAction::Reopened,
+        WebhookEvent::CheckRun(e) => e.action != CheckRunAction::Other,
+        WebhookEvent::CheckSuite(e) => e.action == CheckSuiteAction::Rerequested,
+        WebhookEvent::MergeGroup(e) => e.action == MergeGroupAction::ChecksRequested,
+        WebhookEvent::Issues(e) => e.action == crate::events::IssuesAction::Reopened,
         _ => false,
     }
 }
 
-pub(crate) fn repository_of(event: &Event) -> Option<&Repository> {
+pub(crate) fn repository_of(event: &WebhookEvent) -> Option<&Repository> {
     match event {
-        Event::PullRequest(e) => Some(&e.repository),
-        Event::IssueComment(e) => Some(&e.repository),
-        Event::CheckRun(e) => Some(&e.repository),
-        Event::CheckSuite(e) => Some(&e.repository),
-        Event::MergeGroup(e) => Some(&e.repository),
-        Event::Issues(e) => Some(&e.repository),
+        WebhookEvent::PullRequest(e) => Some(&e.repository),
+        WebhookEvent::IssueComment(e) => Some(&e.repository),
+        WebhookEvent::CheckRun(e) => Some(&e.repository),
+        WebhookEvent::CheckSuite(e) => Some(&e.repository),
+        WebhookEvent::MergeGroup(e) => Some(&e.repository),
+        WebhookEvent::Issues(e) => Some(&e.repository),
         _ => None,
     }
 }
@@ -169,7 +169,7 @@ impl Handler for AuditApp {
     /// not acted on) does not wait for them.
     fn ordering(&self, delivery: &Delivery) -> Ordering {
         match &delivery.event {
-            Event::IssueComment(e) if relevant(&delivery.event) => {
+            WebhookEvent::IssueComment(e) if relevant(&delivery.event) => {
                 match parse_comment(e.comment.body.as_deref().unwrap_or_default()) {
                     Ok(Some(c)) if !c.is_read_only() => Ordering::InOrder,
                     _ => Ordering::Free,
@@ -186,13 +186,15 @@ impl Handler for AuditApp {
 
     async fn handle(&self, delivery: &Delivery) -> Result<Handled, HandlerError> {
         match &delivery.event {
-            Event::Installation { name, payload } => {
+            WebhookEvent::Installation { name, payload } => {
                 tracing::info!(event = name, action = ?payload.action, installation = ?payload.installation.map(|i| i.id), "installation event");
                 return Ok(Handled::Done);
             }
-            Event::Ping => return Ok(Handled::Done),
-            Event::Unhandled { .. } => return Ok(Handled::Ignored),
-            Event::PullRequest(e) if e.action == crate::events::PullRequestAction::Closed => {
+            WebhookEvent::Ping => return Ok(Handled::Done),
+            WebhookEvent::Unhandled { .. } => return Ok(Handled::Ignored),
+            WebhookEvent::PullRequest(e)
+                if e.action == crate::events::PullRequestAction::Closed =>
+            {
                 self.pull_closed(e).await;
                 return Ok(Handled::Ignored);
             }
@@ -224,7 +226,7 @@ impl Handler for AuditApp {
         }
         // A comment is read into its command once: the early reads and the handler share it.
         let parsed = match &delivery.event {
-            Event::IssueComment(e) => {
+            WebhookEvent::IssueComment(e) => {
                 Some(parse_comment(e.comment.body.as_deref().unwrap_or_default()))
             }
             _ => None,
@@ -234,15 +236,15 @@ impl Handler for AuditApp {
             return Ok(Handled::Ignored);
         };
         let handled = match &delivery.event {
-            Event::PullRequest(e) => handlers::pulls::handle(&ctx, e).await?,
-            Event::IssueComment(e) => {
+            WebhookEvent::PullRequest(e) => handlers::pulls::handle(&ctx, e).await?,
+            WebhookEvent::IssueComment(e) => {
                 let parsed = parsed.unwrap_or(Ok(None));
                 return Box::pin(handlers::comment::handle(&ctx, e, parsed)).await;
             }
-            Event::CheckRun(e) => handlers::checks::check_run_event(&ctx, e).await?,
-            Event::CheckSuite(e) => handlers::checks::check_suite_event(&ctx, e).await?,
-            Event::MergeGroup(e) => handlers::checks::merge_group_event(&ctx, e).await?,
-            Event::Issues(e) => handlers::issues::handle(&ctx, e).await?,
+            WebhookEvent::CheckRun(e) => handlers::checks::check_run_event(&ctx, e).await?,
+            WebhookEvent::CheckSuite(e) => handlers::checks::check_suite_event(&ctx, e).await?,
+            WebhookEvent::MergeGroup(e) => handlers::checks::merge_group_event(&ctx, e).await?,
+            WebhookEvent::Issues(e) => handlers::issues::handle(&ctx, e).await?,
             _ => Handled::Ignored,
         };
         Ok(handled)

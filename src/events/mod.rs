@@ -8,7 +8,7 @@ use crate::ids::PrNumber;
 
 /// A parsed delivery body. Events auditloop does not handle keep only their name.
 #[derive(Debug, Clone)]
-pub enum Event {
+pub enum WebhookEvent {
     PullRequest(Box<PullRequestEvent>),
     IssueComment(Box<IssueCommentEvent>),
     CheckRun(Box<CheckRunEvent>),
@@ -43,32 +43,32 @@ fn typed<T: serde::de::DeserializeOwned>(event: &str, body: &[u8]) -> Result<T, 
     })
 }
 
-impl Event {
+impl WebhookEvent {
     /// # Errors
     ///
     /// The [`PayloadError`] when `body` is not a payload of the event `name`.
     pub fn parse(name: &str, body: &[u8]) -> Result<Self, PayloadError> {
         Ok(match name {
-            "pull_request" => Event::PullRequest(Box::new(typed(name, body)?)),
-            "issue_comment" => Event::IssueComment(Box::new(typed(name, body)?)),
-            "check_run" => Event::CheckRun(Box::new(typed(name, body)?)),
-            "check_suite" => Event::CheckSuite(Box::new(typed(name, body)?)),
-            "merge_group" => Event::MergeGroup(Box::new(typed(name, body)?)),
-            "issues" => Event::Issues(Box::new(typed(name, body)?)),
+            "pull_request" => WebhookEvent::PullRequest(Box::new(typed(name, body)?)),
+            "issue_comment" => WebhookEvent::IssueComment(Box::new(typed(name, body)?)),
+            "check_run" => WebhookEvent::CheckRun(Box::new(typed(name, body)?)),
+            "check_suite" => WebhookEvent::CheckSuite(Box::new(typed(name, body)?)),
+            "merge_group" => WebhookEvent::MergeGroup(Box::new(typed(name, body)?)),
+            "issues" => WebhookEvent::Issues(Box::new(typed(name, body)?)),
             "installation" | "installation_repositories" | "installation_target" => {
-                Event::Installation {
+                WebhookEvent::Installation {
                     name: name.to_owned(),
                     payload: typed(name, body)?,
                 }
             }
             "ping" => {
                 typed::<serde::de::IgnoredAny>(name, body)?;
-                Event::Ping
+                WebhookEvent::Ping
             }
             _ => {
                 // Still refuse a body that is not JSON at all: GitHub never sends one.
                 typed::<serde::de::IgnoredAny>(name, body)?;
-                Event::Unhandled {
+                WebhookEvent::Unhandled {
                     name: name.to_owned(),
                 }
             }
@@ -78,26 +78,26 @@ impl Event {
     #[must_use]
     pub(crate) fn name(&self) -> &str {
         match self {
-            Event::PullRequest(_) => "pull_request",
-            Event::IssueComment(_) => "issue_comment",
-            Event::CheckRun(_) => "check_run",
-            Event::CheckSuite(_) => "check_suite",
-            Event::MergeGroup(_) => "merge_group",
-            Event::Issues(_) => "issues",
-            Event::Installation { name, .. } | Event::Unhandled { name } => name,
-            Event::Ping => "ping",
+            WebhookEvent::PullRequest(_) => "pull_request",
+            WebhookEvent::IssueComment(_) => "issue_comment",
+            WebhookEvent::CheckRun(_) => "check_run",
+            WebhookEvent::CheckSuite(_) => "check_suite",
+            WebhookEvent::MergeGroup(_) => "merge_group",
+            WebhookEvent::Issues(_) => "issues",
+            WebhookEvent::Installation { name, .. } | WebhookEvent::Unhandled { name } => name,
+            WebhookEvent::Ping => "ping",
         }
     }
 
     #[must_use]
     pub(crate) fn repository(&self) -> Option<&str> {
         match self {
-            Event::PullRequest(e) => Some(&e.repository.full_name),
-            Event::IssueComment(e) => Some(&e.repository.full_name),
-            Event::CheckRun(e) => Some(&e.repository.full_name),
-            Event::CheckSuite(e) => Some(&e.repository.full_name),
-            Event::MergeGroup(e) => Some(&e.repository.full_name),
-            Event::Issues(e) => Some(&e.repository.full_name),
+            WebhookEvent::PullRequest(e) => Some(&e.repository.full_name),
+            WebhookEvent::IssueComment(e) => Some(&e.repository.full_name),
+            WebhookEvent::CheckRun(e) => Some(&e.repository.full_name),
+            WebhookEvent::CheckSuite(e) => Some(&e.repository.full_name),
+            WebhookEvent::MergeGroup(e) => Some(&e.repository.full_name),
+            WebhookEvent::Issues(e) => Some(&e.repository.full_name),
             _ => None,
         }
     }
@@ -106,15 +106,15 @@ impl Event {
     #[must_use]
     pub(crate) fn pull_number(&self) -> Option<PrNumber> {
         match self {
-            Event::PullRequest(e) => Some(e.number),
-            Event::IssueComment(e) => e
+            WebhookEvent::PullRequest(e) => Some(e.number),
+            WebhookEvent::IssueComment(e) => e
                 .issue
                 .pull_request
                 .as_ref()
                 .map(|_| PrNumber(e.issue.number)),
-            Event::CheckRun(e) => e.check_run.pull_requests.first().map(|p| p.number),
-            Event::CheckSuite(e) => e.check_suite.pull_requests.first().map(|p| p.number),
-            Event::MergeGroup(e) => e.merge_group.queued_pull(),
+            WebhookEvent::CheckRun(e) => e.check_run.pull_requests.first().map(|p| p.number),
+            WebhookEvent::CheckSuite(e) => e.check_suite.pull_requests.first().map(|p| p.number),
+            WebhookEvent::MergeGroup(e) => e.merge_group.queued_pull(),
             _ => None,
         }
     }
@@ -138,13 +138,13 @@ impl Event {
     pub(crate) fn action(&self) -> Option<String> {
         let text = |v: &dyn std::fmt::Debug| format!("{v:?}");
         match self {
-            Event::PullRequest(e) => Some(text(&e.action)),
-            Event::IssueComment(e) => Some(text(&e.action)),
-            Event::CheckRun(e) => Some(text(&e.action)),
-            Event::CheckSuite(e) => Some(text(&e.action)),
-            Event::MergeGroup(e) => Some(text(&e.action)),
-            Event::Issues(e) => Some(text(&e.action)),
-            Event::Installation { payload, .. } => payload.action.clone(),
+            WebhookEvent::PullRequest(e) => Some(text(&e.action)),
+            WebhookEvent::IssueComment(e) => Some(text(&e.action)),
+            WebhookEvent::CheckRun(e) => Some(text(&e.action)),
+            WebhookEvent::CheckSuite(e) => Some(text(&e.action)),
+            WebhookEvent::MergeGroup(e) => Some(text(&e.action)),
+            WebhookEvent::Issues(e) => Some(text(&e.action)),
+            WebhookEvent::Installation { payload, .. } => payload.action.clone(),
             _ => None,
         }
     }
@@ -152,13 +152,13 @@ impl Event {
     #[must_use]
     pub(crate) fn installation_id(&self) -> Option<u64> {
         match self {
-            Event::PullRequest(e) => e.installation.map(|i| i.id),
-            Event::IssueComment(e) => e.installation.map(|i| i.id),
-            Event::CheckRun(e) => e.installation.map(|i| i.id),
-            Event::CheckSuite(e) => e.installation.map(|i| i.id),
-            Event::MergeGroup(e) => e.installation.map(|i| i.id),
-            Event::Issues(e) => e.installation.map(|i| i.id),
-            Event::Installation { payload, .. } => payload.installation.map(|i| i.id),
+            WebhookEvent::PullRequest(e) => e.installation.map(|i| i.id),
+            WebhookEvent::IssueComment(e) => e.installation.map(|i| i.id),
+            WebhookEvent::CheckRun(e) => e.installation.map(|i| i.id),
+            WebhookEvent::CheckSuite(e) => e.installation.map(|i| i.id),
+            WebhookEvent::MergeGroup(e) => e.installation.map(|i| i.id),
+            WebhookEvent::Issues(e) => e.installation.map(|i| i.id),
+            WebhookEvent::Installation { payload, .. } => payload.installation.map(|i| i.id),
             _ => None,
         }
     }

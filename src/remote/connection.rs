@@ -120,7 +120,7 @@ pub(crate) struct Rules {
 }
 
 /// The PR's record, the snapshot it was read from, and its stored reports by run.
-pub(crate) struct Loaded {
+pub(crate) struct PullRecords {
     pub(crate) record: Record,
     pub(crate) snapshot: Snapshot,
     pub(crate) branch: String,
@@ -135,7 +135,11 @@ pub(crate) struct Loaded {
 /// # Errors
 ///
 /// When a GitHub read fails or the stored record does not load.
-pub(crate) async fn load(args: &RemoteArgs, api: &Api, reports: bool) -> anyhow::Result<Loaded> {
+pub(crate) async fn load(
+    args: &RemoteArgs,
+    api: &Api,
+    reports: bool,
+) -> anyhow::Result<PullRecords> {
     let branch = args.records_branch(api).await?;
     load_on(args, api, reports, branch).await
 }
@@ -150,7 +154,7 @@ pub(crate) async fn load_on(
     api: &Api,
     reports: bool,
     branch: String,
-) -> anyhow::Result<Loaded> {
+) -> anyhow::Result<PullRecords> {
     let pr = PrNumber(args.pr);
     // By path: the index's entry for the PR, its record, then what the record's runs name.
     let wanted = records::Named(move |files: &records::Files| {
@@ -209,7 +213,7 @@ pub(crate) async fn load_on(
     let patterns = snapshot
         .file(PATTERNS_PATH)
         .and_then(|t| Library::parse(t).ok());
-    Ok(Loaded {
+    Ok(PullRecords {
         record,
         snapshot,
         branch,

@@ -109,7 +109,7 @@ mod tests {
     use super::*;
 
     fn delivery(id: &str) -> Delivery {
-        let event = crate::events::Event::parse("ping", b"{}").unwrap();
+        let event = crate::events::WebhookEvent::parse("ping", b"{}").unwrap();
         Delivery {
             id: DeliveryId(id.to_owned()),
             event,

@@ -1,6 +1,6 @@
 //! The order deliveries are carried out in, and the installation queues.
 //!
-//! Every delivery takes a place in its pull request's lane (`Event::serial_key`) and is
+//! Every delivery takes a place in its pull request's lane (`WebhookEvent::serial_key`) and is
 //! handled once it is at the front: the deliveries of one pull request in the order they
 //! arrived, those of different pull requests side by side. A delivery that does not change
 //! what later ones depend on (`Ordering::Free`: `status`, `help`) has a lane of its own.

@@ -9,7 +9,7 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
 pub use crate::delivery::Delivery;
-use crate::events::{Event, PayloadError};
+use crate::events::{PayloadError, WebhookEvent};
 use crate::ids::DeliveryId;
 use crate::server::signature::{self, WebhookSecrets};
 
@@ -108,7 +108,7 @@ pub fn accept(
     }
     let event = event.ok_or(WebhookRejection::MissingHeader("X-GitHub-Event"))?;
     let id = id.ok_or(WebhookRejection::MissingHeader("X-GitHub-Delivery"))?;
-    let event = Event::parse(event, body)?;
+    let event = WebhookEvent::parse(event, body)?;
     Ok(Delivery {
         id: DeliveryId(id.to_owned()),
         event,

@@ -180,7 +180,7 @@ async fn a_forged_gate_from_another_app_is_called_out_once_per_head() {
 
 #[test]
 fn a_check_event_and_a_comment_on_the_same_pr_share_one_serial_key() {
-    use auditloop::events::Event;
+    use auditloop::events::WebhookEvent;
     let mut run = support::checks::check_run("completed", "ci", SHA1, Some("success"));
     run["check_run"]["pull_requests"] = json!([{"number": 42, "id": 1, "url": "x",
         "head": {"sha": SHA1, "ref": "f", "repo": {"id": 1, "url": "x", "name": "hello"}},
@@ -189,7 +189,7 @@ fn a_check_event_and_a_comment_on_the_same_pr_share_one_serial_key() {
     suite["check_suite"]["pull_requests"] = run["check_run"]["pull_requests"].clone();
     let comment = pr_comment(42, "alice", "/audit gate");
     let key = |name: &str, v: &serde_json::Value| {
-        Event::parse(name, &serde_json::to_vec(v).unwrap())
+        WebhookEvent::parse(name, &serde_json::to_vec(v).unwrap())
             .unwrap()
             .serial_key()
     };

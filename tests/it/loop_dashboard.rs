@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::support;
 
-use auditloop::app::dashboard::Outcome;
+use auditloop::app::dashboard::Rebuilt;
 use auditloop::app::ReconcileLimits;
 use auditloop::engine::dashboard::{self, Row, Section, Sources, BODY_LIMIT};
 use auditloop::engine::ids::{AuditId, PrNumber};
@@ -51,7 +51,7 @@ async fn three_prs(config: &str) -> Loop {
     l
 }
 
-async fn flush(l: &Loop, interval: Duration) -> Vec<Outcome> {
+async fn flush(l: &Loop, interval: Duration) -> Vec<Rebuilt> {
     l.app
         .app
         .flush_dashboards(interval)
@@ -89,7 +89,7 @@ fn issue_writes(l: &Loop) -> usize {
 #[tokio::test]
 async fn three_prs_land_in_their_sections_of_one_issue() {
     let l = three_prs("dashboard: true\n").await;
-    assert_eq!(flush(&l, MINUTE).await, [Outcome::Created]);
+    assert_eq!(flush(&l, MINUTE).await, [Rebuilt::Created]);
     let issue = the_dashboard(&l);
     assert_eq!(issue["title"], "Audit dashboard");
     assert_eq!(issue["labels"], json!(["audit-dashboard"]));
@@ -146,7 +146,7 @@ async fn a_change_moves_a_pr_within_a_minute_in_the_same_issue() {
     assert!(section(&body, "Waiting on the auditor").contains("#43"));
 
     // The minute is up.
-    assert_eq!(flush(&l, Duration::ZERO).await, [Outcome::Updated]);
+    assert_eq!(flush(&l, Duration::ZERO).await, [Rebuilt::Updated]);
     let issue = the_dashboard(&l);
     assert_eq!(issue["number"], number, "the same issue");
     let body = issue["body"].as_str().unwrap();
@@ -183,7 +183,7 @@ async fn a_dashboard_closed_by_hand_is_reopened_and_replicas_make_one() {
     l.gh.close_issue(number);
     let certified = report_on("AUD-2", 43, SHA3, "ci-run-43-1", "certified", "#13");
     l.comment(43, "auditor", &report_comment(&certified)).await;
-    assert_eq!(flush(&l, Duration::ZERO).await, [Outcome::Reopened]);
+    assert_eq!(flush(&l, Duration::ZERO).await, [Rebuilt::Reopened]);
     let issue = the_dashboard(&l);
     assert_eq!(issue["number"], number);
     assert_eq!(issue["state"], "open");
@@ -500,7 +500,7 @@ async fn the_dashboard_and_status_repo_make_as_many_calls_for_twelve_prs_as_for_
     for n in [2, 12] {
         let l = many_prs(n).await;
         let dashboard = calls_of(&l, async {
-            assert_eq!(flush(&l, MINUTE).await, [Outcome::Created]);
+            assert_eq!(flush(&l, MINUTE).await, [Rebuilt::Created]);
         })
         .await;
         assert!(

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use auditloop::events::Event;
+use auditloop::events::WebhookEvent;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -246,10 +246,10 @@ fn handled_events() -> BTreeSet<String> {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         let name = file.split('.').next().unwrap().to_owned();
         let body = std::fs::read(&path).unwrap();
-        let event = Event::parse(&name, &body).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let event = WebhookEvent::parse(&name, &body).unwrap_or_else(|e| panic!("{file}: {e}"));
         let acted_on = !matches!(
             event,
-            Event::Installation { .. } | Event::Ping | Event::Unhandled { .. }
+            WebhookEvent::Installation { .. } | WebhookEvent::Ping | WebhookEvent::Unhandled { .. }
         );
         if acted_on {
             events.insert(name);

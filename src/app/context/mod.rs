@@ -24,12 +24,13 @@ use crate::ids::{DeliveryId, Login, RepoName};
 /// messages still name the check, branch and label a maintainer would expect.
 static DEFAULTS: LazyLock<RepoConfig> = LazyLock::new(RepoConfig::default);
 
-/// The App's policy, the same for every delivery of a process: the minimum assurance the
-/// operator requires, the trust store kept receipts are verified against, and who the App
-/// is on GitHub (its slug, read once, to know its own check runs).
+/// What the operator set for the App, the same for every delivery of a process: the
+/// minimum assurance it requires, the trust store kept receipts are verified against, and
+/// who the App is on GitHub (its slug, read once, to know its own check runs). Not
+/// `engine::policy`, which says who may run which command.
 #[derive(Clone)]
-pub(crate) struct Policy {
-    pub(crate) operator_min: Assurance,
+pub(crate) struct Operator {
+    pub(crate) min_assurance: Assurance,
     /// `None` where none is in force (a CLI run without one).
     pub(crate) trust: Option<Arc<TrustStore>>,
     identity: Option<Arc<Identity>>,
@@ -41,15 +42,15 @@ struct Identity {
     slug: OnceCell<String>,
 }
 
-impl Policy {
-    /// The policy of the App `github` is.
+impl Operator {
+    /// The operator's settings of the App `github` is.
     pub(crate) fn of_app(
         github: Arc<GitHubApp>,
         trust: TrustStore,
         operator_min: Assurance,
     ) -> Self {
         Self {
-            operator_min,
+            min_assurance: operator_min,
             trust: Some(Arc::new(trust)),
             identity: Some(Arc::new(Identity {
                 github,
@@ -58,10 +59,10 @@ impl Policy {
         }
     }
 
-    /// The policy of a run outside the App (`status`, the MCP server): no App identity.
+    /// The settings of a run outside the App (`status`, the MCP server): no App identity.
     pub(crate) fn outside(operator_min: Assurance, trust: Option<&TrustStore>) -> Self {
         Self {
-            operator_min,
+            min_assurance: operator_min,
             trust: trust.map(|t| Arc::new(t.clone())),
             identity: None,
         }
@@ -167,8 +168,8 @@ pub(crate) struct Ctx {
     pub(crate) memory: Arc<Memory>,
     /// The reads this delivery made already.
     pub(crate) delivery_cache: DeliveryCache,
-    /// The App's policy: minimum assurance, trust store, slug.
-    pub(crate) policy: Policy,
+    /// The App's operator: minimum assurance, trust store, slug.
+    pub(crate) operator: Operator,
     /// Earlier deliveries of the same pull request not carried out yet (queued).
     pub(crate) pr_ahead: u32,
 }
@@ -179,7 +180,7 @@ impl Ctx {
         place: Place,
         origin: &Origin<'_>,
         config: Result<RepoConfig, ConfigError>,
-        policy: Policy,
+        operator: Operator,
         memory: Arc<Memory>,
     ) -> Self {
         let now = Utc::now();
@@ -202,7 +203,7 @@ impl Ctx {
             replies_since: replies_since(now, command_at),
             memory,
             delivery_cache: DeliveryCache::default(),
-            policy,
+            operator,
             pr_ahead,
         }
     }
@@ -221,18 +222,18 @@ impl Ctx {
             replies_since: self.replies_since,
             memory: self.memory.clone(),
             delivery_cache: DeliveryCache::default(),
-            policy: self.policy.clone(),
+            operator: self.operator.clone(),
             pr_ahead: 0,
         }
     }
 
-    /// The App's slug (see [`Policy::slug`]).
+    /// The App's slug (see [`Operator::slug`]).
     ///
     /// # Errors
     ///
-    /// As [`Policy::slug`].
+    /// As [`Operator::slug`].
     pub(crate) async fn bot_slug(&self) -> Result<&str, GitHubError> {
-        self.policy.slug(&self.api).await
+        self.operator.slug(&self.api).await
     }
 
     /// What a change in this repository leaves for the dashboard's next flush, when the

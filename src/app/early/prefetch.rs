@@ -14,16 +14,16 @@ use crate::commands::{Parsed, ParsedCommand};
 use crate::engine::layout::INDEX_PATH;
 use crate::engine::patterns::PATTERNS_PATH;
 use crate::engine::repo_config::CONFIG_PATH;
-use crate::events::{Event, IssueCommentEvent, PullRequestAction, PullRequestEvent};
+use crate::events::{IssueCommentEvent, PullRequestAction, PullRequestEvent, WebhookEvent};
 use crate::github::first_reads::{first_reads, ConfigBlob, Extra, RecordFiles};
 use crate::github::GitHubError;
 use crate::ids::{CommitSha, Login, PrNumber};
 
 /// Whether [`reads`] reads the configuration too (then the caller does not).
-pub(crate) fn reads_config(event: &Event, parsed: Option<&Parsed>) -> bool {
+pub(crate) fn reads_config(event: &WebhookEvent, parsed: Option<&Parsed>) -> bool {
     match event {
-        Event::PullRequest(_) => true,
-        Event::IssueComment(_) => !matches!(parsed, None | Some(Ok(None))),
+        WebhookEvent::PullRequest(_) => true,
+        WebhookEvent::IssueComment(_) => !matches!(parsed, None | Some(Ok(None))),
         _ => false,
     }
 }
@@ -32,11 +32,11 @@ pub(crate) fn reads_config(event: &Event, parsed: Option<&Parsed>) -> bool {
 /// configuration file, when [`reads_config`] and the query brought it.
 pub(crate) async fn reads(
     ctx: &Ctx,
-    event: &Event,
+    event: &WebhookEvent,
     parsed: Option<&Parsed>,
 ) -> Result<Option<ConfigBlob>, GitHubError> {
     match event {
-        Event::PullRequest(e) => {
+        WebhookEvent::PullRequest(e) => {
             // The query lists the runs on the head the PR has now (a rebind goes there,
             // never to the payload's, which a late delivery may carry long after a newer
             // push); before a push, the old head's too, whose run names the records commit
@@ -80,7 +80,7 @@ pub(crate) async fn reads(
             }
             Ok(config)
         }
-        Event::IssueComment(e) => Box::pin(comment_reads(ctx, e, parsed)).await,
+        WebhookEvent::IssueComment(e) => Box::pin(comment_reads(ctx, e, parsed)).await,
         _ => Ok(None),
     }
 }

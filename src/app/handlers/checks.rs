@@ -16,8 +16,8 @@ use crate::engine::views::check_run::{
     check_run, disabled, integrated_candidate, invalid_config, CheckRunView,
 };
 use crate::events::{
-    CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, Event, MergeGroupAction,
-    MergeGroupEvent,
+    CheckRunAction, CheckRunEvent, CheckSuiteAction, CheckSuiteEvent, MergeGroupAction,
+    MergeGroupEvent, WebhookEvent,
 };
 use crate::github::rest;
 use crate::github::GitHubError;
@@ -93,9 +93,9 @@ const OPEN_PULL_PAGES: usize = 10;
 /// Whether the event asks another App to run its check again: a re-run or a button on a
 /// run (or suite) named like ours but owned by another App is that App's to answer, and is
 /// ignored before any call. A payload that names no App is taken as ours.
-pub(crate) fn asks_another_app(event: &Event, app_id: u64) -> bool {
+pub(crate) fn asks_another_app(event: &WebhookEvent, app_id: u64) -> bool {
     let owner = match event {
-        Event::CheckRun(e)
+        WebhookEvent::CheckRun(e)
             if matches!(
                 e.action,
                 CheckRunAction::Rerequested | CheckRunAction::RequestedAction
@@ -103,7 +103,7 @@ pub(crate) fn asks_another_app(event: &Event, app_id: u64) -> bool {
         {
             e.check_run.app.as_ref()
         }
-        Event::CheckSuite(e) if e.action == CheckSuiteAction::Rerequested => {
+        WebhookEvent::CheckSuite(e) if e.action == CheckSuiteAction::Rerequested => {
             e.check_suite.app.as_ref()
         }
         _ => None,

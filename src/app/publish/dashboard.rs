@@ -21,7 +21,7 @@ use crate::records::Snapshot;
 
 /// What one rebuild did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Rebuilt {
     /// The body would not change: nothing was sent.
     Unchanged,
     Created,
@@ -62,10 +62,10 @@ pub(crate) fn body_of(ctx: &Ctx, audits: &OpenAudits) -> String {
 /// # Errors
 ///
 /// [`GitHubError`] when GitHub fails; nothing of the records depends on it.
-pub(crate) async fn refresh(ctx: &Ctx, pulls: Vec<Pull>) -> Result<Outcome, GitHubError> {
+pub(crate) async fn refresh(ctx: &Ctx, pulls: Vec<Pull>) -> Result<Rebuilt, GitHubError> {
     let Ok(config) = &ctx.config else {
         // An invalid file says nothing of the setting: the dashboard is left as it is.
-        return Ok(Outcome::Nothing);
+        return Ok(Rebuilt::Nothing);
     };
     let found = rest::find_marked(&ctx.api, &ctx.repo, dashboard::LABEL, dashboard::MARKER).await?;
     if !config.dashboard {
@@ -74,23 +74,23 @@ pub(crate) async fn refresh(ctx: &Ctx, pulls: Vec<Pull>) -> Result<Outcome, GitH
                 let body = dashboard::closed_body();
                 rest::update_issue(&ctx.api, &ctx.repo, issue.number, &body, false).await?;
                 tracing::info!(repo = %ctx.repo, issue = issue.number.0, "audit dashboard closed: the setting is off");
-                Ok(Outcome::Closed)
+                Ok(Rebuilt::Closed)
             }
-            _ => Ok(Outcome::Nothing),
+            _ => Ok(Rebuilt::Nothing),
         };
     }
     let audits = OpenAudits::read(ctx, pulls).await?;
     let body = body_of(ctx, &audits);
     match found {
         Some(issue) if issue.open && issue.body.trim_end() == body.trim_end() => {
-            Ok(Outcome::Unchanged)
+            Ok(Rebuilt::Unchanged)
         }
         Some(issue) => {
             rest::update_issue(&ctx.api, &ctx.repo, issue.number, &body, true).await?;
             Ok(if issue.open {
-                Outcome::Updated
+                Rebuilt::Updated
             } else {
-                Outcome::Reopened
+                Rebuilt::Reopened
             })
         }
         None => create(ctx, &audits.snapshot, &body).await,
@@ -98,11 +98,11 @@ pub(crate) async fn refresh(ctx: &Ctx, pulls: Vec<Pull>) -> Result<Outcome, GitH
 }
 
 /// Creates the dashboard once across replicas: under a claim, after looking for it.
-async fn create(ctx: &Ctx, snapshot: &Snapshot, body: &str) -> Result<Outcome, GitHubError> {
+async fn create(ctx: &Ctx, snapshot: &Snapshot, body: &str) -> Result<Rebuilt, GitHubError> {
     let find = || rest::find_marked(&ctx.api, &ctx.repo, dashboard::LABEL, dashboard::MARKER);
     // The claim points at a commit of the repository: the records' own.
     let Some(anchor) = snapshot.commit.clone() else {
-        return Ok(Outcome::Nothing);
+        return Ok(Rebuilt::Nothing);
     };
     let created = std::sync::atomic::AtomicBool::new(false);
     crate::app::claim::once(
@@ -125,9 +125,9 @@ async fn create(ctx: &Ctx, snapshot: &Snapshot, body: &str) -> Result<Outcome, G
     )
     .await?;
     Ok(if created.load(std::sync::atomic::Ordering::Relaxed) {
-        Outcome::Created
+        Rebuilt::Created
     } else {
-        Outcome::Unchanged
+        Rebuilt::Unchanged
     })
 }
 
@@ -135,7 +135,7 @@ impl AuditApp {
     /// Rebuilds the dashboard of each repository a change marked at least `interval` ago
     /// since its last rebuild: what [`crate::dashboard::spawn`] runs, and what tests call.
     /// A repository that fails is marked again, for the next flush.
-    pub async fn flush_dashboards(&self, interval: Duration) -> Vec<(RepoName, Outcome)> {
+    pub async fn flush_dashboards(&self, interval: Duration) -> Vec<(RepoName, Rebuilt)> {
         let mut done = Vec::new();
         for due in self.memory.dashboards_due(interval) {
             match self.rebuild_dashboard(&due).await {
@@ -149,7 +149,7 @@ impl AuditApp {
         done
     }
 
-    async fn rebuild_dashboard(&self, due: &Due) -> Result<Outcome, GitHubError> {
+    async fn rebuild_dashboard(&self, due: &Due) -> Result<Rebuilt, GitHubError> {
         let config = self
             .config(&due.api, &due.repo, &due.default_branch)
             .await?;
@@ -171,10 +171,10 @@ impl AuditApp {
 /// # Errors
 ///
 /// As [`refresh`].
-pub(crate) async fn from_sweep(ctx: &Ctx, pulls: &[Pull]) -> Result<Outcome, GitHubError> {
+pub(crate) async fn from_sweep(ctx: &Ctx, pulls: &[Pull]) -> Result<Rebuilt, GitHubError> {
     let on = ctx.config.as_ref().is_ok_and(|c| c.dashboard);
     if !on && ctx.memory.dashboard_settled_off(&ctx.repo) {
-        return Ok(Outcome::Nothing);
+        return Ok(Rebuilt::Nothing);
     }
     let shared = ctx.for_origin(&Origin::Dashboard);
     let outcome = refresh(&shared, pulls.to_vec()).await?;

@@ -45,13 +45,13 @@ pub(crate) fn gate_for(
     ctx.memory.gate_evaluated();
     Some(pull_gate(&PullGate {
         config,
-        operator_min: ctx.policy.operator_min,
+        operator_min: ctx.operator.min_assurance,
         repo: &ctx.repo,
         head: &pull.head_sha,
         body: &pull.body,
         record: record_of(state),
         checks,
-        trust: ctx.policy.trust.as_deref(),
+        trust: ctx.operator.trust.as_deref(),
         certified_report: state
             .as_ref()
             .ok()

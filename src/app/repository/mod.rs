@@ -11,7 +11,7 @@ use std::sync::Arc;
 pub(crate) use open_audits::OpenAudits;
 
 use crate::app::context::memory::Memory;
-use crate::app::context::{Ctx, Origin, Place, Policy};
+use crate::app::context::{Ctx, Operator, Origin, Place};
 use crate::engine::repo_config::{ConfigError, RepoConfig, CONFIG_PATH};
 use crate::github::rest::{self, FileRead};
 use crate::github::{Api, GitHubError};
@@ -51,7 +51,7 @@ pub(crate) async fn outside(
     api: &Api,
     repo: &RepoName,
     records_branch: Option<&str>,
-    policy: Policy,
+    operator: Operator,
 ) -> Result<Ctx, GitHubError> {
     let repository = rest::get_repo(api, repo).await?;
     let place = Place::new(
@@ -69,7 +69,7 @@ pub(crate) async fn outside(
         place,
         &Origin::Status,
         config,
-        policy,
+        operator,
         Arc::new(Memory::default()),
     ))
 }

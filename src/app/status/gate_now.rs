@@ -4,7 +4,7 @@
 //! names, the head's other checks, the PRs sharing the head, and the one gate function the
 //! views call ([`pull_gate`]). Nothing is written.
 
-use crate::app::context::{Ctx, Policy};
+use crate::app::context::{Ctx, Operator};
 use crate::app::reads::lineage::repair;
 use crate::app::reads::loading;
 use crate::app::reads::loading::{damage_of, named_records_commit};
@@ -49,9 +49,9 @@ pub(crate) async fn gate_now(
     operator_min: Assurance,
     trust: Option<&TrustStore>,
 ) -> Result<GateNow, GitHubError> {
-    let policy = Policy::outside(operator_min, trust);
+    let operator = Operator::outside(operator_min, trust);
     let (ctx, pull) = futures::try_join!(
-        crate::app::repository::outside(api, repo, records_branch, policy),
+        crate::app::repository::outside(api, repo, records_branch, operator),
         rest::get_pull(api, repo, pr),
     )?;
     if let Err(e) = &ctx.config {

@@ -2,7 +2,7 @@
 //! `list_audits` tool show them: the dashboard's rows, each placed by its head's gate
 //! evaluated from the same reads. A bounded number of calls, whatever the PR count.
 
-use crate::app::context::Policy;
+use crate::app::context::Operator;
 use crate::app::repository::{self, OpenAudits, OPEN_PULL_PAGES};
 use crate::engine::dashboard::PullStatus;
 use crate::engine::receipt::TrustStore;
@@ -31,9 +31,9 @@ pub(crate) async fn repo_now(
     operator_min: Assurance,
     trust: Option<&TrustStore>,
 ) -> Result<RepoNow, GitHubError> {
-    let policy = Policy::outside(operator_min, trust);
+    let operator = Operator::outside(operator_min, trust);
     let (ctx, pulls) = futures::try_join!(
-        repository::outside(api, repo, records_branch, policy),
+        repository::outside(api, repo, records_branch, operator),
         rest::open_pulls(api, repo, OPEN_PULL_PAGES),
     )?;
     let rows = OpenAudits::read(&ctx, pulls).await?.rows(&ctx);

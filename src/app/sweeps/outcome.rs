@@ -9,7 +9,7 @@ use crate::commands::parse_comment;
 use crate::delivery::Delivery;
 use crate::engine::record::has_delivery;
 use crate::engine::views::reply::delivery_marker;
-use crate::events::{Event, IssueCommentEvent, PullRequestEvent};
+use crate::events::{IssueCommentEvent, PullRequestEvent, WebhookEvent};
 use crate::github::rest;
 use crate::github::{Api, GitHubError};
 use crate::ids::{CommitSha, PrNumber, RepoName};
@@ -37,8 +37,8 @@ impl AuditApp {
             .installation(installation, Some(delivery.id.clone()))
             .await?;
         match &delivery.event {
-            Event::IssueComment(e) => self.answered(&api, &repo, e, delivery).await,
-            Event::PullRequest(e) => {
+            WebhookEvent::IssueComment(e) => self.answered(&api, &repo, e, delivery).await,
+            WebhookEvent::PullRequest(e) => {
                 let place = Place::new(
                     api,
                     repo,
@@ -65,7 +65,7 @@ impl AuditApp {
         ) {
             return Ok(true);
         }
-        let bot = format!("{}[bot]", self.policy.slug(api).await?);
+        let bot = format!("{}[bot]", self.operator.slug(api).await?);
         if rest::reacted_by(api, repo, e.comment.id, "+1", &bot).await? {
             return Ok(true);
         }

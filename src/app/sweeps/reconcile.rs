@@ -39,7 +39,7 @@ impl Default for Limits {
 
 /// What one sweep saw and did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Report {
+pub struct ReconcileReport {
     pub installations: usize,
     pub repositories: usize,
     /// Open PRs with a record whose views were compared with it.
@@ -60,7 +60,7 @@ struct Sweep<'a> {
     app: &'a AuditApp,
     limits: Limits,
     calls: Arc<AtomicU64>,
-    report: Report,
+    report: ReconcileReport,
 }
 
 impl Sweep<'_> {
@@ -91,13 +91,13 @@ impl AuditApp {
     /// # Errors
     ///
     /// When the installations cannot be listed.
-    pub async fn reconcile(&self, limits: Limits) -> Result<Report, GitHubError> {
+    pub async fn reconcile(&self, limits: Limits) -> Result<ReconcileReport, GitHubError> {
         let calls = Arc::new(AtomicU64::new(0));
         let mut sweep = Sweep {
             app: self,
             limits,
             calls: calls.clone(),
-            report: Report::default(),
+            report: ReconcileReport::default(),
         };
         let app_api = self.github.app_api(None).counting(calls.clone());
         let installations = rest::installations(&app_api, limits.max_pages).await?;

@@ -120,7 +120,7 @@ fn policy(ctx: &Ctx) -> t::AuditPolicy {
     let settings = ctx.settings();
     t::AuditPolicy {
         default_budget: settings.audit_budget,
-        assurance: settings.effective_assurance(ctx.policy.operator_min),
+        assurance: settings.effective_assurance(ctx.operator.min_assurance),
         allow_self_audit: settings.allow_self_audit,
     }
 }

@@ -72,7 +72,7 @@ fn json(ctx: &Ctx, inputs: DecisionInputs, text: &str) -> Result<CommandDecision
     let cites = cites_decision(ctx, &intake);
     let repo = ctx.repo.clone();
     // The App always has a trust store; an empty one pins no key, so verifies nothing.
-    let trust = ctx.policy.trust.clone().unwrap_or_default();
+    let trust = ctx.operator.trust.clone().unwrap_or_default();
     let now = ctx.now;
     let none = BTreeSet::new();
     Ok(CommandDecision {

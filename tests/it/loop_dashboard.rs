@@ -437,14 +437,7 @@ async fn a_certified_record_whose_gate_fails_is_not_listed_as_ready_to_merge() {
         "{blocked}"
     );
 
-    let dir = tempfile::tempdir().unwrap();
-    let out = auditloop(
-        &l.gh.api_url(),
-        dir.path(),
-        &["status", "--repo", REPO, "--json"],
-    )
-    .await;
-    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed = status_repo_json(&l).await;
     let p = printed["pulls"]
         .as_array()
         .unwrap()
@@ -456,6 +449,18 @@ async fn a_certified_record_whose_gate_fails_is_not_listed_as_ready_to_merge() {
     assert_eq!(p["section"], "blocked", "{p:#}");
     assert_eq!(p["passes"], false, "{p:#}");
     assert_eq!(p["verdict_line"], l.gate(SHA1)["output"]["title"], "{p:#}");
+}
+
+/// What `auditloop status --repo REPO --json` prints.
+async fn status_repo_json(l: &Loop) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let out = auditloop(
+        &l.gh.api_url(),
+        dir.path(),
+        &["status", "--repo", REPO, "--json"],
+    )
+    .await;
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// A repository with `n` open PRs, each with a record; the gate reads an evidence check,
@@ -510,15 +515,8 @@ async fn the_dashboard_and_status_repo_make_as_many_calls_for_twelve_prs_as_for_
                 .contains(&format!("#{}", 41 + n)),
             "every PR is listed"
         );
-        let dir = tempfile::tempdir().unwrap();
         let status = calls_of(&l, async {
-            let out = auditloop(
-                &l.gh.api_url(),
-                dir.path(),
-                &["status", "--repo", REPO, "--json"],
-            )
-            .await;
-            let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let printed = status_repo_json(&l).await;
             assert_eq!(printed["pulls"].as_array().unwrap().len() as u64, n);
         })
         .await;

@@ -34,24 +34,8 @@ pub const CRATES: &[Crate] = &[
 /// `(path from the workspace root with '/', source)` of every `.rs` file of every crate in
 /// [`CRATES`], sorted by path.
 pub fn rust_sources() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut found = Vec::new();
-    for krate in CRATES {
-        let mut stack = vec![root.join(krate.dir)];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).expect("source directory") {
-                let path = entry.expect("directory entry").path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    let relative = path.strip_prefix(root).expect("under the workspace");
-                    let relative = relative.to_string_lossy().replace('\\', "/");
-                    let text = std::fs::read_to_string(&path).expect("readable source");
-                    found.push((relative, text));
-                }
-            }
-        }
-    }
+    let mut found: Vec<(String, String)> =
+        CRATES.iter().flat_map(|k| sources_under(k.dir)).collect();
     found.sort();
     assert!(found.len() > 10, "too few sources found");
     assert!(
@@ -67,11 +51,19 @@ pub fn rust_sources() -> Vec<(String, String)> {
 /// sorted by path: each bench target is a crate of its own (`benches/engine.rs`, and
 /// `benches/load/` whose root is `main.rs`).
 pub fn bench_sources() -> Vec<(String, String)> {
+    let mut found = sources_under("benches");
+    found.sort();
+    assert!(found.len() > 3, "too few bench sources found");
+    found
+}
+
+/// Every `.rs` file under `dir` (from the workspace root), with its path from the root.
+fn sources_under(dir: &str) -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut found = Vec::new();
-    let mut stack = vec![root.join("benches")];
+    let mut stack = vec![root.join(dir)];
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("benches directory") {
+        for entry in std::fs::read_dir(&dir).expect("source directory") {
             let path = entry.expect("directory entry").path();
             if path.is_dir() {
                 stack.push(path);
@@ -83,8 +75,6 @@ pub fn bench_sources() -> Vec<(String, String)> {
             }
         }
     }
-    found.sort();
-    assert!(found.len() > 3, "too few bench sources found");
     found
 }
 

@@ -221,3 +221,25 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fix_for_a_work_unit_with_a_record_names_its_pr_apart_from_its_id() {
+        let refusal = |pull| Refusal::WorkUnitHasRecord {
+            work_unit: WorkUnit::new("pr:12".to_owned()).unwrap(),
+            id: AuditId::new("AUD-7".to_owned()).unwrap(),
+            pull,
+        };
+        assert_eq!(
+            refusal(Some(PrNumber(12))).fix().plain(),
+            "continue on AUD-7 on PR #12, or use /audit adopt AUD-7 if that PR was closed without merging"
+        );
+        assert_eq!(
+            refusal(None).fix().plain(),
+            "continue on AUD-7, or use /audit adopt AUD-7 if that PR was closed without merging"
+        );
+    }
+}

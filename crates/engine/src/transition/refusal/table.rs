@@ -55,12 +55,20 @@ impl Refusal {
             Self::WorkUnitHasRecord { work_unit, id, pull } => row(
                 "work-unit-has-record",
                 format!("work unit {work_unit} already has the audit record {id}{}", on_pull(*pull)),
-                md!(
-                    "continue on {}{}, or use {} if that PR was closed without merging",
-                    id,
-                    on_pull(*pull),
-                    Md::code(&format!("/audit adopt {id}"))
-                ),
+                // A value's edges are trimmed when escaped: the space stays in the template.
+                match pull {
+                    Some(p) => md!(
+                        "continue on {} on PR {}, or use {} if that PR was closed without merging",
+                        id,
+                        *p,
+                        Md::code(&format!("/audit adopt {id}"))
+                    ),
+                    None => md!(
+                        "continue on {}, or use {} if that PR was closed without merging",
+                        id,
+                        Md::code(&format!("/audit adopt {id}"))
+                    ),
+                },
             ),
             Self::CoveredTasksRequired { work_unit } => row(
                 "covered-tasks-required",

@@ -17,31 +17,95 @@ pub fn canonical_tasks(tasks: impl IntoIterator<Item = TaskId>) -> Vec<TaskId> {
     tasks
 }
 
-/// Everything in a record that history determines.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Derived {
-    pub(crate) pull_request: PrNumber,
-    pub(crate) work_unit: WorkUnit,
-    pub(crate) goal: String,
-    pub(crate) completion_oracle: String,
-    pub(crate) evidence: Option<Evidence>,
-    pub(crate) candidate_artifact: Artifact,
-    pub(crate) covered_tasks: Vec<TaskId>,
-    pub(crate) audit_budget: u32,
-    pub(crate) audit_state: AuditState,
-    pub(crate) audit_blocked_reason: Option<BlockedReason>,
-    pub(crate) latest_verdict: Option<Verdict>,
-    pub(crate) certified_artifact: Option<Artifact>,
-    pub(crate) certified_covered_tasks: Option<Vec<TaskId>>,
-    pub(crate) certification_grade: Option<Grade>,
-    pub(crate) producer_authenticated: Option<bool>,
-    /// `None` when the stored record predates the field: then nothing is compared.
-    pub(crate) implementers: Option<Vec<Implementer>>,
-    /// Accepted reports so far (not stored; counted from history).
-    pub(crate) runs_used: u32,
-    /// A covered task reopened since the certification (not stored): the next baseline
-    /// clears the certification whatever else it changes.
-    pub(crate) reopened_since_certified: bool,
+/// Writes `Derived` and its field-by-field methods (`stored`, `write_to`, `differences`)
+/// from one list of the fields a record stores and a replay derives. Written out by hand,
+/// a field forgotten in one copy would go unwritten by a transition or unchecked at load;
+/// listed once, a derived field added to `Record` is one more line here. `implementers` and
+/// the fields not stored have rules of their own, written out after the list's.
+macro_rules! derived_fields {
+    ($($field:ident: $ty:ty,)*) => {
+        /// Everything in a record that history determines.
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct Derived {
+            $(pub(crate) $field: $ty,)*
+            /// `None` when the stored record predates the field: then nothing is compared.
+            pub(crate) implementers: Option<Vec<Implementer>>,
+            /// Accepted reports so far (not stored; counted from history).
+            pub(crate) runs_used: u32,
+            /// A covered task reopened since the certification (not stored): the next baseline
+            /// clears the certification whatever else it changes.
+            pub(crate) reopened_since_certified: bool,
+        }
+
+        impl Derived {
+            /// The fields as a record stores them, to compare with a replay.
+            #[must_use]
+            pub fn stored(record: &Record) -> Derived {
+                Derived {
+                    $($field: record.$field.clone(),)*
+                    implementers: record.implementers.clone(),
+                    runs_used: record.runs_used(),
+                    // Not stored, but a transition continues from these fields: read from history.
+                    reopened_since_certified: record.reopened_task().is_some(),
+                }
+            }
+
+            /// Writes the derived fields into `record`.
+            pub(crate) fn write_to(self, record: &mut Record) {
+                $(record.$field = self.$field;)*
+                // Written once someone pushed; a record with none keeps the field out, as before.
+                record.implementers = self.implementers.filter(|v| !v.is_empty());
+            }
+
+            /// Names of the fields where `self` (stored) differs from `replayed`, with both
+            /// values as JSON, in the record's order.
+            #[must_use]
+            pub fn differences(&self, replayed: &Derived) -> Vec<(&'static str, String, String)> {
+                let mut out = Vec::new();
+                $(differ(&mut out, stringify!($field), &self.$field, &replayed.$field);)*
+                // A record stored before the field was kept is not held to it; one with nobody
+                // who pushed leaves it out.
+                if self.implementers.is_some() {
+                    let replayed = replayed.implementers.clone().filter(|v| !v.is_empty());
+                    differ(&mut out, "implementers", &self.implementers, &replayed);
+                }
+                out
+            }
+        }
+    };
+}
+
+// In `Record`'s order, which `differences` keeps.
+derived_fields! {
+    pull_request: PrNumber,
+    work_unit: WorkUnit,
+    goal: String,
+    completion_oracle: String,
+    evidence: Option<Evidence>,
+    candidate_artifact: Artifact,
+    covered_tasks: Vec<TaskId>,
+    audit_budget: u32,
+    audit_state: AuditState,
+    audit_blocked_reason: Option<BlockedReason>,
+    latest_verdict: Option<Verdict>,
+    certified_artifact: Option<Artifact>,
+    certified_covered_tasks: Option<Vec<TaskId>>,
+    certification_grade: Option<Grade>,
+    producer_authenticated: Option<bool>,
+}
+
+/// Adds `(name, stored, replayed)` to `out`, both as JSON, when they differ.
+fn differ<T: serde::Serialize>(
+    out: &mut Vec<(&'static str, String, String)>,
+    name: &'static str,
+    stored: &T,
+    replayed: &T,
+) {
+    let json = |v: &T| serde_json::to_string(v).unwrap_or_default();
+    let (stored, replayed) = (json(stored), json(replayed));
+    if stored != replayed {
+        out.push((name, stored, replayed));
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -94,137 +158,6 @@ fn add_implementer(list: &mut Vec<Implementer>, login: &crate::ids::Login, head:
 }
 
 impl Derived {
-    /// The fields as a record stores them, to compare with a replay.
-    #[must_use]
-    pub fn stored(record: &Record) -> Derived {
-        Derived {
-            pull_request: record.pull_request,
-            work_unit: record.work_unit.clone(),
-            goal: record.goal.clone(),
-            completion_oracle: record.completion_oracle.clone(),
-            evidence: record.evidence.clone(),
-            candidate_artifact: record.candidate_artifact.clone(),
-            covered_tasks: record.covered_tasks.clone(),
-            audit_budget: record.audit_budget,
-            audit_state: record.audit_state,
-            audit_blocked_reason: record.audit_blocked_reason,
-            latest_verdict: record.latest_verdict,
-            certified_artifact: record.certified_artifact.clone(),
-            certified_covered_tasks: record.certified_covered_tasks.clone(),
-            certification_grade: record.certification_grade,
-            producer_authenticated: record.producer_authenticated,
-            implementers: record.implementers.clone(),
-            runs_used: record.runs_used(),
-            // Not stored, but a transition continues from these fields: read from history.
-            reopened_since_certified: record.reopened_task().is_some(),
-        }
-    }
-
-    /// Writes the derived fields into `record`.
-    pub(crate) fn write_to(self, record: &mut Record) {
-        record.pull_request = self.pull_request;
-        record.work_unit = self.work_unit;
-        record.goal = self.goal;
-        record.completion_oracle = self.completion_oracle;
-        record.evidence = self.evidence;
-        record.candidate_artifact = self.candidate_artifact;
-        record.covered_tasks = self.covered_tasks;
-        record.audit_budget = self.audit_budget;
-        record.audit_state = self.audit_state;
-        record.audit_blocked_reason = self.audit_blocked_reason;
-        record.latest_verdict = self.latest_verdict;
-        record.certified_artifact = self.certified_artifact;
-        record.certified_covered_tasks = self.certified_covered_tasks;
-        record.certification_grade = self.certification_grade;
-        record.producer_authenticated = self.producer_authenticated;
-        // Written once someone pushed; a record with none keeps the field out, as before.
-        record.implementers = self.implementers.filter(|v| !v.is_empty());
-    }
-
-    /// Names of the fields where `self` (stored) differs from `replayed`, with both values.
-    #[must_use]
-    pub fn differences(&self, replayed: &Derived) -> Vec<(&'static str, String, String)> {
-        fn j<T: serde::Serialize>(v: &T) -> String {
-            serde_json::to_string(v).unwrap_or_default()
-        }
-        let mut out = Vec::new();
-        let mut cmp = |name: &'static str, a: String, b: String| {
-            if a != b {
-                out.push((name, a, b));
-            }
-        };
-        cmp(
-            "pull_request",
-            j(&self.pull_request),
-            j(&replayed.pull_request),
-        );
-        cmp("work_unit", j(&self.work_unit), j(&replayed.work_unit));
-        cmp("goal", j(&self.goal), j(&replayed.goal));
-        cmp(
-            "completion_oracle",
-            j(&self.completion_oracle),
-            j(&replayed.completion_oracle),
-        );
-        cmp("evidence", j(&self.evidence), j(&replayed.evidence));
-        cmp(
-            "candidate_artifact",
-            j(&self.candidate_artifact),
-            j(&replayed.candidate_artifact),
-        );
-        cmp(
-            "covered_tasks",
-            j(&self.covered_tasks),
-            j(&replayed.covered_tasks),
-        );
-        cmp(
-            "audit_budget",
-            j(&self.audit_budget),
-            j(&replayed.audit_budget),
-        );
-        cmp(
-            "audit_state",
-            j(&self.audit_state),
-            j(&replayed.audit_state),
-        );
-        cmp(
-            "audit_blocked_reason",
-            j(&self.audit_blocked_reason),
-            j(&replayed.audit_blocked_reason),
-        );
-        cmp(
-            "latest_verdict",
-            j(&self.latest_verdict),
-            j(&replayed.latest_verdict),
-        );
-        cmp(
-            "certified_artifact",
-            j(&self.certified_artifact),
-            j(&replayed.certified_artifact),
-        );
-        cmp(
-            "certified_covered_tasks",
-            j(&self.certified_covered_tasks),
-            j(&replayed.certified_covered_tasks),
-        );
-        cmp(
-            "certification_grade",
-            j(&self.certification_grade),
-            j(&replayed.certification_grade),
-        );
-        cmp(
-            "producer_authenticated",
-            j(&self.producer_authenticated),
-            j(&replayed.producer_authenticated),
-        );
-        // A record stored before the field was kept is not held to it; one with nobody
-        // who pushed leaves it out.
-        if self.implementers.is_some() {
-            let replayed = replayed.implementers.clone().filter(|v| !v.is_empty());
-            cmp("implementers", j(&self.implementers), j(&replayed));
-        }
-        out
-    }
-
     fn clear_certification(&mut self) {
         self.certified_artifact = None;
         self.certified_covered_tasks = None;

@@ -61,6 +61,17 @@ async fn flush(l: &Loop, interval: Duration) -> Vec<Rebuilt> {
         .collect()
 }
 
+/// One reconcile sweep, which must fail nowhere.
+async fn sweep(l: &Loop) {
+    let report = l
+        .app
+        .app
+        .reconcile(ReconcileLimits::default())
+        .await
+        .unwrap();
+    assert!(report.failed.is_empty(), "{report:?}");
+}
+
 /// The text under `## heading`, up to the next heading.
 fn section<'b>(body: &'b str, heading: &str) -> &'b str {
     let start = body
@@ -158,13 +169,7 @@ async fn a_change_moves_a_pr_within_a_minute_in_the_same_issue() {
 
     // The sweep finds it current: nothing is sent.
     let before = issue_writes(&l);
-    let report = l
-        .app
-        .app
-        .reconcile(ReconcileLimits::default())
-        .await
-        .unwrap();
-    assert!(report.failed.is_empty(), "{report:?}");
+    sweep(&l).await;
     assert_eq!(issue_writes(&l), before);
 }
 
@@ -417,13 +422,7 @@ async fn a_certified_record_whose_gate_fails_is_not_listed_as_ready_to_merge() {
     l.pull_event("edited", 42, SHA1).await;
     assert_eq!(l.gate(SHA1)["conclusion"], "failure", "{:#}", l.gate(SHA1));
 
-    let report = l
-        .app
-        .app
-        .reconcile(ReconcileLimits::default())
-        .await
-        .unwrap();
-    assert!(report.failed.is_empty(), "{report:?}");
+    sweep(&l).await;
     let issue = the_dashboard(&l);
     let body = issue["body"].as_str().unwrap();
     assert_eq!(

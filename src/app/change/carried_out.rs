@@ -82,11 +82,7 @@ pub(crate) async fn commit(
     );
     let (outcome, ()) = futures::try_join!(applying, sharing)?;
     let (state, commit, checked) = committed(ctx, pr, outcome).await?;
-    let mode = if decision.new_run {
-        RunMode::Create
-    } else {
-        RunMode::Update
-    };
+    let mode = RunMode::create_if(decision.new_run);
     let state = Ok(state);
     let again = moved_on(pull, facts);
     let (pull, runs) = match &again {

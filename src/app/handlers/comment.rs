@@ -218,11 +218,7 @@ async fn finish_applied(
     // Damage, if the records show it now, is shown by the views.
     let state = loading::load(ctx, pull.number, None).await?;
     let commit = state.as_ref().ok().and_then(|s| s.commit.clone());
-    let mode = if matches!(command, ParsedCommand::Report { .. }) {
-        RunMode::Create
-    } else {
-        RunMode::Update
-    };
+    let mode = RunMode::create_if(matches!(command, ParsedCommand::Report { .. }));
     let target = observe::Target {
         pull,
         state: &state,

@@ -22,6 +22,17 @@ pub(crate) enum RunMode {
     Update,
 }
 
+impl RunMode {
+    /// `Create` when `new` (a new head, an accepted report, a re-request), else `Update`.
+    pub(crate) fn create_if(new: bool) -> Self {
+        if new {
+            Self::Create
+        } else {
+            Self::Update
+        }
+    }
+}
+
 pub(crate) fn record_of(state: &Loaded) -> Result<Option<&Record>, String> {
     match state {
         Err(e) => Err(e.why.clone()),

@@ -268,11 +268,7 @@ impl Sweep<'_> {
         if !run_behind && !body_behind {
             return Ok(());
         }
-        let mode = if run_behind {
-            RunMode::Create
-        } else {
-            RunMode::Update
-        };
+        let mode = RunMode::create_if(run_behind);
         let target = observe::Target {
             pull,
             state: &state,
